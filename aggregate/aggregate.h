@@ -1,0 +1,118 @@
+/* aggregate.h - per-thread region tables and the process result.
+ *
+ * Objects:
+ *   agg_thread   one thread's totals and region table (thread.c).  Written by
+ *                its own thread only; another thread may read it at process
+ *                exit, so records are never moved once published and the
+ *                accumulators are stored with relaxed atomics.
+ *   agg_process  everything one process writes: metadata, event list,
+ *                threads; statistics across threads and the JSON writer
+ *                (process.c, json.c).
+ *
+ * aggregate/ never opens counters: it receives struct count readings.
+ */
+#ifndef HPCSHIM_AGGREGATE_H
+#define HPCSHIM_AGGREGATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pmu/count.h"
+
+#define AGG_SCHEMA "hpcshim/1"
+
+/* One requested event as the results describe it. */
+struct agg_event {
+	const char *name;
+	bool ok;
+	const char *source;    /* generic, software, raw, libpfm4       */
+	const char *encoding;  /* libpfm4 fully qualified name, or ""   */
+	bool exclude_kernel;   /* counts user level only                */
+	bool downgraded;       /* user-only because paranoid forbade kernel */
+	int group;             /* group index when ok                   */
+	int err;               /* errno when dropped                    */
+	const char *errname;
+	const char *reason;
+};
+
+struct agg_region {
+	const char *name;
+	uint64_t calls;
+	struct agg_region *next;  /* insertion order; published with release */
+	int nev;
+	struct count c[];         /* [0, nev) inclusive, [nev, 2 nev) exclusive */
+};
+
+struct agg_thread_warnings {
+	uint64_t unmatched_end; /* END with no open region of that name      */
+	uint64_t auto_closed;   /* regions closed implicitly (mismatch, exit) */
+	uint64_t depth_overflow;/* BEGIN beyond the maximum nesting depth     */
+	uint64_t read_errors;   /* counter reads that failed                  */
+};
+
+struct agg_thread {
+	pid_t tid;
+	int nev;
+	uint64_t start_ns, end_ns;
+	bool alive_at_exit;
+	uint64_t missing;        /* bit i: event i not counted in this thread */
+	int err;                 /* errno of the first failed open            */
+	struct count *totals;    /* [nev] since the thread's counters opened  */
+	struct agg_region *head, *tail;
+	struct agg_region **hash; /* open addressing, owner thread only */
+	size_t hash_cap, nregions;
+	struct agg_thread_warnings warn;
+	struct agg_thread *next;  /* process list link */
+};
+
+struct agg_thread *agg_thread__new(pid_t tid, int nev);
+void agg_thread__delete(struct agg_thread *t);
+/* Finds or creates the region record of a name (copied).  NULL on ENOMEM. */
+struct agg_region *agg_thread__region(struct agg_thread *t, const char *name);
+/* Accounts one completed call: the exclusive delta always, the inclusive
+ * one only for the outermost instance of a recursion (incl may be NULL). */
+void agg_region__add(struct agg_region *r, const struct count *incl,
+		     const struct count *excl, int nev);
+void agg_thread__set_totals(struct agg_thread *t, const struct count *totals);
+
+struct agg_pmu_info {
+	const char *cpu_pmu;    /* kernel core PMU name, "" if none        */
+	bool hardware;          /* a hardware event is being counted       */
+	const char *fallback;   /* NULL, or why the default set is software-only */
+	const char *privilege;  /* user+kernel, user, mixed                 */
+	int paranoid;
+};
+
+struct agg_process {
+	pid_t pid, ppid;
+	const char *host;
+	int rank;               /* -1: not an MPI rank (or unknown) */
+	char **argv;
+	int argc;
+	uint64_t start_ns, end_ns;
+	bool complete;
+	const char *version;
+	int nev;
+	const struct agg_event *ev;
+	struct agg_pmu_info pmu;
+	struct agg_thread *threads;
+	uint64_t uncovered_calls; /* region calls from threads we never saw start */
+};
+
+/* Statistics of one value across threads. */
+struct agg_stat {
+	double sum, min, max;
+	uint64_t n;
+};
+void agg_stat__add(struct agg_stat *s, double v);
+double agg_stat__mean(const struct agg_stat *s);
+
+/* json.c: writes the process result atomically into dir (temporary file,
+ * then link(2) to a name that never overwrites another result).  On success
+ * path receives the final file name. */
+int agg_process__write(const struct agg_process *p, const char *dir,
+		       char *path, size_t pathlen, char *err, size_t errlen);
+
+#endif

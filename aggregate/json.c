@@ -1,0 +1,404 @@
+/* json.c - the process result as JSON (json-c), written atomically.
+ *
+ * Layout: docs/schema.md.  Counts are JSON numbers: the exact count, or the
+ * scaled estimate when the event was multiplexed (then a "multiplexed" entry
+ * next to it carries raw, enabled, running and coverage).  An event that
+ * never ran in an interval is null, never 0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "aggregate/aggregate.h"
+
+/* Snapshot with relaxed loads: the owning thread may still be running. */
+static struct count load_count(const struct count *c)
+{
+	struct count s = {
+		__atomic_load_n(&c->value, __ATOMIC_RELAXED),
+		__atomic_load_n(&c->enabled, __ATOMIC_RELAXED),
+		__atomic_load_n(&c->running, __ATOMIC_RELAXED),
+	};
+	return s;
+}
+
+static json_object *json_u64(uint64_t v)
+{
+	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+static json_object *json_estimate(const struct count *c)
+{
+	double v;
+
+	if (!count__estimate(c, &v))
+		return NULL; /* json null: not covered */
+	if (c->running == c->enabled)
+		return json_u64(c->value);
+	return json_u64((uint64_t)llround(v));
+}
+
+static json_object *json_double(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+/* {"event": number|null, ...} over counted events, plus a sibling
+ * "<key>_multiplexed" entry in parent when coverage < 1 somewhere. */
+static void add_counts(json_object *parent, const char *key,
+		       const struct agg_process *p, const struct count *c,
+		       uint64_t missing)
+{
+	json_object *vals = json_object_new_object(), *mux = NULL;
+
+	for (int i = 0; i < p->nev; i++) {
+		struct count s;
+
+		if (!p->ev[i].ok)
+			continue;
+		if (missing & (1ull << i)) {
+			json_object_object_add(vals, p->ev[i].name, NULL);
+			continue;
+		}
+		s = load_count(&c[i]);
+		json_object_object_add(vals, p->ev[i].name, json_estimate(&s));
+		if (s.running != s.enabled) {
+			json_object *m = json_object_new_object();
+			json_object_object_add(m, "raw", json_u64(s.value));
+			json_object_object_add(m, "enabled", json_u64(s.enabled));
+			json_object_object_add(m, "running", json_u64(s.running));
+			json_object_object_add(m, "coverage",
+					       json_double(count__coverage(&s)));
+			if (!mux)
+				mux = json_object_new_object();
+			json_object_object_add(mux, p->ev[i].name, m);
+		}
+	}
+	json_object_object_add(parent, key, vals);
+	if (mux) {
+		char k[64];
+		snprintf(k, sizeof(k), "%s_multiplexed", key);
+		json_object_object_add(parent, k, mux);
+	}
+}
+
+static json_object *json_process(const struct agg_process *p)
+{
+	json_object *o = json_object_new_object(), *cmd = json_object_new_array();
+
+	json_object_object_add(o, "pid", json_object_new_int(p->pid));
+	json_object_object_add(o, "ppid", json_object_new_int(p->ppid));
+	json_object_object_add(o, "host", json_object_new_string(p->host));
+	json_object_object_add(o, "rank", p->rank >= 0 ?
+			       json_object_new_int(p->rank) : NULL);
+	for (int i = 0; i < p->argc; i++)
+		json_object_array_add(cmd, json_object_new_string(p->argv[i]));
+	json_object_object_add(o, "command", cmd);
+	json_object_object_add(o, "start_ns", json_u64(p->start_ns));
+	json_object_object_add(o, "end_ns", json_u64(p->end_ns));
+	json_object_object_add(o, "complete", json_object_new_boolean(p->complete));
+	return o;
+}
+
+static json_object *json_events(const struct agg_process *p)
+{
+	json_object *a = json_object_new_array();
+
+	for (int i = 0; i < p->nev; i++) {
+		const struct agg_event *e = &p->ev[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(e->name));
+		json_object_object_add(o, "status",
+			json_object_new_string(e->ok ? "ok" : "dropped"));
+		json_object_object_add(o, "source", json_object_new_string(e->source));
+		if (e->encoding && e->encoding[0])
+			json_object_object_add(o, "encoding",
+					       json_object_new_string(e->encoding));
+		if (e->ok) {
+			json_object_object_add(o, "privilege", json_object_new_string(
+				e->exclude_kernel ? "user" : "user+kernel"));
+			if (e->downgraded)
+				json_object_object_add(o, "downgraded",
+					json_object_new_boolean(true));
+			json_object_object_add(o, "group", json_object_new_int(e->group));
+		} else {
+			json_object_object_add(o, "errno", json_object_new_int(e->err));
+			json_object_object_add(o, "error", json_object_new_string(e->errname));
+			json_object_object_add(o, "reason", json_object_new_string(e->reason));
+		}
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *json_pmu(const struct agg_process *p)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "cpu_pmu", p->pmu.cpu_pmu[0] ?
+			       json_object_new_string(p->pmu.cpu_pmu) : NULL);
+	json_object_object_add(o, "hardware", json_object_new_boolean(p->pmu.hardware));
+	json_object_object_add(o, "fallback", p->pmu.fallback ?
+			       json_object_new_string(p->pmu.fallback) : NULL);
+	json_object_object_add(o, "privilege", json_object_new_string(p->pmu.privilege));
+	json_object_object_add(o, "perf_event_paranoid", json_object_new_int(p->pmu.paranoid));
+	return o;
+}
+
+static json_object *json_warnings(const struct agg_thread_warnings *w)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "unmatched_end", json_u64(w->unmatched_end));
+	json_object_object_add(o, "auto_closed", json_u64(w->auto_closed));
+	json_object_object_add(o, "depth_overflow", json_u64(w->depth_overflow));
+	json_object_object_add(o, "read_errors", json_u64(w->read_errors));
+	return o;
+}
+
+static json_object *json_thread(const struct agg_process *p,
+				const struct agg_thread *t)
+{
+	json_object *o = json_object_new_object(), *regs = json_object_new_array();
+	const struct agg_region *r;
+
+	json_object_object_add(o, "tid", json_object_new_int(t->tid));
+	json_object_object_add(o, "start_ns", json_u64(t->start_ns));
+	json_object_object_add(o, "end_ns", json_u64(t->end_ns));
+	json_object_object_add(o, "alive_at_exit", json_object_new_boolean(t->alive_at_exit));
+	if (t->missing) {
+		json_object_object_add(o, "error", json_object_new_string(
+			t->err ? strerror(t->err) : "counters not opened"));
+	}
+	add_counts(o, "totals", p, t->totals, t->missing);
+	for (r = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE); r;
+	     r = __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)) {
+		json_object *ro = json_object_new_object();
+
+		json_object_object_add(ro, "name", json_object_new_string(r->name));
+		json_object_object_add(ro, "calls",
+			json_u64(__atomic_load_n(&r->calls, __ATOMIC_RELAXED)));
+		add_counts(ro, "inclusive", p, r->c, t->missing);
+		add_counts(ro, "exclusive", p, r->c + r->nev, t->missing);
+		json_object_array_add(regs, ro);
+	}
+	json_object_object_add(o, "regions", regs);
+	json_object_object_add(o, "warnings", json_warnings(&t->warn));
+	return o;
+}
+
+/* Across-thread summary of one region name. */
+struct region_sum {
+	const char *name;
+	uint64_t calls;
+	int threads;
+	struct agg_stat st[]; /* [0, nev) inclusive, [nev, 2 nev) exclusive */
+};
+
+static void region_sum__free(struct lh_entry *e)
+{
+	free((void *)lh_entry_v(e));
+}
+
+static void stats_add(struct agg_stat *st, const struct agg_process *p,
+		      const struct count *c, uint64_t missing)
+{
+	for (int i = 0; i < p->nev; i++) {
+		struct count s = load_count(&c[i]);
+		double v;
+
+		if (p->ev[i].ok && !(missing & (1ull << i)) &&
+		    count__estimate(&s, &v))
+			agg_stat__add(&st[i], v);
+	}
+}
+
+static json_object *json_stats(const struct agg_process *p,
+			       const struct agg_stat *st)
+{
+	json_object *o = json_object_new_object();
+
+	for (int i = 0; i < p->nev; i++) {
+		json_object *so;
+
+		if (!p->ev[i].ok)
+			continue;
+		if (st[i].n == 0) {
+			json_object_object_add(o, p->ev[i].name, NULL);
+			continue;
+		}
+		so = json_object_new_object();
+		json_object_object_add(so, "sum", json_double(st[i].sum));
+		json_object_object_add(so, "min", json_double(st[i].min));
+		json_object_object_add(so, "max", json_double(st[i].max));
+		json_object_object_add(so, "mean", json_double(agg_stat__mean(&st[i])));
+		json_object_object_add(so, "threads", json_object_new_int64((int64_t)st[i].n));
+		json_object_object_add(o, p->ev[i].name, so);
+	}
+	return o;
+}
+
+/* Per region name: calls, threads, sum/min/max/mean across threads. */
+static json_object *json_regions(const struct agg_process *p)
+{
+	struct lh_table *tab = lh_kchar_table_new(64, region_sum__free);
+	size_t sz = sizeof(struct region_sum) + 2 * (size_t)p->nev * sizeof(struct agg_stat);
+	json_object *a = json_object_new_array();
+	struct lh_entry *e;
+
+	for (const struct agg_thread *t = p->threads; t; t = t->next) {
+		for (const struct agg_region *r = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE);
+		     r; r = __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)) {
+			struct region_sum *rs = NULL;
+
+			if (!lh_table_lookup_ex(tab, r->name, (void **)&rs)) {
+				rs = calloc(1, sz);
+				if (!rs)
+					continue;
+				rs->name = r->name;
+				lh_table_insert(tab, rs->name, rs);
+			}
+			rs->calls += __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
+			rs->threads++;
+			stats_add(rs->st, p, r->c, t->missing);
+			stats_add(rs->st + p->nev, p, r->c + r->nev, t->missing);
+		}
+	}
+	lh_foreach(tab, e) {
+		const struct region_sum *rs = lh_entry_v(e);
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(rs->name));
+		json_object_object_add(o, "calls", json_u64(rs->calls));
+		json_object_object_add(o, "threads", json_object_new_int(rs->threads));
+		json_object_object_add(o, "inclusive", json_stats(p, rs->st));
+		json_object_object_add(o, "exclusive", json_stats(p, rs->st + p->nev));
+		json_object_array_add(a, o);
+	}
+	lh_table_free(tab);
+	return a;
+}
+
+/* Process totals: per event the sum of the threads' estimates. */
+static json_object *json_totals(const struct agg_process *p)
+{
+	struct agg_stat st[p->nev ? p->nev : 1];
+	json_object *o = json_object_new_object();
+
+	memset(st, 0, sizeof(st));
+	for (const struct agg_thread *t = p->threads; t; t = t->next)
+		stats_add(st, p, t->totals, t->missing);
+	for (int i = 0; i < p->nev; i++) {
+		if (!p->ev[i].ok)
+			continue;
+		json_object_object_add(o, p->ev[i].name, st[i].n ?
+				       json_u64((uint64_t)llround(st[i].sum)) : NULL);
+	}
+	return o;
+}
+
+static json_object *json_document(const struct agg_process *p)
+{
+	json_object *doc = json_object_new_object();
+	json_object *tool = json_object_new_object(), *threads = json_object_new_array();
+	int nthreads = 0;
+
+	json_object_object_add(doc, "schema", json_object_new_string(AGG_SCHEMA));
+	json_object_object_add(tool, "name", json_object_new_string("hpcshim"));
+	json_object_object_add(tool, "version", json_object_new_string(p->version));
+	json_object_object_add(doc, "tool", tool);
+	json_object_object_add(doc, "process", json_process(p));
+	json_object_object_add(doc, "pmu", json_pmu(p));
+	json_object_object_add(doc, "events", json_events(p));
+	json_object_object_add(doc, "totals", json_totals(p));
+	for (const struct agg_thread *t = p->threads; t; t = t->next, nthreads++)
+		json_object_array_add(threads, json_thread(p, t));
+	json_object_object_add(doc, "thread_count", json_object_new_int(nthreads));
+	json_object_object_add(doc, "uncovered_region_calls", json_u64(p->uncovered_calls));
+	json_object_object_add(doc, "threads", threads);
+	json_object_object_add(doc, "regions", json_regions(p));
+	return doc;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Publishes tmp under base.json, base-1.json, ...: link(2) never replaces
+ * an existing file, so a result of an earlier process (pid reuse) or another
+ * host with the same name is never lost. */
+static int publish(const char *tmp, const char *dir, const char *base,
+		   char *path, size_t pathlen)
+{
+	for (int k = 0; k < 1000; k++) {
+		if (k == 0)
+			snprintf(path, pathlen, "%s/%s.json", dir, base);
+		else
+			snprintf(path, pathlen, "%s/%s-%d.json", dir, base, k);
+		if (link(tmp, path) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+int agg_process__write(const struct agg_process *p, const char *dir,
+		       char *path, size_t pathlen, char *err, size_t errlen)
+{
+	json_object *doc = json_document(p);
+	const char *text = json_object_to_json_string_ext(doc,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	char base[256], tmp[4096];
+	int fd, rc = -1, saved;
+
+	if (p->rank >= 0)
+		snprintf(base, sizeof(base), "hpcshim-%s-%d-r%d", p->host, p->pid, p->rank);
+	else
+		snprintf(base, sizeof(base), "hpcshim-%s-%d", p->host, p->pid);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.json.tmp", dir, base);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0) {
+		saved = errno;
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(saved));
+		close(fd);
+		goto fail_unlink;
+	}
+	if (close(fd) < 0) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		goto fail_unlink;
+	}
+	if (publish(tmp, dir, base, path, pathlen) < 0) {
+		snprintf(err, errlen, "cannot publish %s: %s", path, strerror(errno));
+		goto fail_unlink;
+	}
+	rc = 0;
+fail_unlink:
+	unlink(tmp);
+out:
+	json_object_put(doc);
+	return rc;
+}

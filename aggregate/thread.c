@@ -1,0 +1,149 @@
+/* thread.c - one thread's totals and region table.
+ *
+ * Lookup is a string hash into an open-addressing table owned by the thread.
+ * Records are allocated once and linked in first-use order; the process-exit
+ * path may walk another thread's list while that thread still runs, so the
+ * link is published with a release store and accumulators use relaxed
+ * atomics (plain moves on x86-64 and arm64, no locked instructions).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate/aggregate.h"
+
+#define HASH_INIT 64
+
+struct agg_thread *agg_thread__new(pid_t tid, int nev)
+{
+	struct agg_thread *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	t->nev = nev;
+	t->totals = calloc((size_t)(nev ? nev : 1), sizeof(struct count));
+	if (!t->totals) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void agg_thread__delete(struct agg_thread *t)
+{
+	struct agg_region *r, *n;
+
+	if (!t)
+		return;
+	for (r = t->head; r; r = n) {
+		n = r->next;
+		free((char *)r->name);
+		free(r);
+	}
+	free(t->hash);
+	free(t->totals);
+	free(t);
+}
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static int thread__rehash(struct agg_thread *t)
+{
+	size_t cap = t->hash_cap ? t->hash_cap * 2 : HASH_INIT;
+	struct agg_region **h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -1;
+	for (struct agg_region *r = t->head; r; r = r->next) {
+		size_t i = hash_str(r->name) & (cap - 1);
+		while (h[i])
+			i = (i + 1) & (cap - 1);
+		h[i] = r;
+	}
+	free(t->hash);
+	t->hash = h;
+	t->hash_cap = cap;
+	return 0;
+}
+
+static struct agg_region *region__new(const char *name, int nev)
+{
+	struct agg_region *r = calloc(1, sizeof(*r) +
+				      2 * (size_t)nev * sizeof(struct count));
+
+	if (!r)
+		return NULL;
+	r->name = strdup(name);
+	if (!r->name) {
+		free(r);
+		return NULL;
+	}
+	r->nev = nev;
+	return r;
+}
+
+struct agg_region *agg_thread__region(struct agg_thread *t, const char *name)
+{
+	struct agg_region *r;
+	size_t i;
+
+	if (t->hash_cap) {
+		for (i = hash_str(name) & (t->hash_cap - 1); (r = t->hash[i]);
+		     i = (i + 1) & (t->hash_cap - 1))
+			if (strcmp(r->name, name) == 0)
+				return r;
+	}
+	/* Keep the load factor at or below 1/2. */
+	if (2 * (t->nregions + 1) > t->hash_cap && thread__rehash(t) < 0)
+		return NULL;
+	r = region__new(name, t->nev);
+	if (!r)
+		return NULL;
+	for (i = hash_str(name) & (t->hash_cap - 1); t->hash[i];
+	     i = (i + 1) & (t->hash_cap - 1))
+		;
+	t->hash[i] = r;
+	t->nregions++;
+	if (t->tail)
+		__atomic_store_n(&t->tail->next, r, __ATOMIC_RELEASE);
+	else
+		__atomic_store_n(&t->head, r, __ATOMIC_RELEASE);
+	t->tail = r;
+	return r;
+}
+
+static inline void acc(uint64_t *p, uint64_t d)
+{
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + d,
+			 __ATOMIC_RELAXED);
+}
+
+static inline void acc_count(struct count *c, const struct count *d)
+{
+	acc(&c->value, d->value);
+	acc(&c->enabled, d->enabled);
+	acc(&c->running, d->running);
+}
+
+void agg_region__add(struct agg_region *r, const struct count *incl,
+		     const struct count *excl, int nev)
+{
+	acc(&r->calls, 1);
+	if (incl)
+		for (int i = 0; i < nev; i++)
+			acc_count(&r->c[i], &incl[i]);
+	for (int i = 0; i < nev; i++)
+		acc_count(&r->c[nev + i], &excl[i]);
+}
+
+void agg_thread__set_totals(struct agg_thread *t, const struct count *totals)
+{
+	memcpy(t->totals, totals, (size_t)t->nev * sizeof(struct count));
+}

@@ -1,0 +1,107 @@
+/* counters.c - one thread's counters over an evlist.
+ *
+ * Opened by the thread itself (pid 0 = calling thread, cpu -1), never by
+ * inheritance: a per-thread fd set gives per-thread truth and costs no
+ * per-CPU fan-out at thread creation.  Each group is read with one read()
+ * (PERF_FORMAT_GROUP | ID | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING).
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pmu/pmu.h"
+
+/* Opens one group; on any failure the whole group is closed again, since a
+ * missing member would break the group's read layout. */
+static int counters__open_group(struct pmu_counters *c,
+				const struct pmu_group *grp)
+{
+	int leader = -1;
+
+	for (int m = 0; m < grp->n; m++) {
+		int i = grp->idx[m];
+		struct perf_event_attr attr = c->el->ev[i].attr;
+		int fd = pmu_sys__open(&attr, leader);
+
+		if (fd < 0) {
+			int err = errno;
+			for (int k = 0; k < m; k++) {
+				close(c->fd[grp->idx[k]]);
+				c->fd[grp->idx[k]] = -1;
+			}
+			return -err;
+		}
+		if (m == 0)
+			leader = fd;
+		c->fd[i] = fd;
+	}
+	return 0;
+}
+
+int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
+{
+	int opened = 0;
+
+	c->el = el;
+	c->missing = 0;
+	c->err = 0;
+	for (int i = 0; i < PMU_MAX_EVENTS; i++)
+		c->fd[i] = -1;
+	for (int g = 0; g < el->ngroups; g++) {
+		const struct pmu_group *grp = &el->grp[g];
+		int rc = counters__open_group(c, grp);
+
+		if (rc == 0) {
+			opened += grp->n;
+			continue;
+		}
+		if (!c->err)
+			c->err = -rc;
+		for (int m = 0; m < grp->n; m++)
+			c->missing |= 1ull << grp->idx[m];
+	}
+	return opened;
+}
+
+int pmu_counters__read(const struct pmu_counters *c, struct count *out)
+{
+	const struct pmu_evlist *el = c->el;
+	/* nr, time_enabled, time_running, then {value, id} per member */
+	uint64_t buf[3 + 2 * PMU_MAX_EVENTS];
+	int rc = 0;
+
+	for (int g = 0; g < el->ngroups; g++) {
+		const struct pmu_group *grp = &el->grp[g];
+		int fd = c->fd[grp->idx[0]];
+		ssize_t want = (ssize_t)((3 + 2 * grp->n) * sizeof(uint64_t));
+
+		ssize_t got = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+
+		if (got != want || buf[0] != (uint64_t)grp->n) {
+			for (int m = 0; m < grp->n; m++)
+				memset(&out[grp->idx[m]], 0, sizeof(struct count));
+			if (fd >= 0) {
+				if (got >= 0)
+					errno = EIO;
+				rc = -1;
+			}
+			continue;
+		}
+		for (int m = 0; m < grp->n; m++) {
+			struct count *o = &out[grp->idx[m]];
+			o->value = buf[3 + 2 * m];
+			o->enabled = buf[1];
+			o->running = buf[2];
+		}
+	}
+	return rc;
+}
+
+void pmu_counters__close(struct pmu_counters *c)
+{
+	for (int i = 0; i < PMU_MAX_EVENTS; i++) {
+		if (c->fd[i] >= 0)
+			close(c->fd[i]);
+		c->fd[i] = -1;
+	}
+}

@@ -1,0 +1,62 @@
+/* pfm.c - libpfm4 encoding of native and perf:: event names.
+ *
+ * Kept apart because <perfmon/pfmlib_perf_event.h> brings libpfm4's own copy
+ * of struct perf_event_attr, which clashes with <linux/perf_event.h>.  Only
+ * plain fields leave this file.  libpfm4 is initialised lazily: it costs
+ * about 0.5 ms and most runs use table names only.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfmon/pfmlib_perf_event.h>
+
+#include "pmu/pfm.h"
+
+static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
+static int pfm_init_rc = PFM_ERR_NOINIT;
+
+static void pfm_init(void)
+{
+	pfm_init_rc = pfm_initialize();
+}
+
+int pmu_pfm__encode(const char *spec, struct pmu_encoding *enc, char *fq,
+		    size_t fqlen, char *reason, size_t reasonlen)
+{
+	struct perf_event_attr attr;
+	pfm_perf_encode_arg_t arg;
+	char *fstr = NULL;
+	int rc;
+
+	pthread_once(&pfm_once, pfm_init);
+	if (pfm_init_rc != PFM_SUCCESS) {
+		snprintf(reason, reasonlen, "libpfm4 initialisation failed: %s",
+			 pfm_strerror(pfm_init_rc));
+		return -1;
+	}
+	memset(&attr, 0, sizeof(attr));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = &attr;
+	arg.fstr = &fstr;
+	arg.size = sizeof(arg);
+	/* Default privilege: user + kernel; the probe downgrades if needed. */
+	rc = pfm_get_os_event_encoding(spec, PFM_PLM0 | PFM_PLM3,
+				       PFM_OS_PERF_EVENT_EXT, &arg);
+	if (rc != PFM_SUCCESS) {
+		snprintf(reason, reasonlen, "%s", pfm_strerror(rc));
+		free(fstr);
+		return -1;
+	}
+	enc->type = attr.type;
+	enc->config = attr.config;
+	enc->config1 = attr.config1;
+	enc->config2 = attr.config2;
+	enc->exclude_user = attr.exclude_user;
+	enc->exclude_kernel = attr.exclude_kernel;
+	enc->exclude_hv = attr.exclude_hv;
+	snprintf(fq, fqlen, "%s", fstr ? fstr : "");
+	free(fstr);
+	return 0;
+}

@@ -1,0 +1,56 @@
+/* sys.c - the few places pmu/ touches the kernel directly. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "pmu/pmu.h"
+
+/* Counts the calling thread on any CPU; close-on-exec so an exec'd image
+ * never inherits another image's counters. */
+int pmu_sys__open(struct perf_event_attr *attr, int group_fd)
+{
+	long fd = syscall(SYS_perf_event_open, attr, 0, -1, group_fd,
+			  PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -1 : (int)fd;
+}
+
+int pmu_sys__paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = -99;
+
+	if (!f)
+		return v;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -99;
+	fclose(f);
+	return v;
+}
+
+/* The kernel's core PMU: "cpu" (x86), "cpu_core" (hybrid), "armv8_*". */
+void pmu_sys__cpu_pmu(char *buf, size_t len)
+{
+	static const char *const known[] = { "cpu", "cpu_core", "armv8_" };
+	DIR *d = opendir("/sys/bus/event_source/devices");
+	struct dirent *de;
+
+	buf[0] = '\0';
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+			size_t n = strlen(known[i]);
+			bool prefix = known[i][n - 1] == '_';
+			if (prefix ? strncmp(de->d_name, known[i], n) == 0
+				   : strcmp(de->d_name, known[i]) == 0) {
+				snprintf(buf, len, "%s", de->d_name);
+				closedir(d);
+				return;
+			}
+		}
+	}
+	closedir(d);
+}

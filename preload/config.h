@@ -1,0 +1,30 @@
+/* config.h - all HPCSHIM_* environment variables, parsed once.
+ *
+ *   HPCSHIM_EVENTS   comma list of event specs (default: see config.c)
+ *   HPCSHIM_OUTPUT   directory for the result file (default ".")
+ *   HPCSHIM_VERBOSE  0 errors only (default), 1 info, 2 debug
+ *
+ * Documented for users in docs/environment.md.
+ */
+#ifndef HPCSHIM_CONFIG_H
+#define HPCSHIM_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "pmu/pmu.h"
+
+struct hs_config {
+	char *events[PMU_MAX_EVENTS]; /* specs, in order                   */
+	int nevents;
+	bool events_default;          /* HPCSHIM_EVENTS unset: default set   */
+	char output[PATH_MAX];
+	int verbose;
+};
+
+/* Fills cfg from the environment.  Malformed values are reported with one
+ * "hpcshim:" line each and replaced by defaults; never fails. */
+void hs_config__from_env(struct hs_config *cfg);
+void hs_config__free(struct hs_config *cfg);
+
+#endif

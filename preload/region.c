@@ -1,0 +1,103 @@
+/* region.c - HPC_BEGIN / HPC_END: the region stack of one thread.
+ *
+ * One group read per boundary.  BEGIN reads last and END reads first, so
+ * the bookkeeping falls outside the measured interval.  Exclusive counts
+ * are the frame's delta minus its children's inclusive deltas; the
+ * inclusive delta of a region nested in itself is only added by the
+ * outermost instance, so recursion is not double counted.
+ */
+#include <string.h>
+
+#include "annotate/hpcshim.h"
+#include "preload/shim.h"
+
+#define MAX_DEPTH 4096
+
+static void region__uncovered(void)
+{
+	if (__atomic_load_n(&hs_proc.state, __ATOMIC_RELAXED) == HS_RUNNING)
+		__atomic_fetch_add(&hs_proc.uncovered_calls, 1, __ATOMIC_RELAXED);
+}
+
+static void frame__close(struct hs_thread *t, int i)
+{
+	struct hs_frame *f = &t->frames[i];
+	struct count delta[t->nev], excl[t->nev];
+	bool recursive = false;
+
+	for (int e = 0; e < t->nev; e++) {
+		count__sub(&delta[e], &t->now[e], &f->start[e]);
+		count__sub(&excl[e], &delta[e], &f->child[e]);
+	}
+	for (int j = 0; j < i && !recursive; j++)
+		recursive = t->frames[j].region == f->region;
+	agg_region__add(f->region, recursive ? NULL : delta, excl, t->nev);
+	if (i > 0)
+		for (int e = 0; e < t->nev; e++)
+			count__add(&t->frames[i - 1].child[e], &delta[e]);
+	t->depth = i;
+}
+
+void hs_thread__close_all(struct hs_thread *t)
+{
+	t->agg->warn.auto_closed += (uint64_t)t->depth;
+	while (t->depth > 0)
+		frame__close(t, t->depth - 1);
+}
+
+HPCSHIM_API void hpcshim_region_begin(const char *name)
+{
+	struct hs_thread *t = hs_self;
+	struct agg_region *r;
+	struct hs_frame *f;
+
+	if (!t) {
+		region__uncovered();
+		return;
+	}
+	r = agg_thread__region(t->agg, name ? name : "(null)");
+	if (!r)
+		return;
+	if (t->depth == t->cap &&
+	    (t->cap >= MAX_DEPTH || hs_thread__reserve(t, 2 * t->cap) < 0)) {
+		t->agg->warn.depth_overflow++;
+		return;
+	}
+	f = &t->frames[t->depth];
+	f->region = r;
+	memset(f->child, 0, (size_t)t->nev * sizeof(struct count));
+	if (pmu_counters__read(&t->ctr, f->start) < 0)
+		t->agg->warn.read_errors++;
+	t->depth++;
+}
+
+HPCSHIM_API void hpcshim_region_end(const char *name)
+{
+	struct hs_thread *t = hs_self;
+	int k;
+
+	if (!t) {
+		region__uncovered();
+		return;
+	}
+	if (!name)
+		name = "(null)";
+	/* Usually the top frame; a deeper match closes the ones above it. */
+	for (k = t->depth - 1; k >= 0; k--)
+		if (strcmp(t->frames[k].region->name, name) == 0)
+			break;
+	if (k < 0) {
+		t->agg->warn.unmatched_end++;
+		return;
+	}
+	if (pmu_counters__read(&t->ctr, t->now) < 0)
+		t->agg->warn.read_errors++;
+	t->agg->warn.auto_closed += (uint64_t)(t->depth - 1 - k);
+	while (t->depth > k)
+		frame__close(t, t->depth - 1);
+}
+
+HPCSHIM_API int hpcshim_active(void)
+{
+	return hs_self != NULL;
+}

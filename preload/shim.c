@@ -1,0 +1,203 @@
+/* shim.c - the process: start at load time, write results at exit.
+ *
+ * The constructor parses the environment, probes which events open on this
+ * host, and starts the main thread's counters.  The destructor (run by
+ * exit() and by returning from main) reads every thread still alive, freezes
+ * the thread lists and writes one JSON file.  Nothing here may change what
+ * the host program does: failures degrade to fewer counters plus a reason.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "preload/log.h"
+#include "preload/shim.h"
+
+struct hs_process hs_proc = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+uint64_t hs_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void shim__copy_argv(int argc, char **argv)
+{
+	if (argc <= 0 || !argv)
+		return;
+	hs_proc.argv = calloc((size_t)argc, sizeof(char *));
+	if (!hs_proc.argv)
+		return;
+	for (int i = 0; i < argc && argv[i]; i++) {
+		hs_proc.argv[i] = strdup(argv[i]);
+		if (!hs_proc.argv[i])
+			break;
+		hs_proc.argc = i + 1;
+	}
+}
+
+/* The agg_event view of the evlist: what the results say about events. */
+static void shim__describe_events(void)
+{
+	const struct pmu_evlist *el = &hs_proc.evlist;
+
+	for (int i = 0; i < el->nevents; i++) {
+		const struct pmu_event *e = &el->ev[i];
+		hs_proc.ev[i] = (struct agg_event){
+			.name = e->name,
+			.ok = e->status == PMU_EV_OK,
+			.source = pmu_source__name(e->source),
+			.encoding = e->encoding,
+			.exclude_kernel = e->attr.exclude_kernel,
+			.downgraded = e->downgraded,
+			.group = e->group,
+			.err = e->err,
+			.errname = pmu_errno__name(e->err),
+			.reason = e->reason,
+		};
+	}
+}
+
+static void shim__report_events(void)
+{
+	const struct pmu_evlist *el = &hs_proc.evlist;
+	int hw_total = 0;
+
+	for (int i = 0; i < el->nevents; i++) {
+		const struct pmu_event *e = &el->ev[i];
+		if (e->status == PMU_EV_OK) {
+			hs_log(HS_LOG_DEBUG, "event %s: ok (group %d, %s)", e->name,
+			       e->group, e->attr.exclude_kernel ? "user" : "user+kernel");
+			continue;
+		}
+		hw_total += pmu_event__is_hardware(e);
+		/* The user asked for it: say why it is missing.  Drops from
+		 * the default set are expected on VMs and stay quiet. */
+		hs_log(hs_proc.cfg.events_default ? HS_LOG_DEBUG : HS_LOG_ERROR,
+		       "event '%s' dropped: %s", e->name, e->reason);
+	}
+	if (hs_proc.cfg.events_default && !el->hardware && hw_total) {
+		snprintf(hs_proc.fallback, sizeof(hs_proc.fallback),
+			 "no hardware PMU available (hardware events failed to "
+			 "open); counting software events only");
+		hs_log(HS_LOG_INFO, "%s", hs_proc.fallback);
+	}
+}
+
+__attribute__((constructor))
+static void shim__init(int argc, char **argv, char **envp)
+{
+	(void)envp;
+	hs_proc.pid = getpid();
+	hs_proc.start_ns = hs_now_ns();
+	shim__copy_argv(argc, argv);
+	hs_config__from_env(&hs_proc.cfg);
+
+	pmu_evlist__init(&hs_proc.evlist);
+	for (int i = 0; i < hs_proc.cfg.nevents; i++)
+		pmu_evlist__add(&hs_proc.evlist, hs_proc.cfg.events[i]);
+	pmu_evlist__probe(&hs_proc.evlist);
+	shim__describe_events();
+	shim__report_events();
+	if (pmu_evlist__nok(&hs_proc.evlist) == 0) {
+		hs_log(HS_LOG_ERROR, "no event could be opened; not counting");
+		return;
+	}
+	__atomic_store_n(&hs_proc.state, HS_RUNNING, __ATOMIC_RELEASE);
+	hs_self = hs_thread__start();
+}
+
+static int shim__rank(void)
+{
+	static const char *const vars[] = {
+		"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK",
+	};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		long r;
+
+		if (!v || !*v)
+			continue;
+		r = strtol(v, &end, 10);
+		if (*end == '\0' && r >= 0 && r < (1L << 30))
+			return (int)r;
+	}
+	return -1;
+}
+
+/* Reads every live thread's final counts and links its result in front of
+ * the finished ones.  Called with the lock held and the lists frozen. */
+static struct agg_thread *shim__collect(uint64_t end_ns)
+{
+	struct agg_thread *all = hs_proc.done;
+
+	for (struct hs_thread *t = hs_proc.live; t; t = t->next) {
+		if (pmu_counters__read(&t->ctr, t->now) < 0)
+			t->agg->warn.read_errors++;
+		if (t == hs_self)
+			hs_thread__close_all(t);
+		agg_thread__set_totals(t->agg, t->now);
+		t->agg->alive_at_exit = true;
+		t->agg->end_ns = end_ns;
+		t->agg->next = all;
+		all = t->agg;
+	}
+	return all;
+}
+
+static void shim__write(struct agg_thread *threads, uint64_t end_ns)
+{
+	char host[256] = "unknown", path[4096] = "", err[4400] = "";
+	struct agg_process p = {
+		.pid = hs_proc.pid, .ppid = getppid(), .host = host,
+		.rank = shim__rank(), .argv = hs_proc.argv, .argc = hs_proc.argc,
+		.start_ns = hs_proc.start_ns, .end_ns = end_ns, .complete = true,
+		.version = PACKAGE_VERSION, .nev = hs_proc.evlist.nevents,
+		.ev = hs_proc.ev, .threads = threads,
+		.uncovered_calls = __atomic_load_n(&hs_proc.uncovered_calls,
+						   __ATOMIC_RELAXED),
+		.pmu = {
+			.cpu_pmu = hs_proc.evlist.cpu_pmu,
+			.hardware = hs_proc.evlist.hardware,
+			.fallback = hs_proc.fallback[0] ? hs_proc.fallback : NULL,
+			.privilege = pmu_evlist__privilege(&hs_proc.evlist),
+			.paranoid = hs_proc.evlist.paranoid,
+		},
+	};
+
+	gethostname(host, sizeof(host) - 1);
+	if (agg_process__write(&p, hs_proc.cfg.output, path, sizeof(path),
+			       err, sizeof(err)) < 0)
+		hs_log(HS_LOG_ERROR, "results not written: %s", err);
+	else
+		hs_log(HS_LOG_INFO, "results written to %s", path);
+}
+
+__attribute__((destructor))
+static void shim__fini(void)
+{
+	int expected = HS_RUNNING;
+	struct agg_thread *threads;
+	uint64_t end_ns;
+
+	if (!__atomic_compare_exchange_n(&hs_proc.state, &expected, HS_FINISHED,
+					 false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	/* A fork()ed child inherited our state but not our threads' counters
+	 * (they count the parent's threads): it must not write the parent's
+	 * results.  Children get their own results with fork support. */
+	if (getpid() != hs_proc.pid)
+		return;
+	end_ns = hs_now_ns();
+	pthread_mutex_lock(&hs_proc.lock);
+	threads = shim__collect(end_ns);
+	pthread_mutex_unlock(&hs_proc.lock);
+	shim__write(threads, end_ns);
+}

@@ -1,0 +1,70 @@
+/* shim.h - state shared by the preload/ files (internal).
+ *
+ * One process object (shim.c) and one thread object per covered thread
+ * (thread.c), reached through initial-exec TLS so the region hot path
+ * (region.c) costs a TLS load, no lookup and no lock.
+ */
+#ifndef HPCSHIM_SHIM_H
+#define HPCSHIM_SHIM_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "aggregate/aggregate.h"
+#include "pmu/pmu.h"
+#include "preload/config.h"
+
+enum hs_state {
+	HS_OFF = 0,     /* not started (or disabled)                     */
+	HS_RUNNING,     /* counting                                      */
+	HS_FINISHED,    /* results written or being written: lists frozen */
+};
+
+/* One open region instance on a thread's stack. */
+struct hs_frame {
+	struct agg_region *region;
+	struct count *start;  /* reading at BEGIN                 */
+	struct count *child;  /* inclusive deltas of closed children */
+};
+
+struct hs_thread {
+	struct pmu_counters ctr;
+	struct agg_thread *agg;
+	int nev;
+	int depth, cap;
+	struct hs_frame *frames;
+	struct count *store;   /* cap x 2 x nev readings for the frames */
+	struct count *now;     /* scratch reading [nev]               */
+	struct hs_thread *prev, *next; /* live list, under hs_proc.lock   */
+};
+
+struct hs_process {
+	int state;                     /* enum hs_state, atomic          */
+	pid_t pid;
+	struct hs_config cfg;
+	struct pmu_evlist evlist;
+	struct agg_event ev[PMU_MAX_EVENTS];
+	char fallback[512];
+	uint64_t start_ns;
+	char **argv;
+	int argc;
+	pthread_mutex_t lock;          /* live and done lists             */
+	struct hs_thread *live;
+	struct agg_thread *done;
+	uint64_t uncovered_calls;      /* atomic                          */
+};
+
+extern struct hs_process hs_proc;
+extern __thread struct hs_thread *hs_self __attribute__((tls_model("initial-exec")));
+
+uint64_t hs_now_ns(void);
+
+/* thread.c */
+struct hs_thread *hs_thread__start(void);
+void hs_thread__stop(struct hs_thread *t);
+/* Grows the frame storage to cap frames (not on the steady-state path). */
+int hs_thread__reserve(struct hs_thread *t, int cap);
+/* Closes the regions still open on t with the reading in t->now. */
+void hs_thread__close_all(struct hs_thread *t);
+
+#endif

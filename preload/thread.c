@@ -1,0 +1,186 @@
+/* thread.c - per-thread state and pthread_create interposition.
+ *
+ * Every thread created through pthread_create runs a trampoline that opens
+ * the thread's own counters before the start routine and, through a cleanup
+ * handler, folds the final counts into the process results whether the
+ * routine returns, calls pthread_exit or is cancelled.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "preload/log.h"
+#include "preload/shim.h"
+
+__thread struct hs_thread *hs_self __attribute__((tls_model("initial-exec")));
+
+#define FRAMES_INIT 16
+
+/* Frame storage: cap frames, each with a start reading and a child sum. */
+int hs_thread__reserve(struct hs_thread *t, int cap)
+{
+	struct hs_frame *f = realloc(t->frames, (size_t)cap * sizeof(*f));
+	struct count *s;
+
+	if (!f)
+		return -1;
+	t->frames = f;
+	s = realloc(t->store, (size_t)cap * 2 * (size_t)t->nev * sizeof(*s));
+	if (!s)
+		return -1;
+	t->store = s;
+	t->cap = cap;
+	for (int i = 0; i < cap; i++) {
+		t->frames[i].start = s + (size_t)i * 2 * (size_t)t->nev;
+		t->frames[i].child = t->frames[i].start + t->nev;
+	}
+	return 0;
+}
+
+static void thread__free(struct hs_thread *t)
+{
+	free(t->frames);
+	free(t->store);
+	free(t->now);
+	free(t);
+}
+
+struct hs_thread *hs_thread__start(void)
+{
+	struct hs_thread *t = calloc(1, sizeof(*t));
+	int nev = hs_proc.evlist.nevents;
+
+	if (!t)
+		goto fail;
+	t->nev = nev;
+	t->now = calloc((size_t)nev, sizeof(struct count));
+	t->agg = agg_thread__new(gettid(), nev);
+	if (!t->now || !t->agg || hs_thread__reserve(t, FRAMES_INIT) < 0)
+		goto fail_free;
+	t->agg->start_ns = hs_now_ns();
+	pmu_counters__open(&t->ctr, &hs_proc.evlist);
+	t->agg->missing = t->ctr.missing;
+	t->agg->err = t->ctr.err;
+	if (t->ctr.missing)
+		hs_log(HS_LOG_DEBUG, "thread %d: some counters not opened: %s",
+		       t->agg->tid, strerror(t->ctr.err));
+
+	pthread_mutex_lock(&hs_proc.lock);
+	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING) {
+		pthread_mutex_unlock(&hs_proc.lock);
+		pmu_counters__close(&t->ctr);
+		goto fail_free;
+	}
+	t->next = hs_proc.live;
+	if (t->next)
+		t->next->prev = t;
+	hs_proc.live = t;
+	pthread_mutex_unlock(&hs_proc.lock);
+	return t;
+
+fail_free:
+	if (t)
+		agg_thread__delete(t->agg);
+	if (t)
+		thread__free(t);
+fail:
+	return NULL;
+}
+
+void hs_thread__stop(struct hs_thread *t)
+{
+	if (pmu_counters__read(&t->ctr, t->now) < 0)
+		t->agg->warn.read_errors++;
+	pmu_counters__close(&t->ctr);
+
+	pthread_mutex_lock(&hs_proc.lock);
+	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING) {
+		/* Exit already collected this thread: its records are being
+		 * written, so leave them (and this object) alone. */
+		pthread_mutex_unlock(&hs_proc.lock);
+		return;
+	}
+	hs_thread__close_all(t);
+	agg_thread__set_totals(t->agg, t->now);
+	t->agg->end_ns = hs_now_ns();
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		hs_proc.live = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	t->agg->next = hs_proc.done;
+	hs_proc.done = t->agg;
+	pthread_mutex_unlock(&hs_proc.lock);
+	thread__free(t);
+}
+
+/* ---- pthread_create interposition ---------------------------------- */
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
+				 void *(*)(void *), void *);
+
+struct trampoline {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void thread__cleanup(void *unused)
+{
+	struct hs_thread *t = hs_self;
+
+	(void)unused;
+	hs_self = NULL;
+	if (t)
+		hs_thread__stop(t);
+}
+
+static void *thread__trampoline(void *p)
+{
+	struct trampoline tr = *(struct trampoline *)p;
+	void *ret;
+
+	free(p);
+	hs_self = hs_thread__start();
+	pthread_cleanup_push(thread__cleanup, NULL);
+	ret = tr.fn(tr.arg);
+	pthread_cleanup_pop(1);
+	return ret;
+}
+
+static pthread_create_fn real_pthread_create(void)
+{
+	static pthread_create_fn real;
+	pthread_create_fn f = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
+
+	if (!f) {
+		f = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+		__atomic_store_n(&real, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+__attribute__((visibility("default")))
+int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+		   void *(*fn)(void *), void *arg)
+{
+	pthread_create_fn real = real_pthread_create();
+	struct trampoline *tr;
+	int rc;
+
+	if (!real)
+		return EAGAIN;
+	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING)
+		return real(thread, attr, fn, arg);
+	tr = malloc(sizeof(*tr));
+	if (!tr) /* uncounted beats failing the host's thread creation */
+		return real(thread, attr, fn, arg);
+	tr->fn = fn;
+	tr->arg = arg;
+	rc = real(thread, attr, thread__trampoline, tr);
+	if (rc != 0)
+		free(tr);
+	return rc;
+}

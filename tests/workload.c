@@ -1,0 +1,216 @@
+/* workload.c - programs with known counter truths, annotated with regions.
+ *
+ * Usage: workload STEP [ARGS] [STEP [ARGS] ...]
+ *   busy MS          region "busy": spin for MS ms of thread CPU time
+ *   touch PAGES      region "touch": first-touch PAGES fresh 4 KiB pages
+ *   sleep N US       region "sleep": N x nanosleep(US microseconds)
+ *   nested A B       region "outer" touching A pages around "inner" touching B
+ *   threads N P      N threads, thread i touches (i+1)*P pages in region "work"
+ *   pexit P          a thread touches P pages in "work" and calls pthread_exit
+ *   cancel P         a thread touches P pages in "work", blocks and is cancelled
+ *   exit CODE        exit(CODE) right here
+ * Prints one deterministic line per step on stdout.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "annotate/hpcshim.h"
+
+#define PAGE 4096
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void busy(long ms)
+{
+	uint64_t end = thread_cpu_ns() + (uint64_t)ms * 1000000ull;
+	volatile uint64_t x = 0;
+
+	while (thread_cpu_ns() < end)
+		for (int i = 0; i < 1000; i++)
+			x += (uint64_t)i;
+}
+
+/* Maps and touches fresh pages: exactly one minor fault per page.
+ * The mapping is made before and removed after the caller's region. */
+static char *map_pages(long pages)
+{
+	char *p = mmap(NULL, (size_t)pages * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(99);
+	}
+	/* No transparent huge pages: one fault must mean one 4 KiB page. */
+	madvise(p, (size_t)pages * PAGE, MADV_NOHUGEPAGE);
+	return p;
+}
+
+static void touch(char *p, long pages)
+{
+	for (long i = 0; i < pages; i++)
+		p[i * PAGE] = 1;
+}
+
+static void touch_region(const char *name, long pages)
+{
+	char *p = map_pages(pages);
+
+	HPC_BEGIN(name);
+	touch(p, pages);
+	HPC_END(name);
+	munmap(p, (size_t)pages * PAGE);
+}
+
+static void sleep_region(long n, long us)
+{
+	struct timespec ts = { 0, us * 1000 };
+
+	HPC_BEGIN("sleep");
+	for (long i = 0; i < n; i++)
+		nanosleep(&ts, NULL);
+	HPC_END("sleep");
+}
+
+static void nested(long a, long b)
+{
+	char *pa = map_pages(a), *pb = map_pages(b);
+
+	HPC_BEGIN("outer");
+	touch(pa, a);
+	HPC_BEGIN("inner");
+	touch(pb, b);
+	HPC_END("inner");
+	HPC_END("outer");
+	munmap(pa, (size_t)a * PAGE);
+	munmap(pb, (size_t)b * PAGE);
+}
+
+struct job {
+	long pages;
+	sem_t *ready;
+};
+
+static void *worker(void *arg)
+{
+	touch_region("work", ((struct job *)arg)->pages);
+	return NULL;
+}
+
+static void threads(long n, long per)
+{
+	pthread_t tid[n];
+	struct job jobs[n];
+
+	for (long i = 0; i < n; i++) {
+		jobs[i].pages = (i + 1) * per;
+		if (pthread_create(&tid[i], NULL, worker, &jobs[i]) != 0)
+			exit(98);
+	}
+	for (long i = 0; i < n; i++)
+		pthread_join(tid[i], NULL);
+}
+
+static void *pexit_worker(void *arg)
+{
+	touch_region("work", ((struct job *)arg)->pages);
+	pthread_exit(NULL);
+}
+
+static void *cancel_worker(void *arg)
+{
+	struct job *j = arg;
+
+	touch_region("work", j->pages);
+	sem_post(j->ready);
+	for (;;)
+		pause(); /* a cancellation point */
+	return NULL;
+}
+
+static void one_thread(void *(*fn)(void *), long pages, int cancel)
+{
+	sem_t ready;
+	struct job j = { pages, &ready };
+	pthread_t t;
+
+	sem_init(&ready, 0, 0);
+	if (pthread_create(&t, NULL, fn, &j) != 0)
+		exit(98);
+	if (cancel) {
+		while (sem_wait(&ready) != 0)
+			;
+		pthread_cancel(t);
+	}
+	pthread_join(t, NULL);
+	sem_destroy(&ready);
+}
+
+static long arg(char **argv, int *i, int argc)
+{
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "workload: %s needs an argument\n", argv[*i]);
+		exit(2);
+	}
+	return atol(argv[++*i]);
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+
+		if (strcmp(s, "busy") == 0) {
+			long ms = arg(argv, &i, argc);
+			HPC_BEGIN("busy");
+			busy(ms);
+			HPC_END("busy");
+			printf("busy %ld ms\n", ms);
+		} else if (strcmp(s, "touch") == 0) {
+			long p = arg(argv, &i, argc);
+			touch_region("touch", p);
+			printf("touched %ld pages\n", p);
+		} else if (strcmp(s, "sleep") == 0) {
+			long n = arg(argv, &i, argc), us = arg(argv, &i, argc);
+			sleep_region(n, us);
+			printf("slept %ld x %ld us\n", n, us);
+		} else if (strcmp(s, "nested") == 0) {
+			long a = arg(argv, &i, argc), b = arg(argv, &i, argc);
+			nested(a, b);
+			printf("nested %ld %ld\n", a, b);
+		} else if (strcmp(s, "threads") == 0) {
+			long n = arg(argv, &i, argc), p = arg(argv, &i, argc);
+			threads(n, p);
+			printf("threads %ld x %ld\n", n, p);
+		} else if (strcmp(s, "pexit") == 0) {
+			long p = arg(argv, &i, argc);
+			one_thread(pexit_worker, p, 0);
+			printf("pexit %ld\n", p);
+		} else if (strcmp(s, "cancel") == 0) {
+			long p = arg(argv, &i, argc);
+			one_thread(cancel_worker, p, 1);
+			printf("cancel %ld\n", p);
+		} else if (strcmp(s, "exit") == 0) {
+			int code = (int)arg(argv, &i, argc);
+			printf("exit %d\n", code);
+			exit(code);
+		} else {
+			fprintf(stderr, "workload: unknown step '%s'\n", s);
+			return 2;
+		}
+	}
+	return 0;
+}
