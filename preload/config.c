@@ -3,8 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "preload/config.h"
 #include "preload/log.h"
@@ -79,10 +77,10 @@ static int config__verbose(const char *v)
 	return (int)l;
 }
 
+/* Only syntax is checked here; whether the directory is writable is
+ * reported when the results are written (it may be created meanwhile). */
 static void config__output(struct hs_config *cfg, const char *v)
 {
-	struct stat st;
-
 	snprintf(cfg->output, sizeof(cfg->output), ".");
 	if (!v)
 		return;
@@ -97,10 +95,6 @@ static void config__output(struct hs_config *cfg, const char *v)
 		return;
 	}
 	snprintf(cfg->output, sizeof(cfg->output), "%s", v);
-	/* Told now so a long run does not end in a surprise. */
-	if (stat(v, &st) < 0 || !S_ISDIR(st.st_mode) || access(v, W_OK) < 0)
-		hs_log(HS_LOG_ERROR, "HPCSHIM_OUTPUT='%s' is not a writable "
-		       "directory; results will not be written there", v);
 }
 
 void hs_config__from_env(struct hs_config *cfg)

@@ -1,0 +1,130 @@
+"""hpctest - helpers for hpcshim's integration tests (TAP output).
+
+Each test file runs real programs under LD_PRELOAD=libhpcshim.so, reads the
+JSON they leave and checks it against known truths (exact page faults,
+context switches, thread CPU time, perf stat).
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.environ.get("HPCSHIM_BUILDDIR", os.path.dirname(HERE))
+LIB = os.environ.get("HPCSHIM_LIB", os.path.join(BUILD, ".libs", "libhpcshim.so"))
+WORKLOAD = os.path.join(BUILD, "tests", "workload")
+
+
+class Tap:
+    """TAP producer: one line per assertion, plan at the end."""
+
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def ok(self, cond, desc, detail=None):
+        self.n += 1
+        if not cond:
+            self.failed += 1
+        print(("ok" if cond else "not ok") + " %d - %s" % (self.n, desc))
+        if not cond and detail is not None:
+            for line in str(detail).splitlines():
+                print("# " + line)
+        sys.stdout.flush()
+        return cond
+
+    def eq(self, got, want, desc):
+        return self.ok(got == want, "%s (got %r, want %r)" % (desc, got, want))
+
+    def within(self, got, want, rel, desc):
+        good = got is not None and abs(got - want) <= rel * abs(want)
+        return self.ok(good, "%s (got %r, want %r +- %g%%)" % (desc, got, want, rel * 100))
+
+    def skip(self, desc, why):
+        self.n += 1
+        print("ok %d - %s # SKIP %s" % (self.n, desc, why))
+
+    def done(self):
+        print("1..%d" % self.n)
+        sys.exit(0)
+
+
+class Run:
+    def __init__(self, rc, out, err, docs, outdir):
+        self.rc, self.out, self.err, self.docs, self.outdir = rc, out, err, docs, outdir
+
+    @property
+    def doc(self):
+        assert len(self.docs) == 1, "expected one result file, got %d" % len(self.docs)
+        return self.docs[0]
+
+    def shim_lines(self):
+        return [l for l in self.err.splitlines() if l.startswith("hpcshim:")]
+
+
+def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None):
+    """Runs argv (optionally under the shim) with a fresh output directory."""
+    own = outdir is None
+    if own:
+        outdir = tempfile.mkdtemp(prefix="hpcshim-test-")
+        os.chmod(outdir, 0o1777)
+    e = dict(os.environ)
+    for k in list(e):
+        if k.startswith("HPCSHIM_") and k not in ("HPCSHIM_LIB", "HPCSHIM_BUILDDIR", "HPCSHIM_SRCDIR"):
+            del e[k]
+    e.pop("LD_PRELOAD", None)
+    e["HPCSHIM_OUTPUT"] = outdir
+    if preload:
+        e["LD_PRELOAD"] = LIB
+    if env:
+        e.update(env)
+    pre = None
+    if user is not None:
+        def pre():
+            os.setgid(user[1])
+            os.setgroups([])
+            os.setuid(user[0])
+    p = subprocess.run(argv, env=e, capture_output=True, text=True, timeout=timeout,
+                       preexec_fn=pre)
+    docs = []
+    for f in sorted(glob.glob(os.path.join(outdir, "hpcshim-*.json"))):
+        with open(f) as fh:
+            docs.append(json.load(fh))
+    r = Run(p.returncode, p.stdout, p.stderr, docs, outdir)
+    if own:
+        shutil.rmtree(outdir, ignore_errors=True)
+    return r
+
+
+def workload(*steps, **kw):
+    return run([WORKLOAD] + [str(s) for s in steps], **kw)
+
+
+def region(thread, name):
+    for r in thread["regions"]:
+        if r["name"] == name:
+            return r
+    return None
+
+
+def proc_region(doc, name):
+    for r in doc["regions"]:
+        if r["name"] == name:
+            return r
+    return None
+
+
+def main_thread(doc):
+    for t in doc["threads"]:
+        if t["tid"] == doc["process"]["pid"]:
+            return t
+    return None
+
+
+def can_open_hardware():
+    """True when this host has a hardware PMU (cycles opens)."""
+    r = run([WORKLOAD], env={"HPCSHIM_EVENTS": "cycles"})
+    return bool(r.docs) and r.docs[0]["events"][0]["status"] == "ok"

@@ -8,10 +8,13 @@
  *   threads N P      N threads, thread i touches (i+1)*P pages in region "work"
  *   pexit P          a thread touches P pages in "work" and calls pthread_exit
  *   cancel P         a thread touches P pages in "work", blocks and is cancelled
+ *   linger P         a thread touches P pages in "work" and is still running
+ *                    (blocked) when the process exits
+ *   recurse D P      region "rec" nested in itself D deep, P pages per level
+ *   mismatch         BEGIN a, BEGIN b, END a (closes b too), END c (unmatched)
  *   exit CODE        exit(CODE) right here
  * Prints one deterministic line per step on stdout.
  */
-#define _GNU_SOURCE
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdint.h>
@@ -159,6 +162,55 @@ static void one_thread(void *(*fn)(void *), long pages, int cancel)
 	sem_destroy(&ready);
 }
 
+static void *linger_worker(void *arg)
+{
+	struct job *j = arg;
+
+	touch_region("work", j->pages);
+	sem_post(j->ready);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* The thread outlives main: the process exits while it is blocked. */
+static void linger(long pages)
+{
+	static sem_t ready;
+	static struct job j;
+	pthread_t t;
+
+	sem_init(&ready, 0, 0);
+	j.pages = pages;
+	j.ready = &ready;
+	if (pthread_create(&t, NULL, linger_worker, &j) != 0)
+		exit(98);
+	while (sem_wait(&ready) != 0)
+		;
+}
+
+static void recurse(long depth, long pages)
+{
+	char *p;
+
+	if (depth == 0)
+		return;
+	p = map_pages(pages);
+	HPC_BEGIN("rec");
+	touch(p, pages);
+	recurse(depth - 1, pages);
+	HPC_END("rec");
+	munmap(p, (size_t)pages * PAGE);
+}
+
+static void mismatch(void)
+{
+	HPC_BEGIN("a");
+	HPC_BEGIN("b");
+	HPC_END("a"); /* closes b implicitly */
+	HPC_END("c"); /* never opened */
+}
+
 static long arg(char **argv, int *i, int argc)
 {
 	if (*i + 1 >= argc) {
@@ -203,6 +255,17 @@ int main(int argc, char **argv)
 			long p = arg(argv, &i, argc);
 			one_thread(cancel_worker, p, 1);
 			printf("cancel %ld\n", p);
+		} else if (strcmp(s, "linger") == 0) {
+			long p = arg(argv, &i, argc);
+			linger(p);
+			printf("linger %ld\n", p);
+		} else if (strcmp(s, "recurse") == 0) {
+			long d = arg(argv, &i, argc), p = arg(argv, &i, argc);
+			recurse(d, p);
+			printf("recurse %ld %ld\n", d, p);
+		} else if (strcmp(s, "mismatch") == 0) {
+			mismatch();
+			printf("mismatch\n");
 		} else if (strcmp(s, "exit") == 0) {
 			int code = (int)arg(argv, &i, argc);
 			printf("exit %d\n", code);
