@@ -1,0 +1,30 @@
+#!/bin/sh
+# run-tests.sh - the whole test suite: set up, build, `make check` (unit tests
+# and integration tests on real kernel counters), then `make distcheck`.
+# Ends with a line "N passed, N failed".
+cd "$(dirname "$0")"
+sh tools/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+log=$(mktemp)
+make -j"$(nproc)" check >"$log" 2>&1
+check=$?
+grep -E '^(PASS|FAIL|XPASS|ERROR|SKIP|XFAIL):' "$log" | grep -v '^PASS' || true
+[ $check -eq 0 ] || { cat test-suite.log 2>/dev/null | tail -80; }
+count() { sed -n "s/^# $1: *\([0-9]*\)$/\1/p" "$log" | awk '{s+=$1} END {print s+0}'; }
+passed=$(count PASS)
+failed=$(( $(count FAIL) + $(count ERROR) + $(count XPASS) ))
+skipped=$(count SKIP)
+[ $check -eq 0 ] || [ $failed -gt 0 ] || failed=1
+
+# The release tarball must build and pass its own tests too.
+if make distcheck >"$log" 2>&1; then
+	echo "PASS: make distcheck"
+	passed=$((passed + 1))
+else
+	tail -40 "$log"
+	echo "FAIL: make distcheck"
+	failed=$((failed + 1))
+fi
+rm -f "$log"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -29,7 +29,8 @@ static void config__add(struct hs_config *cfg, const char *spec, size_t len)
 		cfg->nevents++;
 }
 
-static void config__events(struct hs_config *cfg, const char *v)
+/* Splits the list; returns whether empty items were seen. */
+static bool config__events(struct hs_config *cfg, const char *v)
 {
 	const char *p = v;
 	bool empty_seen = false;
@@ -55,9 +56,7 @@ static void config__events(struct hs_config *cfg, const char *v)
 	}
 	if (cfg->nevents > PMU_MAX_EVENTS)
 		cfg->nevents = PMU_MAX_EVENTS;
-	if (empty_seen)
-		hs_log(HS_LOG_ERROR, "HPCSHIM_EVENTS='%s' has empty items; "
-		       "they are ignored", v);
+	return empty_seen;
 }
 
 static int config__verbose(const char *v)
@@ -100,13 +99,17 @@ static void config__output(struct hs_config *cfg, const char *v)
 void hs_config__from_env(struct hs_config *cfg)
 {
 	const char *ev = getenv("HPCSHIM_EVENTS");
+	bool empty = false;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->verbose = config__verbose(getenv("HPCSHIM_VERBOSE"));
 	hs_log_set_level(cfg->verbose);
 	config__output(cfg, getenv("HPCSHIM_OUTPUT"));
 	if (ev)
-		config__events(cfg, ev);
+		empty = config__events(cfg, ev);
+	if (empty && cfg->nevents > 0)
+		hs_log(HS_LOG_ERROR, "HPCSHIM_EVENTS='%s' has empty items; "
+		       "they are ignored", ev);
 	if (cfg->nevents == 0) {
 		if (ev)
 			hs_log(HS_LOG_ERROR, "HPCSHIM_EVENTS='%s' names no event; "

@@ -1,1 +1,48 @@
-print("1..0 # SKIP todo")
+"""Per-thread truth: 8 threads, thread i touching (i+1) x 1000 pages, each
+thread's own entry shows its count; thread totals add up to the process
+totals; one region name used by many threads stays separate per thread and
+merges in the process summary."""
+from hpctest import Tap, workload, region, proc_region, main_thread
+
+t = Tap()
+r = workload("threads", 8, 1000)
+doc = r.doc
+pid = doc["process"]["pid"]
+t.eq(r.rc, 0, "exit code")
+t.eq(len(doc["threads"]), 9, "main + 8 worker thread entries")
+t.eq(doc["thread_count"], 9, "thread_count")
+tids = [th["tid"] for th in doc["threads"]]
+t.eq(len(set(tids)), 9, "thread ids are distinct")
+t.ok(main_thread(doc) is not None, "main thread entry carries tid == pid")
+t.ok(all(tid > 0 for tid in tids), "thread ids are real kernel tids")
+
+work = sorted(region(th, "work")["inclusive"]["page-faults"]
+              for th in doc["threads"] if region(th, "work"))
+t.eq(work, [1000 * (i + 1) for i in range(8)], "each thread's region shows exactly its own pages")
+for th in doc["threads"]:
+    w = region(th, "work")
+    if w:
+        t.ok(th["totals"]["page-faults"] >= w["inclusive"]["page-faults"],
+             "thread %d: totals include its region" % th["tid"])
+
+for ev, total in doc["totals"].items():
+    s = sum(th["totals"][ev] for th in doc["threads"])
+    t.eq(s, total, "process total of %s == sum over threads" % ev)
+
+pw = proc_region(doc, "work")
+t.eq(pw["threads"], 8, "process summary: 'work' seen in 8 threads")
+t.eq(pw["calls"], 8, "process summary: 8 calls")
+pf = pw["inclusive"]["page-faults"]
+t.eq(pf["sum"], 36000, "process summary: sum across threads")
+t.eq(pf["min"], 1000, "process summary: min across threads")
+t.eq(pf["max"], 8000, "process summary: max across threads")
+t.eq(pf["mean"], 4500, "process summary: mean across threads")
+t.ok(region(main_thread(doc), "work") is None, "main thread has no 'work' region of its own")
+
+# Many short-lived threads: nothing lost.
+r = workload("threads", 64, 10)
+work = sorted(region(th, "work")["inclusive"]["page-faults"]
+              for th in r.doc["threads"] if region(th, "work"))
+t.eq(work, [10 * (i + 1) for i in range(64)], "64 threads: every region exact")
+t.eq(proc_region(r.doc, "work")["calls"], 64, "64 threads: 64 calls")
+t.done()

@@ -1,0 +1,28 @@
+#!/bin/sh
+# setup.sh - make a fresh Debian machine ready and build hpcshim.
+#
+# Installs missing build and test dependencies with apt-get (when root),
+# generates the build system if needed, configures and builds.  Safe to run
+# again: every step is skipped when already done.
+set -e
+cd "$(dirname "$0")/.."
+
+PACKAGES="gcc make autoconf automake libtool pkg-config libjson-c-dev libpfm4-dev linux-perf python3"
+missing=""
+for p in $PACKAGES; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "setup: installing$missing"
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	else
+		echo "setup: missing packages:$missing (run as root, or install them)" >&2
+	fi
+fi
+
+[ -x configure ] || autoreconf -fi
+[ -f Makefile ] || ./configure --quiet
+make -j"$(nproc)" >/dev/null
+echo "setup: built $(pwd)/.libs/libhpcshim.so"
