@@ -31,15 +31,21 @@ static long parse_pos(const char *s, const char *what, long max)
 	return v;
 }
 
+/* Zeroed matrix, first-touched here: a volatile store per page makes the
+ * kernel faults (and the zero-page copy-on-write that a read-modify-write
+ * kernel would take) happen in "init", not in the regions being compared. */
 static double *alloc_matrix(long n)
 {
-	double *m = calloc((size_t)n * (size_t)n, sizeof(double));
+	size_t len = (size_t)n * (size_t)n * sizeof(double);
+	volatile char *m = calloc(1, len);
 
 	if (!m) {
 		perror("matmul: calloc");
 		exit(2);
 	}
-	return m;
+	for (size_t off = 0; off < len; off += 4096)
+		m[off] = 0;
+	return (double *)m;
 }
 
 /* Deterministic values in [-1, 1): a fixed LCG, so every run (with or
