@@ -375,7 +375,10 @@ int agg_process__write(const struct agg_process *p, const char *dir,
 		snprintf(base, sizeof(base), "hpcshim-%s-%d-r%d", p->host, p->pid, p->rank);
 	else
 		snprintf(base, sizeof(base), "hpcshim-%s-%d", p->host, p->pid);
-	snprintf(tmp, sizeof(tmp), "%s/.%s.json.tmp", dir, base);
+	/* Unique per process start, so a file left by a killed process with
+	 * the same pid never blocks this one. */
+	snprintf(tmp, sizeof(tmp), "%s/.%s-%llx.json.tmp", dir, base,
+		 (unsigned long long)p->start_ns);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));

@@ -89,6 +89,17 @@ static void shim__report_events(void)
 	}
 }
 
+/* A fork()ed child inherits our state but not the threads it describes:
+ * the counter fds count the parent's threads and the lock may have been
+ * held by a thread that does not exist in the child.  Until fork support
+ * gives children their own results, a child simply stops counting. */
+static void shim__atfork_child(void)
+{
+	__atomic_store_n(&hs_proc.state, HS_OFF, __ATOMIC_RELEASE);
+	pthread_mutex_init(&hs_proc.lock, NULL);
+	hs_self = NULL;
+}
+
 __attribute__((constructor))
 static void shim__init(int argc, char **argv, char **envp)
 {
@@ -108,6 +119,7 @@ static void shim__init(int argc, char **argv, char **envp)
 		hs_log(HS_LOG_ERROR, "no event could be opened; not counting");
 		return;
 	}
+	pthread_atfork(NULL, NULL, shim__atfork_child);
 	__atomic_store_n(&hs_proc.state, HS_RUNNING, __ATOMIC_RELEASE);
 	hs_self = hs_thread__start();
 }
@@ -190,10 +202,7 @@ static void shim__fini(void)
 	if (!__atomic_compare_exchange_n(&hs_proc.state, &expected, HS_FINISHED,
 					 false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
-	/* A fork()ed child inherited our state but not our threads' counters
-	 * (they count the parent's threads): it must not write the parent's
-	 * results.  Children get their own results with fork support. */
-	if (getpid() != hs_proc.pid)
+	if (getpid() != hs_proc.pid) /* see shim__atfork_child */
 		return;
 	end_ns = hs_now_ns();
 	pthread_mutex_lock(&hs_proc.lock);
