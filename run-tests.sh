@@ -1,6 +1,7 @@
 #!/bin/sh
 # run-tests.sh - the whole test suite: set up, build, `make check` (unit tests
-# and integration tests on real kernel counters), then `make distcheck`.
+# and integration tests on real kernel counters), sanitizer runs (ASan+UBSan,
+# TSan), then `make distcheck`.
 # Ends with a line "N passed, N failed".
 cd "$(dirname "$0")"
 sh tools/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
@@ -15,6 +16,18 @@ passed=$(count PASS)
 failed=$(( $(count FAIL) + $(count ERROR) + $(count XPASS) ))
 skipped=$(count SKIP)
 [ $check -eq 0 ] || [ $failed -gt 0 ] || failed=1
+
+# The shim built with ASan+UBSan and with TSan, run under the integration
+# tests: no sanitizer report in any process.
+for kind in asan tsan; do
+	if sh tools/sanitize.sh $kind >"$log" 2>&1; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+	tail -30 "$log" | grep -v '^PASS'
+	grep '^PASS' "$log" || true
+done
 
 # The release tarball must build and pass its own tests too.
 if make distcheck >"$log" 2>&1; then

@@ -6,8 +6,8 @@
  *                exit, so records are never moved once published and the
  *                accumulators are stored with relaxed atomics.
  *   agg_process  everything one process writes: metadata, event list,
- *                threads; statistics across threads and the JSON writer
- *                (process.c, json.c).
+ *                threads; statistics across threads (stat.c) and the JSON
+ *                writer (json.c).
  *
  * aggregate/ never opens counters: it receives struct count readings.
  */
@@ -29,7 +29,7 @@ struct agg_event {
 	bool ok;
 	const char *source;    /* generic, software, raw, libpfm4       */
 	const char *encoding;  /* libpfm4 fully qualified name, or ""   */
-	bool exclude_kernel;   /* counts user level only                */
+	const char *privilege; /* user, kernel, user+kernel             */
 	bool downgraded;       /* user-only because paranoid forbade kernel */
 	int group;             /* group index when ok                   */
 	int err;               /* errno when dropped                    */
@@ -66,6 +66,14 @@ struct agg_thread {
 	struct agg_thread_warnings warn;
 	struct agg_thread *next;  /* process list link */
 };
+
+/* Adds d to a counter that another thread may read concurrently at exit:
+ * relaxed atomics, plain moves on x86-64 and arm64 (no locked insns). */
+static inline void agg_acc(uint64_t *p, uint64_t d)
+{
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + d,
+			 __ATOMIC_RELAXED);
+}
 
 struct agg_thread *agg_thread__new(pid_t tid, int nev);
 void agg_thread__delete(struct agg_thread *t);

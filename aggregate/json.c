@@ -122,8 +122,8 @@ static json_object *json_events(const struct agg_process *p)
 			json_object_object_add(o, "encoding",
 					       json_object_new_string(e->encoding));
 		if (e->ok) {
-			json_object_object_add(o, "privilege", json_object_new_string(
-				e->exclude_kernel ? "user" : "user+kernel"));
+			json_object_object_add(o, "privilege",
+					       json_object_new_string(e->privilege));
 			if (e->downgraded)
 				json_object_object_add(o, "downgraded",
 					json_object_new_boolean(true));
@@ -155,11 +155,13 @@ static json_object *json_pmu(const struct agg_process *p)
 static json_object *json_warnings(const struct agg_thread_warnings *w)
 {
 	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "unmatched_end", json_u64(w->unmatched_end));
-	json_object_object_add(o, "auto_closed", json_u64(w->auto_closed));
-	json_object_object_add(o, "depth_overflow", json_u64(w->depth_overflow));
-	json_object_object_add(o, "read_errors", json_u64(w->read_errors));
+#define WARN(field) json_object_object_add(o, #field, \
+		json_u64(__atomic_load_n(&w->field, __ATOMIC_RELAXED)))
+	WARN(unmatched_end);
+	WARN(auto_closed);
+	WARN(depth_overflow);
+	WARN(read_errors);
+#undef WARN
 	return o;
 }
 

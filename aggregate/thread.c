@@ -119,23 +119,17 @@ struct agg_region *agg_thread__region(struct agg_thread *t, const char *name)
 	return r;
 }
 
-static inline void acc(uint64_t *p, uint64_t d)
-{
-	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + d,
-			 __ATOMIC_RELAXED);
-}
-
 static inline void acc_count(struct count *c, const struct count *d)
 {
-	acc(&c->value, d->value);
-	acc(&c->enabled, d->enabled);
-	acc(&c->running, d->running);
+	agg_acc(&c->value, d->value);
+	agg_acc(&c->enabled, d->enabled);
+	agg_acc(&c->running, d->running);
 }
 
 void agg_region__add(struct agg_region *r, const struct count *incl,
 		     const struct count *excl, int nev)
 {
-	acc(&r->calls, 1);
+	agg_acc(&r->calls, 1);
 	if (incl)
 		for (int i = 0; i < nev; i++)
 			acc_count(&r->c[i], &incl[i]);

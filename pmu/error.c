@@ -20,7 +20,8 @@
 	X(ENFILE, "system-wide file table is full")                            \
 	X(E2BIG, "perf_event_attr size not supported by this kernel")          \
 	X(ENOSYS, "perf_event_open is not available in this kernel")           \
-	X(ENAMETOOLONG, "event name too long")
+	X(ENAMETOOLONG, "event name too long")                                 \
+	X(EEXIST, "duplicate of an earlier event in the list")
 
 const char *pmu_errno__name(int err)
 {

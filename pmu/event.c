@@ -18,6 +18,7 @@
 const char *pmu_source__name(enum pmu_source s)
 {
 	switch (s) {
+	case PMU_SRC_UNKNOWN: return "unknown";
 	case PMU_SRC_GENERIC: return "generic";
 	case PMU_SRC_SOFTWARE: return "software";
 	case PMU_SRC_RAW: return "raw";
@@ -30,6 +31,13 @@ bool pmu_event__is_hardware(const struct pmu_event *ev)
 {
 	/* Everything that is not a kernel software event needs a real PMU. */
 	return ev->attr.type != PERF_TYPE_SOFTWARE;
+}
+
+const char *pmu_event__privilege(const struct pmu_event *ev)
+{
+	if (ev->attr.exclude_kernel)
+		return ev->attr.exclude_user ? "none" : "user";
+	return ev->attr.exclude_user ? "kernel" : "user+kernel";
 }
 
 static void event__drop(struct pmu_event *ev, int err, const char *reason)

@@ -165,22 +165,20 @@ int pmu_evlist__nok(const struct pmu_evlist *el)
 	return n;
 }
 
-/* "user+kernel" when every counted event includes the kernel, "user" when
- * all exclude it, "mixed" otherwise. */
+/* The counted events' common privilege, or "mixed". */
 const char *pmu_evlist__privilege(const struct pmu_evlist *el)
 {
-	int user = 0, all = 0;
+	const char *common = NULL;
 
 	for (int i = 0; i < el->nevents; i++) {
 		const struct pmu_event *ev = &el->ev[i];
+		const char *p = pmu_event__privilege(ev);
+
 		if (ev->status != PMU_EV_OK)
 			continue;
-		if (ev->attr.exclude_kernel)
-			user++;
-		else
-			all++;
+		if (common && strcmp(common, p) != 0)
+			return "mixed";
+		common = p;
 	}
-	if (user && all)
-		return "mixed";
-	return user ? "user" : "user+kernel";
+	return common ? common : "none";
 }

@@ -25,6 +25,7 @@
 #define PMU_REASON_MAX 256
 
 enum pmu_source {
+	PMU_SRC_UNKNOWN,  /* not resolved (dropped before encoding)    */
 	PMU_SRC_GENERIC,  /* perf generic hardware name (cycles, ...)   */
 	PMU_SRC_SOFTWARE, /* perf software event (task-clock, ...)      */
 	PMU_SRC_RAW,      /* rNNNN                                      */
@@ -68,6 +69,8 @@ struct pmu_evlist {
  * marked dropped with err and reason set, and -1 is returned. */
 int pmu_event__parse(struct pmu_event *ev, const char *spec);
 bool pmu_event__is_hardware(const struct pmu_event *ev);
+/* "user", "kernel" or "user+kernel" from the exclude bits. */
+const char *pmu_event__privilege(const struct pmu_event *ev);
 const char *pmu_source__name(enum pmu_source s);
 
 /* evlist.c */

@@ -68,8 +68,8 @@ static int config__verbose(const char *v)
 		return 0;
 	errno = 0;
 	l = strtol(v, &end, 10);
-	if (errno || *end || l < 0 || l > 3) {
-		hs_log(HS_LOG_ERROR, "HPCSHIM_VERBOSE='%s' is not a level 0-3; "
+	if (errno || *end || l < 0 || l > HS_LOG_DEBUG) {
+		hs_log(HS_LOG_ERROR, "HPCSHIM_VERBOSE='%s' is not a level 0-2; "
 		       "using 0", v);
 		return 0;
 	}

@@ -19,12 +19,18 @@ static void region__uncovered(void)
 		__atomic_fetch_add(&hs_proc.uncovered_calls, 1, __ATOMIC_RELAXED);
 }
 
-static void frame__close(struct hs_thread *t, int i)
+/* Pops frame i.  Without both readings the interval is unknown: the call
+ * is not accounted (read_errors says so) rather than reported as 0 or as
+ * everything since the thread started. */
+static void frame__close(struct hs_thread *t, int i, bool now_ok)
 {
 	struct hs_frame *f = &t->frames[i];
 	struct count delta[t->nev], excl[t->nev];
 	bool recursive = false;
 
+	t->depth = i;
+	if (!now_ok || !f->valid)
+		return;
 	for (int e = 0; e < t->nev; e++) {
 		count__sub(&delta[e], &t->now[e], &f->start[e]);
 		count__sub(&excl[e], &delta[e], &f->child[e]);
@@ -35,14 +41,21 @@ static void frame__close(struct hs_thread *t, int i)
 	if (i > 0)
 		for (int e = 0; e < t->nev; e++)
 			count__add(&t->frames[i - 1].child[e], &delta[e]);
-	t->depth = i;
 }
 
-void hs_thread__close_all(struct hs_thread *t)
+void hs_thread__close_all(struct hs_thread *t, bool now_ok)
 {
-	t->agg->warn.auto_closed += (uint64_t)t->depth;
+	agg_acc(&t->agg->warn.auto_closed, (uint64_t)t->depth);
 	while (t->depth > 0)
-		frame__close(t, t->depth - 1);
+		frame__close(t, t->depth - 1, now_ok);
+}
+
+static bool thread__read(struct hs_thread *t, struct count *out)
+{
+	if (pmu_counters__read(&t->ctr, out) == 0)
+		return true;
+	agg_acc(&t->agg->warn.read_errors, 1);
+	return false;
 }
 
 HPCSHIM_API void hpcshim_region_begin(const char *name)
@@ -55,29 +68,37 @@ HPCSHIM_API void hpcshim_region_begin(const char *name)
 		region__uncovered();
 		return;
 	}
-	r = agg_thread__region(t->agg, name ? name : "(null)");
-	if (!r)
-		return;
 	if (t->depth == t->cap &&
 	    (t->cap >= MAX_DEPTH || hs_thread__reserve(t, 2 * t->cap) < 0)) {
-		t->agg->warn.depth_overflow++;
+		/* Its END must not close an outer frame of the same name. */
+		t->skipped++;
+		agg_acc(&t->agg->warn.depth_overflow, 1);
+		return;
+	}
+	r = agg_thread__region(t->agg, name ? name : "(null)");
+	if (!r) {
+		t->skipped++;
 		return;
 	}
 	f = &t->frames[t->depth];
 	f->region = r;
 	memset(f->child, 0, (size_t)t->nev * sizeof(struct count));
-	if (pmu_counters__read(&t->ctr, f->start) < 0)
-		t->agg->warn.read_errors++;
+	f->valid = thread__read(t, f->start);
 	t->depth++;
 }
 
 HPCSHIM_API void hpcshim_region_end(const char *name)
 {
 	struct hs_thread *t = hs_self;
+	bool ok;
 	int k;
 
 	if (!t) {
 		region__uncovered();
+		return;
+	}
+	if (t->skipped > 0) { /* the innermost BEGIN was not recorded */
+		t->skipped--;
 		return;
 	}
 	if (!name)
@@ -87,14 +108,13 @@ HPCSHIM_API void hpcshim_region_end(const char *name)
 		if (strcmp(t->frames[k].region->name, name) == 0)
 			break;
 	if (k < 0) {
-		t->agg->warn.unmatched_end++;
+		agg_acc(&t->agg->warn.unmatched_end, 1);
 		return;
 	}
-	if (pmu_counters__read(&t->ctr, t->now) < 0)
-		t->agg->warn.read_errors++;
-	t->agg->warn.auto_closed += (uint64_t)(t->depth - 1 - k);
+	ok = thread__read(t, t->now);
+	agg_acc(&t->agg->warn.auto_closed, (uint64_t)(t->depth - 1 - k));
 	while (t->depth > k)
-		frame__close(t, t->depth - 1);
+		frame__close(t, t->depth - 1, ok);
 }
 
 HPCSHIM_API int hpcshim_active(void)

@@ -53,7 +53,7 @@ static void shim__describe_events(void)
 			.ok = e->status == PMU_EV_OK,
 			.source = pmu_source__name(e->source),
 			.encoding = e->encoding,
-			.exclude_kernel = e->attr.exclude_kernel,
+			.privilege = pmu_event__privilege(e),
 			.downgraded = e->downgraded,
 			.group = e->group,
 			.err = e->err,
@@ -72,7 +72,7 @@ static void shim__report_events(void)
 		const struct pmu_event *e = &el->ev[i];
 		if (e->status == PMU_EV_OK) {
 			hs_log(HS_LOG_DEBUG, "event %s: ok (group %d, %s)", e->name,
-			       e->group, e->attr.exclude_kernel ? "user" : "user+kernel");
+			       e->group, pmu_event__privilege(e));
 			continue;
 		}
 		hw_total += pmu_event__is_hardware(e);
@@ -149,13 +149,19 @@ static int shim__rank(void)
 static struct agg_thread *shim__collect(uint64_t end_ns)
 {
 	struct agg_thread *all = hs_proc.done;
+	struct count other[PMU_MAX_EVENTS];
 
 	for (struct hs_thread *t = hs_proc.live; t; t = t->next) {
-		if (pmu_counters__read(&t->ctr, t->now) < 0)
-			t->agg->warn.read_errors++;
+		/* Another live thread owns t->now (its region path writes it
+		 * concurrently): read it into a buffer of our own. */
+		struct count *buf = t == hs_self ? t->now : other;
+		bool ok = pmu_counters__read(&t->ctr, buf) == 0;
+
+		if (!ok)
+			agg_acc(&t->agg->warn.read_errors, 1);
 		if (t == hs_self)
-			hs_thread__close_all(t);
-		agg_thread__set_totals(t->agg, t->now);
+			hs_thread__close_all(t, ok);
+		agg_thread__set_totals(t->agg, buf);
 		t->agg->alive_at_exit = true;
 		t->agg->end_ns = end_ns;
 		t->agg->next = all;

@@ -23,6 +23,7 @@ enum hs_state {
 /* One open region instance on a thread's stack. */
 struct hs_frame {
 	struct agg_region *region;
+	bool valid;           /* the BEGIN reading succeeded      */
 	struct count *start;  /* reading at BEGIN                 */
 	struct count *child;  /* inclusive deltas of closed children */
 };
@@ -32,6 +33,7 @@ struct hs_thread {
 	struct agg_thread *agg;
 	int nev;
 	int depth, cap;
+	int skipped;           /* BEGINs ignored past the depth limit */
 	struct hs_frame *frames;
 	struct count *store;   /* cap x 2 x nev readings for the frames */
 	struct count *now;     /* scratch reading [nev]               */
@@ -64,7 +66,8 @@ struct hs_thread *hs_thread__start(void);
 void hs_thread__stop(struct hs_thread *t);
 /* Grows the frame storage to cap frames (not on the steady-state path). */
 int hs_thread__reserve(struct hs_thread *t, int cap);
-/* Closes the regions still open on t with the reading in t->now. */
-void hs_thread__close_all(struct hs_thread *t);
+/* Closes the regions still open on t with the reading in t->now (valid
+ * when now_ok). */
+void hs_thread__close_all(struct hs_thread *t, bool now_ok);
 
 #endif

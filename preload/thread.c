@@ -89,20 +89,25 @@ fail:
 	return NULL;
 }
 
+/* Under the lock throughout: the exit path may be reading this thread's
+ * counters and records, and a closed fd number could be reused by the
+ * host program before that read. */
 void hs_thread__stop(struct hs_thread *t)
 {
-	if (pmu_counters__read(&t->ctr, t->now) < 0)
-		t->agg->warn.read_errors++;
-	pmu_counters__close(&t->ctr);
+	bool ok;
 
 	pthread_mutex_lock(&hs_proc.lock);
 	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING) {
-		/* Exit already collected this thread: its records are being
-		 * written, so leave them (and this object) alone. */
+		/* Exit already collected this thread: its fds and records are
+		 * being read, so leave them (and this object) alone. */
 		pthread_mutex_unlock(&hs_proc.lock);
 		return;
 	}
-	hs_thread__close_all(t);
+	ok = pmu_counters__read(&t->ctr, t->now) == 0;
+	if (!ok)
+		agg_acc(&t->agg->warn.read_errors, 1);
+	pmu_counters__close(&t->ctr);
+	hs_thread__close_all(t, ok);
 	agg_thread__set_totals(t->agg, t->now);
 	t->agg->end_ns = hs_now_ns();
 	if (t->prev)

@@ -16,6 +16,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ.get("HPCSHIM_BUILDDIR", os.path.dirname(HERE))
 LIB = os.environ.get("HPCSHIM_LIB", os.path.join(BUILD, ".libs", "libhpcshim.so"))
 WORKLOAD = os.path.join(BUILD, "tests", "workload")
+# LD_PRELOAD for runs under the shim; "{lib}" stands for the shim.  Sanitizer
+# runs put their runtime next to it (tools/sanitize.sh).
+PRELOAD = os.environ.get("HPCSHIM_TEST_PRELOAD", "{lib}")
 
 
 class Tap:
@@ -78,7 +81,7 @@ def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None):
     e.pop("LD_PRELOAD", None)
     e["HPCSHIM_OUTPUT"] = outdir
     if preload:
-        e["LD_PRELOAD"] = LIB
+        e["LD_PRELOAD"] = PRELOAD.format(lib=LIB)
     if env:
         e.update(env)
     pre = None
