@@ -93,6 +93,7 @@ struct agg_pmu_info {
 	int paranoid;
 };
 
+/* Every string member must be non-NULL (use "" for unknown). */
 struct agg_process {
 	pid_t pid, ppid;
 	const char *host;

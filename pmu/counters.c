@@ -70,6 +70,8 @@ int pmu_counters__read(const struct pmu_counters *c, struct count *out)
 	uint64_t buf[3 + 2 * PMU_MAX_EVENTS];
 	int rc = 0;
 
+	/* Dropped events belong to no group: give them defined zeros. */
+	memset(out, 0, (size_t)el->nevents * sizeof(*out));
 	for (int g = 0; g < el->ngroups; g++) {
 		const struct pmu_group *grp = &el->grp[g];
 		int fd = c->fd[grp->idx[0]];

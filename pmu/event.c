@@ -119,12 +119,34 @@ static int parse_pfm(struct pmu_event *ev, const char *spec)
 	ev->attr.exclude_user = enc.exclude_user;
 	ev->attr.exclude_kernel = enc.exclude_kernel;
 	ev->attr.exclude_hv = enc.exclude_hv;
-	/* libpfm4 modifiers are ":u=..." / ":k=..." or a trailing ":u"/":k". */
-	ev->plm_explicit = strstr(spec, ":u") || strstr(spec, ":k");
+	/* The default encoding counts both levels, so any excluded level
+	 * came from a modifier (:u, :K, :k=0, ...) and must stand. */
+	ev->plm_explicit = enc.exclude_user || enc.exclude_kernel;
 	return 0;
 }
 
+/* An encoding that excludes user and kernel would count nothing. */
+static int event__check_levels(struct pmu_event *ev)
+{
+	if (ev->status == PMU_EV_OK && ev->attr.exclude_user &&
+	    ev->attr.exclude_kernel) {
+		event__drop(ev, EINVAL, "modifiers exclude both user and kernel "
+			    "level: the event would count nothing");
+		return -1;
+	}
+	return 0;
+}
+
+static int event__resolve(struct pmu_event *ev, const char *spec);
+
 int pmu_event__parse(struct pmu_event *ev, const char *spec)
+{
+	if (event__resolve(ev, spec) < 0)
+		return -1;
+	return event__check_levels(ev);
+}
+
+static int event__resolve(struct pmu_event *ev, const char *spec)
 {
 	char base[PMU_NAME_MAX];
 	const struct pmu_named_event *ne;

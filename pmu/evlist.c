@@ -56,7 +56,7 @@ static void evlist__probe_one(struct pmu_event *ev)
 	int fd = pmu_sys__open(&ev->attr, -1);
 
 	if (fd < 0 && (errno == EACCES || errno == EPERM) && !ev->plm_explicit &&
-	    !ev->attr.exclude_kernel) {
+	    !ev->attr.exclude_kernel && !ev->attr.exclude_user) {
 		ev->attr.exclude_kernel = 1;
 		ev->attr.exclude_hv = 1;
 		fd = pmu_sys__open(&ev->attr, -1);

@@ -93,8 +93,9 @@ struct pmu_counters {
 	int err;                /* errno of the first failed open, or 0      */
 };
 int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el);
-/* One read() per group.  out[] is indexed by event index; events not open
- * read as all-zero.  Returns 0, or -1 with errno when a read failed. */
+/* One read() per group.  out[] is indexed by event index (nevents
+ * entries); events not open in this thread and dropped events read as
+ * all-zero.  Returns 0, or -1 with errno when a read failed. */
 int pmu_counters__read(const struct pmu_counters *c, struct count *out);
 void pmu_counters__close(struct pmu_counters *c);
 
