@@ -396,6 +396,20 @@ static uint64_t thread_cpu_ns(void)
 
 static volatile uint64_t spin_sink;
 
+/* NPAGES fresh 4 KiB pages without huge pages: one fault per page. */
+static char *map_fresh(void)
+{
+	char *mem = mmap(NULL, (size_t)NPAGES * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (mem == MAP_FAILED) {
+		TAP_OK(0, "mmap %d pages: %s", NPAGES, strerror(errno));
+		return NULL;
+	}
+	madvise(mem, (size_t)NPAGES * PAGE, MADV_NOHUGEPAGE);
+	return mem;
+}
+
 static void spin_ms(uint64_t ms)
 {
 	uint64_t end = thread_cpu_ns() + ms * 1000000ull;
@@ -426,14 +440,11 @@ static void test_counters(const struct pmu_evlist *el)
 	       c.fd[E_TC] >= 0 && c.fd[E_CS] >= 0,
 	       "fds open for OK events only");
 
-	mem = mmap(NULL, (size_t)NPAGES * PAGE, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED) {
-		TAP_OK(0, "mmap %d pages: %s", NPAGES, strerror(errno));
+	mem = map_fresh();
+	if (!mem) {
 		pmu_counters__close(&c);
 		return;
 	}
-	madvise(mem, (size_t)NPAGES * PAGE, MADV_NOHUGEPAGE);
 
 	/* Warm up the read path so the measured interval faults only mem. */
 	pmu_counters__read(&c, a);
@@ -618,14 +629,11 @@ static void test_fault_group(void)
 		pmu_counters__close(&c);
 		return;
 	}
-	mem = mmap(NULL, (size_t)NPAGES * PAGE, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (mem == MAP_FAILED) {
-		TAP_OK(0, "mmap %d pages: %s", NPAGES, strerror(errno));
+	mem = map_fresh();
+	if (!mem) {
 		pmu_counters__close(&c);
 		return;
 	}
-	madvise(mem, (size_t)NPAGES * PAGE, MADV_NOHUGEPAGE);
 	pmu_counters__read(&c, a);
 	rc = pmu_counters__read(&c, a);
 	for (int p = 0; p < NPAGES; p++)
