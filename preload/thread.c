@@ -53,7 +53,7 @@ struct hs_thread *hs_thread__start(void)
 	int nev = hs_proc.evlist.nevents;
 
 	if (!t)
-		goto fail;
+		return NULL;
 	t->nev = nev;
 	t->now = calloc((size_t)nev, sizeof(struct count));
 	t->agg = agg_thread__new(gettid(), nev);
@@ -81,11 +81,8 @@ struct hs_thread *hs_thread__start(void)
 	return t;
 
 fail_free:
-	if (t)
-		agg_thread__delete(t->agg);
-	if (t)
-		thread__free(t);
-fail:
+	agg_thread__delete(t->agg);
+	thread__free(t);
 	return NULL;
 }
 
