@@ -100,8 +100,11 @@ struct agg_process {
 	int rank;               /* -1: not an MPI rank (or unknown) */
 	char **argv;
 	int argc;
+	int exec_generation;    /* 0 for the first image of this pid     */
 	uint64_t start_ns, end_ns;
-	bool complete;
+	bool complete;          /* false when ended by a fatal signal    */
+	const char *end;        /* exit, _exit, exec, signal             */
+	int signal;             /* the fatal signal, or 0                */
 	const char *version;
 	int nev;
 	const struct agg_event *ev;

@@ -103,6 +103,15 @@ static json_object *json_process(const struct agg_process *p)
 	json_object_object_add(o, "start_ns", json_u64(p->start_ns));
 	json_object_object_add(o, "end_ns", json_u64(p->end_ns));
 	json_object_object_add(o, "complete", json_object_new_boolean(p->complete));
+	json_object_object_add(o, "end", json_object_new_string(p->end));
+	if (p->signal) {
+		json_object_object_add(o, "signal", json_object_new_int(p->signal));
+		json_object_object_add(o, "signal_name",
+				       json_object_new_string(sigabbrev_np(p->signal) ?
+							      sigabbrev_np(p->signal) : "?"));
+	}
+	json_object_object_add(o, "exec_generation",
+			       json_object_new_int(p->exec_generation));
 	return o;
 }
 
@@ -364,6 +373,19 @@ static int publish(const char *tmp, const char *dir, const char *base,
 	return -1;
 }
 
+/* hpcshim-<host>-<pid>[-r<rank>][-x<exec generation>] */
+static void result_base(const struct agg_process *p, char *base, size_t len)
+{
+	char rank[16] = "", gen[16] = "";
+
+	if (p->rank >= 0)
+		snprintf(rank, sizeof(rank), "-r%d", p->rank);
+	/* Every exec'd image of a pid has its own file. */
+	if (p->exec_generation > 0)
+		snprintf(gen, sizeof(gen), "-x%d", p->exec_generation);
+	snprintf(base, len, "hpcshim-%s-%d%s%s", p->host, p->pid, rank, gen);
+}
+
 int agg_process__write(const struct agg_process *p, const char *dir,
 		       char *path, size_t pathlen, char *err, size_t errlen)
 {
@@ -373,10 +395,7 @@ int agg_process__write(const struct agg_process *p, const char *dir,
 	char base[256], tmp[4096];
 	int fd, rc = -1, saved;
 
-	if (p->rank >= 0)
-		snprintf(base, sizeof(base), "hpcshim-%s-%d-r%d", p->host, p->pid, p->rank);
-	else
-		snprintf(base, sizeof(base), "hpcshim-%s-%d", p->host, p->pid);
+	result_base(p, base, sizeof(base));
 	/* Unique per process start, so a file left by a killed process with
 	 * the same pid never blocks this one. */
 	snprintf(tmp, sizeof(tmp), "%s/.%s-%llx.json.tmp", dir, base,

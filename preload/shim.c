@@ -89,17 +89,6 @@ static void shim__report_events(void)
 	}
 }
 
-/* A fork()ed child inherits our state but not the threads it describes:
- * the counter fds count the parent's threads and the lock may have been
- * held by a thread that does not exist in the child.  Until fork support
- * gives children their own results, a child simply stops counting. */
-static void shim__atfork_child(void)
-{
-	__atomic_store_n(&hs_proc.state, HS_OFF, __ATOMIC_RELEASE);
-	pthread_mutex_init(&hs_proc.lock, NULL);
-	hs_self = NULL;
-}
-
 __attribute__((constructor))
 static void shim__init(int argc, char **argv, char **envp)
 {
@@ -119,7 +108,8 @@ static void shim__init(int argc, char **argv, char **envp)
 		hs_log(HS_LOG_ERROR, "no event could be opened; not counting");
 		return;
 	}
-	pthread_atfork(NULL, NULL, shim__atfork_child);
+	hs_proc.exec_generation = hs_exec__generation();
+	pthread_atfork(NULL, NULL, hs_fork__child);
 	__atomic_store_n(&hs_proc.state, HS_RUNNING, __ATOMIC_RELEASE);
 	hs_self = hs_thread__start();
 }
@@ -170,13 +160,22 @@ static struct agg_thread *shim__collect(uint64_t end_ns)
 	return all;
 }
 
-static void shim__write(struct agg_thread *threads, uint64_t end_ns)
+static const char *const end_names[] = {
+	[HS_END_EXIT] = "exit", [HS_END_EXIT_NOW] = "_exit",
+	[HS_END_EXEC] = "exec", [HS_END_SIGNAL] = "signal",
+};
+
+static void shim__write(struct agg_thread *threads, uint64_t end_ns,
+			enum hs_end end, int signo)
 {
 	char host[256] = "unknown", path[4096] = "", err[4400] = "";
 	struct agg_process p = {
 		.pid = hs_proc.pid, .ppid = getppid(), .host = host,
 		.rank = shim__rank(), .argv = hs_proc.argv, .argc = hs_proc.argc,
-		.start_ns = hs_proc.start_ns, .end_ns = end_ns, .complete = true,
+		.exec_generation = hs_proc.exec_generation,
+		.start_ns = hs_proc.start_ns, .end_ns = end_ns,
+		.complete = end != HS_END_SIGNAL, .end = end_names[end],
+		.signal = end == HS_END_SIGNAL ? signo : 0,
 		.version = PACKAGE_VERSION, .nev = hs_proc.evlist.nevents,
 		.ev = hs_proc.ev, .threads = threads,
 		.uncovered_calls = __atomic_load_n(&hs_proc.uncovered_calls,
@@ -198,21 +197,32 @@ static void shim__write(struct agg_thread *threads, uint64_t end_ns)
 		hs_log(HS_LOG_INFO, "results written to %s", path);
 }
 
-__attribute__((destructor))
-static void shim__fini(void)
+bool hs_process__foreign(void)
+{
+	return getpid() != hs_proc.pid;
+}
+
+void hs_process__finish(enum hs_end end, int signo)
 {
 	int expected = HS_RUNNING;
 	struct agg_thread *threads;
 	uint64_t end_ns;
 
+	/* A vfork child shares our memory: it must not flip our state. */
+	if (hs_process__foreign())
+		return;
 	if (!__atomic_compare_exchange_n(&hs_proc.state, &expected, HS_FINISHED,
 					 false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return;
-	if (getpid() != hs_proc.pid) /* see shim__atfork_child */
 		return;
 	end_ns = hs_now_ns();
 	pthread_mutex_lock(&hs_proc.lock);
 	threads = shim__collect(end_ns);
 	pthread_mutex_unlock(&hs_proc.lock);
-	shim__write(threads, end_ns);
+	shim__write(threads, end_ns, end, signo);
+}
+
+__attribute__((destructor))
+static void shim__fini(void)
+{
+	hs_process__finish(HS_END_EXIT, 0);
 }

@@ -43,6 +43,7 @@ struct hs_thread {
 struct hs_process {
 	int state;                     /* enum hs_state, atomic          */
 	pid_t pid;
+	int exec_generation;           /* 0, or n-th exec of this pid     */
 	struct hs_config cfg;
 	struct pmu_evlist evlist;
 	struct agg_event ev[PMU_MAX_EVENTS];
@@ -61,11 +62,33 @@ extern __thread struct hs_thread *hs_self __attribute__((tls_model("initial-exec
 
 uint64_t hs_now_ns(void);
 
+/* How an image ended, for the results. */
+enum hs_end { HS_END_EXIT, HS_END_EXIT_NOW, HS_END_EXEC, HS_END_SIGNAL };
+
+/* Writes this image's results once: the first caller wins (destructor,
+ * _exit, exec, fatal signal).  Does nothing in a vfork child or after the
+ * results were written.  signo is the fatal signal for HS_END_SIGNAL. */
+void hs_process__finish(enum hs_end end, int signo);
+/* True in a child that shares our memory without being ours (vfork,
+ * raw clone): it must not touch the shim's state. */
+bool hs_process__foreign(void);
+
+/* fork.c: makes a fork()ed child a process of its own. */
+void hs_fork__child(void);
+
+/* exec.c */
+#define HS_EXEC_ENV "HPCSHIM_EXEC_GENERATION"
+int hs_exec__generation(void);
+
 /* thread.c */
 struct hs_thread *hs_thread__start(void);
 void hs_thread__stop(struct hs_thread *t);
 /* Grows the frame storage to cap frames (not on the steady-state path). */
 int hs_thread__reserve(struct hs_thread *t, int cap);
+/* In a fork()ed child: reopen t's counters for the child's thread, start a
+ * fresh result and rebase the open regions on it. */
+int hs_thread__rebirth(struct hs_thread *t);
+void hs_thread__discard(struct hs_thread *t);
 /* Closes the regions still open on t with the reading in t->now (valid
  * when now_ok). */
 void hs_thread__close_all(struct hs_thread *t, bool now_ok);

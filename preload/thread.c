@@ -119,6 +119,46 @@ void hs_thread__stop(struct hs_thread *t)
 	thread__free(t);
 }
 
+/* Frees a thread object and its results (fork child: not our threads). */
+void hs_thread__discard(struct hs_thread *t)
+{
+	pmu_counters__close(&t->ctr);
+	agg_thread__delete(t->agg);
+	thread__free(t);
+}
+
+int hs_thread__rebirth(struct hs_thread *t)
+{
+	struct agg_thread *agg = agg_thread__new(gettid(), t->nev);
+
+	/* The inherited fds count the parent's thread: close them. */
+	pmu_counters__close(&t->ctr);
+	if (!agg)
+		return -1;
+	agg->start_ns = hs_now_ns();
+	pmu_counters__open(&t->ctr, &hs_proc.evlist);
+	agg->missing = t->ctr.missing;
+	agg->err = t->ctr.err;
+	/* Regions open across fork() go on in the child, counted from the
+	 * fork: fresh counters start at zero, so the frames start there. */
+	for (int i = 0; i < t->depth; i++) {
+		struct hs_frame *f = &t->frames[i];
+
+		f->region = agg_thread__region(agg, f->region->name);
+		if (!f->region) { /* out of memory: drop this frame and above */
+			t->depth = i;
+			break;
+		}
+		memset(f->start, 0, (size_t)t->nev * sizeof(struct count));
+		memset(f->child, 0, (size_t)t->nev * sizeof(struct count));
+		f->valid = true;
+	}
+	agg_thread__delete(t->agg);
+	t->agg = agg;
+	t->prev = t->next = NULL;
+	return 0;
+}
+
 /* ---- pthread_create interposition ---------------------------------- */
 
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,

@@ -12,10 +12,22 @@
  *                    (blocked) when the process exits
  *   recurse D P      region "rec" nested in itself D deep, P pages per level
  *   mismatch         BEGIN a, BEGIN b, END a (closes b too), END c (unmatched)
+ *   fork P           fork(); the child touches P pages in "child" and exits
+ *   vfork            vfork(); the child _exits at once
+ *   spawn P          posix_spawn this program with "touch P"; wait for it
+ *   system P         system("<this program> touch P")
+ *   exec STEP...     execv this program with the remaining steps
+ *   _exit CODE       _exit(CODE) right here (stdout flushed first)
+ *   thread_exit P C  a thread touches P pages in "work" then calls exit(C)
+ *                    while the main thread is blocked
+ *   main_pexit P     main calls pthread_exit; a thread touches P pages and
+ *                    returns last, ending the process
  *   exit CODE        exit(CODE) right here
  * Prints one deterministic line per step on stdout.
  */
 #include <pthread.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <semaphore.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -211,6 +223,126 @@ static void mismatch(void)
 	HPC_END("c"); /* never opened */
 }
 
+extern char **environ;
+
+static void do_fork(long pages)
+{
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		exit(97);
+	if (pid == 0) {
+		touch_region("child", pages);
+		exit(0);
+	}
+	waitpid(pid, &st, 0);
+	printf("fork child status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+static void do_vfork(void)
+{
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = vfork();
+	if (pid < 0)
+		exit(97);
+	if (pid == 0)
+		_exit(7);
+	waitpid(pid, &st, 0);
+	printf("vfork child status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+static void do_spawn(long pages)
+{
+	char n[32], *args[] = { "workload", "touch", n, NULL };
+	pid_t pid;
+	int st;
+
+	snprintf(n, sizeof(n), "%ld", pages);
+	fflush(stdout);
+	if (posix_spawn(&pid, "/proc/self/exe", NULL, NULL, args, environ) != 0)
+		exit(97);
+	waitpid(pid, &st, 0);
+	printf("spawn child status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+static void do_system(long pages)
+{
+	char self[4096], cmd[4200];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n < 0)
+		exit(97);
+	self[n] = '\0';
+	snprintf(cmd, sizeof(cmd), "'%s' touch %ld >/dev/null", self, pages);
+	fflush(stdout);
+	printf("system status %d\n", system(cmd));
+}
+
+static void do_exec(int argc, char **argv, int from)
+{
+	char *args[argc - from + 2];
+
+	args[0] = argv[0];
+	for (int i = from; i < argc; i++)
+		args[i - from + 1] = argv[i];
+	args[argc - from + 1] = NULL;
+	fflush(stdout);
+	execv("/proc/self/exe", args);
+	perror("execv");
+	exit(96);
+}
+
+struct exiter {
+	long pages;
+	int code;
+};
+
+static void *exit_worker(void *arg)
+{
+	struct exiter *e = arg;
+
+	touch_region("work", e->pages);
+	fflush(stdout);
+	exit(e->code);
+}
+
+static void thread_exit(long pages, int code)
+{
+	static struct exiter e;
+	pthread_t t;
+
+	e.pages = pages;
+	e.code = code;
+	if (pthread_create(&t, NULL, exit_worker, &e) != 0)
+		exit(98);
+	for (;;)
+		pause(); /* the worker ends the process */
+}
+
+static void *last_worker(void *arg)
+{
+	touch_region("work", *(long *)arg);
+	return NULL;
+}
+
+static void main_pexit(long pages)
+{
+	static long p;
+	pthread_t t;
+
+	p = pages;
+	if (pthread_create(&t, NULL, last_worker, &p) != 0)
+		exit(98);
+	fflush(stdout);
+	pthread_exit(NULL);
+}
+
 static long arg(char **argv, int *i, int argc)
 {
 	if (*i + 1 >= argc) {
@@ -266,6 +398,26 @@ int main(int argc, char **argv)
 		} else if (strcmp(s, "mismatch") == 0) {
 			mismatch();
 			printf("mismatch\n");
+		} else if (strcmp(s, "fork") == 0) {
+			do_fork(arg(argv, &i, argc));
+		} else if (strcmp(s, "vfork") == 0) {
+			do_vfork();
+		} else if (strcmp(s, "spawn") == 0) {
+			do_spawn(arg(argv, &i, argc));
+		} else if (strcmp(s, "system") == 0) {
+			do_system(arg(argv, &i, argc));
+		} else if (strcmp(s, "exec") == 0) {
+			do_exec(argc, argv, i + 1);
+		} else if (strcmp(s, "_exit") == 0) {
+			int code = (int)arg(argv, &i, argc);
+			printf("_exit %d\n", code);
+			fflush(stdout);
+			_exit(code);
+		} else if (strcmp(s, "thread_exit") == 0) {
+			long p = arg(argv, &i, argc);
+			thread_exit(p, (int)arg(argv, &i, argc));
+		} else if (strcmp(s, "main_pexit") == 0) {
+			main_pexit(arg(argv, &i, argc));
 		} else if (strcmp(s, "exit") == 0) {
 			int code = (int)arg(argv, &i, argc);
 			printf("exit %d\n", code);

@@ -1,0 +1,228 @@
+/* exec.c - the exec family and _exit: results are written before the image
+ * goes away.
+ *
+ * exec*() replaces the image without running destructors, and _exit() skips
+ * them, so both write the results first.  glibc's exec variants call its
+ * internal execve directly, so every variant is interposed, not only
+ * execve.  The new image (when LD_PRELOAD persists) is counted as a process
+ * entry of its own; HPCSHIM_EXEC_GENERATION="<pid>:<n>" tells it that it is
+ * the n-th image of that pid.  A failed exec returns to a program whose
+ * results are already written: the rest of that image is not counted.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "annotate/hpcshim.h"
+#include "preload/log.h"
+#include "preload/shim.h"
+
+extern char **environ;
+
+int hs_exec__generation(void)
+{
+	const char *v = getenv(HS_EXEC_ENV);
+	long pid, gen;
+
+	/* Only our own pid's value counts: a forked child that execs is a
+	 * new process, whatever its parent's generation was. */
+	if (v && sscanf(v, "%ld:%ld", &pid, &gen) == 2 && pid == getpid() &&
+	    gen > 0 && gen < 1000000)
+		return (int)gen;
+	return 0;
+}
+
+/* Writes the results and returns the environment entry for the next image
+ * (static storage), or NULL when this exec is not ours to account. */
+static const char *exec__prepare(void)
+{
+	static char entry[64];
+
+	if (hs_process__foreign() ||
+	    __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING)
+		return NULL;
+	hs_process__finish(HS_END_EXEC, 0);
+	snprintf(entry, sizeof(entry), HS_EXEC_ENV "=%d:%d", (int)getpid(),
+		 hs_proc.exec_generation + 1);
+	return entry;
+}
+
+/* envp with our entry replacing any earlier one; NULL on ENOMEM. */
+static char **exec__envp(char *const envp[], const char *entry)
+{
+	size_t n = 0, k = 0, len = strlen(HS_EXEC_ENV "=");
+	char **out;
+
+	while (envp && envp[n])
+		n++;
+	out = malloc((n + 2) * sizeof(*out));
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(envp[i], HS_EXEC_ENV "=", len) != 0)
+			out[k++] = envp[i];
+	out[k++] = (char *)entry;
+	out[k] = NULL;
+	return out;
+}
+
+static void exec__failed(void)
+{
+	int saved = errno;
+
+	hs_log(HS_LOG_INFO, "exec failed (%s): results of this image were "
+	       "already written; the rest of it is not counted",
+	       strerror(saved));
+	errno = saved;
+}
+
+#define REAL(name, type)                                                    \
+	static type real_##name;                                            \
+	if (!real_##name)                                                   \
+		real_##name = (type)dlsym(RTLD_NEXT, #name);                \
+	if (!real_##name) {                                                 \
+		errno = ENOSYS;                                             \
+		return -1;                                                  \
+	}
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+
+/* Calls an envp-taking exec with our entry added to envp. */
+#define EXEC_WITH_ENVP(call_real, envp)                                     \
+	do {                                                                \
+		const char *entry_ = exec__prepare();                       \
+		char **env_ = entry_ ? exec__envp(envp, entry_) : NULL;     \
+		int rc_ = call_real(env_ ? env_ : (char **)(envp));         \
+		int saved_ = errno;                                         \
+		free(env_);                                                 \
+		errno = saved_;                                             \
+		if (entry_)                                                 \
+			exec__failed();                                     \
+		return rc_;                                                 \
+	} while (0)
+
+/* Calls an environ-using exec after putting our entry into environ. */
+#define EXEC_WITH_ENVIRON(call_real)                                        \
+	do {                                                                \
+		const char *entry_ = exec__prepare();                       \
+		int rc_;                                                    \
+		if (entry_)                                                 \
+			putenv((char *)entry_);                             \
+		rc_ = call_real;                                            \
+		if (entry_)                                                 \
+			exec__failed();                                     \
+		return rc_;                                                 \
+	} while (0)
+
+HPCSHIM_API int execve(const char *path, char *const argv[], char *const envp[])
+{
+	REAL(execve, execve_fn);
+#define CALL(e) real_execve(path, argv, e)
+	EXEC_WITH_ENVP(CALL, envp);
+#undef CALL
+}
+
+HPCSHIM_API int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	REAL(execvpe, execve_fn);
+#define CALL(e) real_execvpe(file, argv, e)
+	EXEC_WITH_ENVP(CALL, envp);
+#undef CALL
+}
+
+HPCSHIM_API int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	REAL(fexecve, fexecve_fn);
+#define CALL(e) real_fexecve(fd, argv, e)
+	EXEC_WITH_ENVP(CALL, envp);
+#undef CALL
+}
+
+HPCSHIM_API int execveat(int dirfd, const char *path, char *const argv[],
+			 char *const envp[], int flags)
+{
+	REAL(execveat, execveat_fn);
+#define CALL(e) real_execveat(dirfd, path, argv, e, flags)
+	EXEC_WITH_ENVP(CALL, envp);
+#undef CALL
+}
+
+HPCSHIM_API int execv(const char *path, char *const argv[])
+{
+	REAL(execv, execv_fn);
+	EXEC_WITH_ENVIRON(real_execv(path, argv));
+}
+
+HPCSHIM_API int execvp(const char *file, char *const argv[])
+{
+	REAL(execvp, execv_fn);
+	EXEC_WITH_ENVIRON(real_execvp(file, argv));
+}
+
+/* The list forms: collect the arguments, then take the vector path. */
+#define COLLECT_ARGS(arg0, ap, argv)                                        \
+	size_t n_ = 1;                                                      \
+	va_list ap2_;                                                       \
+	va_copy(ap2_, ap);                                                  \
+	while (va_arg(ap2_, char *))                                        \
+		n_++;                                                       \
+	va_end(ap2_);                                                       \
+	char *argv[n_ + 1];                                                 \
+	argv[0] = (char *)(arg0);                                           \
+	for (size_t i_ = 1; i_ <= n_; i_++)                                 \
+		argv[i_] = va_arg(ap, char *);
+
+HPCSHIM_API int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+
+	va_start(ap, arg);
+	COLLECT_ARGS(arg, ap, argv);
+	va_end(ap);
+	return execv(path, argv);
+}
+
+HPCSHIM_API int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+
+	va_start(ap, arg);
+	COLLECT_ARGS(arg, ap, argv);
+	va_end(ap);
+	return execvp(file, argv);
+}
+
+HPCSHIM_API int execle(const char *path, const char *arg, ...)
+{
+	char *const *envp;
+	va_list ap;
+
+	va_start(ap, arg);
+	COLLECT_ARGS(arg, ap, argv);
+	envp = va_arg(ap, char *const *); /* after the terminating NULL */
+	va_end(ap);
+	return execve(path, argv, envp);
+}
+
+/* _exit and _Exit skip destructors: write first, then leave for real. */
+HPCSHIM_API void _exit(int status)
+{
+	hs_process__finish(HS_END_EXIT_NOW, 0);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+HPCSHIM_API void _Exit(int status)
+{
+	hs_process__finish(HS_END_EXIT_NOW, 0);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}

@@ -1,0 +1,48 @@
+/* fork.c - a fork()ed child is a process of its own.
+ *
+ * The child inherits a copy of our state but only the forking thread: the
+ * other threads' records and every inherited counter fd describe the
+ * parent (a per-thread fd keeps counting the parent's thread).  The child
+ * drops them, reopens counters for its one thread and starts a result of
+ * its own, which it writes when it ends.  The parent is not touched.
+ * vfork() runs no fork handlers; hs_process__foreign() keeps a vfork child
+ * away from the (shared) state instead.
+ */
+#include <unistd.h>
+
+#include "preload/log.h"
+#include "preload/shim.h"
+
+void hs_fork__child(void)
+{
+	struct hs_thread *self = hs_self, *t, *next;
+	struct agg_thread *a, *an;
+
+	/* The lock may have been held by a thread that does not exist here. */
+	pthread_mutex_init(&hs_proc.lock, NULL);
+	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING)
+		return;
+	hs_proc.pid = getpid();
+	hs_proc.start_ns = hs_now_ns();
+	hs_proc.exec_generation = 0;
+	__atomic_store_n(&hs_proc.uncovered_calls, 0, __ATOMIC_RELAXED);
+	for (a = hs_proc.done; a; a = an) {
+		an = a->next;
+		agg_thread__delete(a);
+	}
+	hs_proc.done = NULL;
+	for (t = hs_proc.live; t; t = next) {
+		next = t->next;
+		if (t != self)
+			hs_thread__discard(t);
+	}
+	hs_proc.live = NULL;
+	if (!self || hs_thread__rebirth(self) < 0) {
+		if (self)
+			hs_thread__discard(self);
+		hs_self = NULL;
+		hs_log(HS_LOG_DEBUG, "fork child %d: thread not counted", getpid());
+		return;
+	}
+	hs_proc.live = self;
+}
