@@ -414,6 +414,7 @@ static void build_process(struct agg_process *p, struct agg_event *ev,
 	p->start_ns = 1000;
 	p->end_ns = 5000;
 	p->complete = true;
+	p->end = "exit";
 	p->version = "0.0-test";
 	p->nev = NEV;
 	p->ev = ev;
