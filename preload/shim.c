@@ -110,6 +110,7 @@ static void shim__init(int argc, char **argv, char **envp)
 	}
 	hs_proc.exec_generation = hs_exec__generation();
 	pthread_atfork(NULL, NULL, hs_fork__child);
+	hs_signal__init();
 	__atomic_store_n(&hs_proc.state, HS_RUNNING, __ATOMIC_RELEASE);
 	hs_self = hs_thread__start();
 }

@@ -76,6 +76,9 @@ bool hs_process__foreign(void);
 /* fork.c: makes a fork()ed child a process of its own. */
 void hs_fork__child(void);
 
+/* signal.c: our handler for fatal signals left at their default. */
+void hs_signal__init(void);
+
 /* exec.c */
 #define HS_EXEC_ENV "HPCSHIM_EXEC_GENERATION"
 int hs_exec__generation(void);

@@ -7,6 +7,7 @@ context switches, thread CPU time, perf stat).
 import glob
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -84,9 +85,10 @@ def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None):
         e["LD_PRELOAD"] = PRELOAD.format(lib=LIB)
     if env:
         e.update(env)
-    pre = None
-    if user is not None:
-        def pre():
+    def pre():
+        # Crash tests must not litter core files.
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if user is not None:
             os.setgid(user[1])
             os.setgroups([])
             os.setuid(user[0])

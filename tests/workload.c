@@ -22,10 +22,22 @@
  *                    while the main thread is blocked
  *   main_pexit P     main calls pthread_exit; a thread touches P pages and
  *                    returns last, ending the process
+ *   segv             write through a null pointer
+ *   abort            abort()
+ *   raise SIG        raise(SIG)
+ *   catch SIG CODE   SA_SIGINFO handler for SIG that prints and exit(CODE)s;
+ *                    then raise(SIG)
+ *   rethrow SIG      signal() handler that restores SIG_DFL and re-raises
+ *   ignore SIG       signal(SIG, SIG_IGN); raise(SIG); go on
+ *   altstack         SIGSEGV handler on a sigaltstack (SA_ONSTACK) that
+ *                    reports whether it ran there and _exit(9)s; then segv
+ *   mask SIG         block SIG, raise it, report it pending, unblock it
+ *   query SIG        report whether sigaction() says SIG_DFL
  *   exit CODE        exit(CODE) right here
  * Prints one deterministic line per step on stdout.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <semaphore.h>
@@ -40,6 +52,8 @@
 #include "annotate/hpcshim.h"
 
 #define PAGE 4096
+
+static int catch_code;
 
 static uint64_t thread_cpu_ns(void)
 {
@@ -224,6 +238,85 @@ static void mismatch(void)
 }
 
 extern char **environ;
+
+static char altstack_mem[1 << 16];
+
+static void on_catch(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	printf("caught %d code %d\n", sig, si->si_code);
+	fflush(stdout);
+	exit(catch_code);
+}
+
+static void on_rethrow(int sig)
+{
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void on_altstack(int sig)
+{
+	char here;
+	int on = &here >= altstack_mem && &here < altstack_mem + sizeof(altstack_mem);
+	char msg[] = "altstack 0\n";
+
+	(void)sig;
+	msg[9] = (char)('0' + on);
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(8);
+	_exit(9);
+}
+
+static void segv(void)
+{
+	fflush(stdout);
+	*(volatile int *)(uintptr_t)0 = 1;
+}
+
+static void signals(const char *what, int sig, int code)
+{
+	struct sigaction sa;
+	sigset_t set;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	fflush(stdout);
+	if (strcmp(what, "catch") == 0) {
+		catch_code = code;
+		sa.sa_sigaction = on_catch;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(sig, &sa, NULL);
+		raise(sig);
+	} else if (strcmp(what, "rethrow") == 0) {
+		signal(sig, on_rethrow);
+		raise(sig);
+	} else if (strcmp(what, "ignore") == 0) {
+		signal(sig, SIG_IGN);
+		raise(sig);
+		printf("survived %d\n", sig);
+	} else if (strcmp(what, "altstack") == 0) {
+		stack_t ss = { .ss_sp = altstack_mem, .ss_size = sizeof(altstack_mem) };
+		sigaltstack(&ss, NULL);
+		sa.sa_handler = on_altstack;
+		sa.sa_flags = SA_ONSTACK;
+		sigaction(SIGSEGV, &sa, NULL);
+		segv();
+	} else if (strcmp(what, "mask") == 0) {
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		raise(sig);
+		sigpending(&set);
+		printf("pending %d\n", sigismember(&set, sig));
+		fflush(stdout);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		printf("still alive\n");
+	} else if (strcmp(what, "query") == 0) {
+		sigaction(sig, NULL, &sa);
+		printf("dfl %d\n", sa.sa_handler == SIG_DFL);
+	}
+}
 
 static void do_fork(long pages)
 {
@@ -418,6 +511,23 @@ int main(int argc, char **argv)
 			thread_exit(p, (int)arg(argv, &i, argc));
 		} else if (strcmp(s, "main_pexit") == 0) {
 			main_pexit(arg(argv, &i, argc));
+		} else if (strcmp(s, "segv") == 0) {
+			segv();
+		} else if (strcmp(s, "abort") == 0) {
+			fflush(stdout);
+			abort();
+		} else if (strcmp(s, "raise") == 0) {
+			int sig = (int)arg(argv, &i, argc);
+			fflush(stdout);
+			raise(sig);
+		} else if (strcmp(s, "catch") == 0) {
+			int sig = (int)arg(argv, &i, argc);
+			signals(s, sig, (int)arg(argv, &i, argc));
+		} else if (strcmp(s, "rethrow") == 0 || strcmp(s, "ignore") == 0 ||
+			   strcmp(s, "mask") == 0 || strcmp(s, "query") == 0) {
+			signals(s, (int)arg(argv, &i, argc), 0);
+		} else if (strcmp(s, "altstack") == 0) {
+			signals(s, SIGSEGV, 0);
 		} else if (strcmp(s, "exit") == 0) {
 			int code = (int)arg(argv, &i, argc);
 			printf("exit %d\n", code);

@@ -1,0 +1,147 @@
+/* signal.c - results survive fatal signals; the program's handling does not
+ * change.
+ *
+ * For each fatal signal whose disposition is the default, the shim installs
+ * a handler that writes the results gathered so far ("complete": false),
+ * restores the default action and lets the signal take the process down as
+ * it would have: a synchronous fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE)
+ * re-executes the faulting instruction, an asynchronous signal is raised
+ * again and delivered when the handler returns.  Either way the process
+ * dies of the same signal, with the same core-dump behaviour.
+ *
+ * The program keeps full control: sigaction() and signal() are interposed,
+ * a handler or SIG_IGN the program installs replaces ours for real (so its
+ * semantics, SA_SIGINFO, sa_mask, SA_ONSTACK, SA_RESETHAND, are exactly its
+ * own), and when it asks for SIG_DFL again our handler goes back in its
+ * place.  The program always sees its own view of the disposition.
+ *
+ * Writing JSON from a handler is not async-signal-safe.  It is best effort:
+ * a fault inside malloc may hang instead of writing; a fault inside the
+ * writer dies of the signal without a file (the state is already
+ * finished, so the handler does not try twice).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "annotate/hpcshim.h"
+#include "preload/log.h"
+#include "preload/shim.h"
+
+static const int fatal_signals[] = {
+	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT, SIGQUIT, SIGHUP,
+};
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+
+static sigaction_fn real_sigaction;
+static struct sigaction view[NSIG]; /* the program's idea of each action */
+static bool ours[NSIG];            /* our handler is installed instead   */
+static bool covered[NSIG];
+
+static bool is_default(const struct sigaction *sa)
+{
+	/* sa_handler and sa_sigaction share storage: SIG_DFL is 0 in both. */
+	return sa->sa_handler == SIG_DFL;
+}
+
+static void sig__handler(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	struct sigaction dfl;
+
+	(void)uc;
+	hs_process__finish(HS_END_SIGNAL, sig);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	real_sigaction(sig, &dfl, NULL);
+	ours[sig] = false;
+	/* Sent signals (kill, raise, timers) must be sent again; it stays
+	 * pending while this handler blocks it.  A fault with si_code > 0
+	 * simply happens again when the instruction re-executes. */
+	if (si->si_code <= 0 || !(sig == SIGSEGV || sig == SIGBUS ||
+				  sig == SIGILL || sig == SIGFPE))
+		syscall(SYS_tgkill, getpid(), gettid(), sig);
+	errno = saved;
+}
+
+static int sig__install_ours(int sig)
+{
+	struct sigaction sa;
+	int rc;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sig__handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	sigfillset(&sa.sa_mask); /* no other handler runs inside ours */
+	rc = real_sigaction(sig, &sa, NULL);
+	ours[sig] = rc == 0;
+	return rc;
+}
+
+void hs_signal__init(void)
+{
+	real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	if (!real_sigaction)
+		return;
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
+		int sig = fatal_signals[i];
+
+		if (real_sigaction(sig, NULL, &view[sig]) != 0)
+			continue;
+		covered[sig] = true;
+		if (is_default(&view[sig]))
+			sig__install_ours(sig);
+	}
+}
+
+HPCSHIM_API int sigaction(int sig, const struct sigaction *act,
+			  struct sigaction *oldact)
+{
+	struct sigaction prev;
+	int rc = 0;
+
+	if (!real_sigaction)
+		real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	if (!real_sigaction) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (sig <= 0 || sig >= NSIG || !covered[sig] || hs_process__foreign())
+		return real_sigaction(sig, act, oldact);
+	prev = view[sig];
+	if (act) {
+		if (is_default(act) &&
+		    __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) == HS_RUNNING)
+			rc = sig__install_ours(sig);
+		else if ((rc = real_sigaction(sig, act, NULL)) == 0)
+			ours[sig] = false;
+		if (rc != 0)
+			return rc;
+		view[sig] = *act;
+	}
+	if (oldact)
+		*oldact = prev;
+	return 0;
+}
+
+/* glibc's signal() calls its internal sigaction, which we would not see.
+ * Same semantics: BSD style, the signal blocked in its handler, restart. */
+HPCSHIM_API sighandler_t signal(int sig, sighandler_t handler)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	if (sig > 0 && sig < NSIG)
+		sigaddset(&sa.sa_mask, sig);
+	sa.sa_flags = SA_RESTART;
+	if (sigaction(sig, &sa, &old) != 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
