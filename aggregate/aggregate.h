@@ -121,6 +121,9 @@ struct agg_stat {
 void agg_stat__add(struct agg_stat *s, double v);
 double agg_stat__mean(const struct agg_stat *s);
 
+/* utf8.c: a malloc'd copy with each invalid UTF-8 byte replaced by U+FFFD. */
+char *agg_utf8__clean(const char *s);
+
 /* json.c: writes the process result atomically into dir (temporary file,
  * then link(2) to a name that never overwrites another result).  On success
  * path receives the final file name. */

@@ -44,6 +44,16 @@ static json_object *json_estimate(const struct count *c)
 	return json_u64((uint64_t)llround(v));
 }
 
+/* Every string that comes from the outside goes through here. */
+static json_object *json_text(const char *s)
+{
+	char *clean = agg_utf8__clean(s);
+	json_object *o = json_object_new_string(clean ? clean : "?");
+
+	free(clean);
+	return o;
+}
+
 static json_object *json_double(double v)
 {
 	return isfinite(v) ? json_object_new_double(v) : NULL;
@@ -94,11 +104,11 @@ static json_object *json_process(const struct agg_process *p)
 
 	json_object_object_add(o, "pid", json_object_new_int(p->pid));
 	json_object_object_add(o, "ppid", json_object_new_int(p->ppid));
-	json_object_object_add(o, "host", json_object_new_string(p->host));
+	json_object_object_add(o, "host", json_text(p->host));
 	json_object_object_add(o, "rank", p->rank >= 0 ?
 			       json_object_new_int(p->rank) : NULL);
 	for (int i = 0; i < p->argc; i++)
-		json_object_array_add(cmd, json_object_new_string(p->argv[i]));
+		json_object_array_add(cmd, json_text(p->argv[i]));
 	json_object_object_add(o, "command", cmd);
 	json_object_object_add(o, "start_ns", json_u64(p->start_ns));
 	json_object_object_add(o, "end_ns", json_u64(p->end_ns));
@@ -123,7 +133,7 @@ static json_object *json_events(const struct agg_process *p)
 		const struct agg_event *e = &p->ev[i];
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "name", json_object_new_string(e->name));
+		json_object_object_add(o, "name", json_text(e->name));
 		json_object_object_add(o, "status",
 			json_object_new_string(e->ok ? "ok" : "dropped"));
 		json_object_object_add(o, "source", json_object_new_string(e->source));
@@ -140,7 +150,7 @@ static json_object *json_events(const struct agg_process *p)
 		} else {
 			json_object_object_add(o, "errno", json_object_new_int(e->err));
 			json_object_object_add(o, "error", json_object_new_string(e->errname));
-			json_object_object_add(o, "reason", json_object_new_string(e->reason));
+			json_object_object_add(o, "reason", json_text(e->reason));
 		}
 		json_object_array_add(a, o);
 	}
@@ -193,7 +203,7 @@ static json_object *json_thread(const struct agg_process *p,
 	     r = __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)) {
 		json_object *ro = json_object_new_object();
 
-		json_object_object_add(ro, "name", json_object_new_string(r->name));
+		json_object_object_add(ro, "name", json_text(r->name));
 		json_object_object_add(ro, "calls",
 			json_u64(__atomic_load_n(&r->calls, __ATOMIC_RELAXED)));
 		add_counts(ro, "inclusive", p, r->c, t->missing);
@@ -286,7 +296,7 @@ static json_object *json_regions(const struct agg_process *p)
 		const struct region_sum *rs = lh_entry_v(e);
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "name", json_object_new_string(rs->name));
+		json_object_object_add(o, "name", json_text(rs->name));
 		json_object_object_add(o, "calls", json_u64(rs->calls));
 		json_object_object_add(o, "threads", json_object_new_int(rs->threads));
 		json_object_object_add(o, "inclusive", json_stats(p, rs->st));
@@ -384,6 +394,9 @@ static void result_base(const struct agg_process *p, char *base, size_t len)
 	if (p->exec_generation > 0)
 		snprintf(gen, sizeof(gen), "-x%d", p->exec_generation);
 	snprintf(base, len, "hpcshim-%s-%d%s%s", p->host, p->pid, rank, gen);
+	for (char *c = base; *c; c++) /* a host name is no path */
+		if (*c == '/')
+			*c = '_';
 }
 
 int agg_process__write(const struct agg_process *p, const char *dir,

@@ -18,10 +18,7 @@ static const char *const default_events[] = {
 static void config__add(struct hs_config *cfg, const char *spec, size_t len)
 {
 	if (cfg->nevents >= PMU_MAX_EVENTS) {
-		if (cfg->nevents == PMU_MAX_EVENTS)
-			hs_log(HS_LOG_ERROR, "HPCSHIM_EVENTS: more than %d events; "
-			       "the rest are ignored", PMU_MAX_EVENTS);
-		cfg->nevents = PMU_MAX_EVENTS + 1; /* report once */
+		cfg->events_ignored++;
 		return;
 	}
 	cfg->events[cfg->nevents] = strndup(spec, len);
@@ -29,11 +26,11 @@ static void config__add(struct hs_config *cfg, const char *spec, size_t len)
 		cfg->nevents++;
 }
 
-/* Splits the list; returns whether empty items were seen. */
-static bool config__events(struct hs_config *cfg, const char *v)
+/* Splits the list.  Problems are counted, not logged: the shim reports
+ * everything wrong with the list in one line once events are probed. */
+static void config__events(struct hs_config *cfg, const char *v)
 {
 	const char *p = v;
-	bool empty_seen = false;
 
 	while (*p) {
 		const char *end = strchr(p, ',');
@@ -45,18 +42,15 @@ static bool config__events(struct hs_config *cfg, const char *v)
 		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
 			len--;
 		if (len == 0)
-			empty_seen = true;
+			cfg->events_empty++;
 		else
 			config__add(cfg, p, len);
 		if (!end)
 			break;
 		p = end + 1;
 		if (*p == '\0')
-			empty_seen = true;
+			cfg->events_empty++;
 	}
-	if (cfg->nevents > PMU_MAX_EVENTS)
-		cfg->nevents = PMU_MAX_EVENTS;
-	return empty_seen;
 }
 
 static int config__verbose(const char *v)
@@ -69,8 +63,8 @@ static int config__verbose(const char *v)
 	errno = 0;
 	l = strtol(v, &end, 10);
 	if (errno || *end || l < 0 || l > HS_LOG_DEBUG) {
-		hs_log(HS_LOG_ERROR, "HPCSHIM_VERBOSE='%s' is not a level 0-2; "
-		       "using 0", v);
+		hs_log(HS_LOG_ERROR, "HPCSHIM_VERBOSE='%.40s%s' is not a level "
+		       "0-2; using 0", v, strlen(v) > 40 ? "..." : "");
 		return 0;
 	}
 	return (int)l;
@@ -99,22 +93,20 @@ static void config__output(struct hs_config *cfg, const char *v)
 void hs_config__from_env(struct hs_config *cfg)
 {
 	const char *ev = getenv("HPCSHIM_EVENTS");
-	bool empty = false;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->verbose = config__verbose(getenv("HPCSHIM_VERBOSE"));
 	hs_log_set_level(cfg->verbose);
 	config__output(cfg, getenv("HPCSHIM_OUTPUT"));
 	if (ev)
-		empty = config__events(cfg, ev);
-	if (empty && cfg->nevents > 0)
-		hs_log(HS_LOG_ERROR, "HPCSHIM_EVENTS='%s' has empty items; "
-		       "they are ignored", ev);
+		config__events(cfg, ev);
 	if (cfg->nevents == 0) {
 		if (ev)
-			hs_log(HS_LOG_ERROR, "HPCSHIM_EVENTS='%s' names no event; "
-			       "using the default set", ev);
+			hs_log(HS_LOG_ERROR, "HPCSHIM_EVENTS='%.40s%s' names no "
+			       "event; using the default set", ev,
+			       strlen(ev) > 40 ? "..." : "");
 		cfg->events_default = true;
+		cfg->events_empty = cfg->events_ignored = 0;
 		for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
 			config__add(cfg, default_events[i], strlen(default_events[i]));
 	}

@@ -18,6 +18,8 @@ struct hs_config {
 	char *events[PMU_MAX_EVENTS]; /* specs, in order                   */
 	int nevents;
 	bool events_default;          /* HPCSHIM_EVENTS unset: default set   */
+	int events_empty;             /* empty items in the list (ignored)   */
+	int events_ignored;           /* items beyond PMU_MAX_EVENTS         */
 	char output[PATH_MAX];
 	int verbose;
 };

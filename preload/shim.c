@@ -63,6 +63,49 @@ static void shim__describe_events(void)
 	}
 }
 
+/* Everything wrong with HPCSHIM_EVENTS in one line: the first dropped
+ * event with its reason, the others by name (every reason is in the
+ * results), items ignored, and whether anything is left to count. */
+static void shim__report_drops(void)
+{
+	const struct pmu_evlist *el = &hs_proc.evlist;
+	const struct hs_config *cfg = &hs_proc.cfg;
+	char line[900];
+	int n = 0, len = 0;
+
+	line[0] = '\0';
+	for (int i = 0; i < el->nevents; i++) {
+		const struct pmu_event *e = &el->ev[i];
+
+		if (e->status == PMU_EV_OK)
+			continue;
+		if (n == 0)
+			len = snprintf(line, sizeof(line), "event '%.100s' dropped: %s",
+				       e->name, e->reason);
+		else if (len < (int)sizeof(line) - 300)
+			len += snprintf(line + len, sizeof(line) - (size_t)len,
+					"%s '%.40s'", n == 1 ? "; also dropped:" : ",",
+					e->name);
+		n++;
+	}
+	if (n > 1)
+		len += snprintf(line + len, sizeof(line) - (size_t)len,
+				" (%d in all; reasons in the results)", n);
+	if (cfg->events_ignored)
+		len += snprintf(line + len, sizeof(line) - (size_t)len,
+				"%s%d events beyond the limit of %d ignored",
+				len ? "; " : "", cfg->events_ignored, PMU_MAX_EVENTS);
+	if (cfg->events_empty)
+		len += snprintf(line + len, sizeof(line) - (size_t)len,
+				"%s%d empty items ignored", len ? "; " : "",
+				cfg->events_empty);
+	if (len && pmu_evlist__nok(el) == 0)
+		snprintf(line + len, sizeof(line) - (size_t)len,
+			 "; no event left to count");
+	if (len)
+		hs_log(HS_LOG_ERROR, "HPCSHIM_EVENTS: %s", line);
+}
+
 static void shim__report_events(void)
 {
 	const struct pmu_evlist *el = &hs_proc.evlist;
@@ -70,17 +113,17 @@ static void shim__report_events(void)
 
 	for (int i = 0; i < el->nevents; i++) {
 		const struct pmu_event *e = &el->ev[i];
-		if (e->status == PMU_EV_OK) {
+		if (e->status == PMU_EV_OK)
 			hs_log(HS_LOG_DEBUG, "event %s: ok (group %d, %s)", e->name,
 			       e->group, pmu_event__privilege(e));
-			continue;
-		}
-		hw_total += pmu_event__is_hardware(e);
-		/* The user asked for it: say why it is missing.  Drops from
-		 * the default set are expected on VMs and stay quiet. */
-		hs_log(hs_proc.cfg.events_default ? HS_LOG_DEBUG : HS_LOG_ERROR,
-		       "event '%s' dropped: %s", e->name, e->reason);
+		else
+			hs_log(HS_LOG_DEBUG, "event '%s' dropped: %s", e->name,
+			       e->reason);
+		hw_total += e->status != PMU_EV_OK && pmu_event__is_hardware(e);
 	}
+	/* Drops from the default set are expected on VMs and stay quiet. */
+	if (!hs_proc.cfg.events_default && hs_log_level() < HS_LOG_DEBUG)
+		shim__report_drops();
 	if (hs_proc.cfg.events_default && !el->hardware && hw_total) {
 		snprintf(hs_proc.fallback, sizeof(hs_proc.fallback),
 			 "no hardware PMU available (hardware events failed to "
@@ -105,7 +148,10 @@ static void shim__init(int argc, char **argv, char **envp)
 	shim__describe_events();
 	shim__report_events();
 	if (pmu_evlist__nok(&hs_proc.evlist) == 0) {
-		hs_log(HS_LOG_ERROR, "no event could be opened; not counting");
+		/* Reported above for a user's list; the default set always
+		 * has task-clock, so this is a host without perf events. */
+		if (hs_proc.cfg.events_default)
+			hs_log(HS_LOG_ERROR, "no event could be opened; not counting");
 		return;
 	}
 	hs_proc.exec_generation = hs_exec__generation();

@@ -92,11 +92,12 @@ def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None):
             os.setgid(user[1])
             os.setgroups([])
             os.setuid(user[0])
-    p = subprocess.run(argv, env=e, capture_output=True, text=True, timeout=timeout,
+    p = subprocess.run(argv, env=e, capture_output=True, encoding="utf-8",
+                       errors="replace", timeout=timeout,
                        preexec_fn=pre)
     docs = []
     for f in sorted(glob.glob(os.path.join(outdir, "hpcshim-*.json"))):
-        with open(f) as fh:
+        with open(f, encoding="utf-8", errors="strict") as fh:
             docs.append(json.load(fh))
     r = Run(p.returncode, p.stdout, p.stderr, docs, outdir)
     if own:

@@ -33,6 +33,9 @@
  *                    reports whether it ran there and _exit(9)s; then segv
  *   mask SIG         block SIG, raise it, report it pending, unblock it
  *   query SIG        report whether sigaction() says SIG_DFL
+ *   badnames         regions named with quotes, backslashes, control and
+ *                    non-UTF-8 bytes, "", NULL, a 1 MB name; END without
+ *                    BEGIN; END with a name never opened
  *   exit CODE        exit(CODE) right here
  * Prints one deterministic line per step on stdout.
  */
@@ -436,6 +439,31 @@ static void main_pexit(long pages)
 	pthread_exit(NULL);
 }
 
+static void badnames(void)
+{
+	static const char *const names[] = {
+		"quote\"d", "back\\slash", "ctl\x01\x1f\n\t", "bad\xff\xfe utf8",
+		"overlong\xc0\xaf", "", "\xe2\x82\xac euro",
+	};
+	size_t big = 1 << 20;
+	char *huge = malloc(big + 1);
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		HPC_BEGIN(names[i]);
+		HPC_END(names[i]);
+	}
+	HPC_BEGIN(NULL);
+	HPC_END(NULL);
+	if (huge) {
+		memset(huge, 'x', big);
+		huge[big] = '\0';
+		HPC_BEGIN(huge);
+		HPC_END(huge);
+		free(huge);
+	}
+	HPC_END("never-opened");
+}
+
 static long arg(char **argv, int *i, int argc)
 {
 	if (*i + 1 >= argc) {
@@ -528,6 +556,9 @@ int main(int argc, char **argv)
 			signals(s, (int)arg(argv, &i, argc), 0);
 		} else if (strcmp(s, "altstack") == 0) {
 			signals(s, SIGSEGV, 0);
+		} else if (strcmp(s, "badnames") == 0) {
+			badnames();
+			printf("badnames\n");
 		} else if (strcmp(s, "exit") == 0) {
 			int code = (int)arg(argv, &i, argc);
 			printf("exit %d\n", code);

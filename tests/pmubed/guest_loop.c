@@ -1,0 +1,139 @@
+/* guest_loop.c - aarch64 guest program with exactly known instruction counts.
+ *
+ * Runs in the emulated-PMU guest (tests/pmubed/run.sh) under libhpcshim.so.
+ * Every measured region is opened and closed by the same function,
+ * region_spin(), around spin(n), which retires exactly 1 + 2n user
+ * instructions (cbz, then n x {subs, b.ne}); spin(0) retires 1.  So
+ * between two regions that differ only in n the counts differ by exactly
+ * 2 x (n1 - n0) instructions; spin(0) gives the region's fixed overhead.
+ * Region names all have the same length and live in 16-byte aligned
+ * storage, so the END path's string compare costs the same for each.
+ *
+ * Usage: guest_loop STEP [ARGS] [STEP [ARGS] ...]
+ *   empty K        K x region "loop_0" around spin(0)     (the overhead)
+ *   loop A B       region "loop_a" around spin(A), "loop_b" around spin(B)
+ *   repeat K N     K x region "loop_r" around spin(N)
+ *   threads K N    K threads; thread i (1..K) runs region "work_t" around
+ *                  spin(i x N) and prints "thread TID i ITERS" afterwards
+ *   steady N       region "steady" around spin(N) (multiplexing runs)
+ * Prints one line per step on stdout.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "annotate/hpcshim.h"
+
+#define NAME(var, text) \
+	static const char var[16] __attribute__((aligned(16))) = text
+
+NAME(n_loop0, "loop_0");
+NAME(n_loopa, "loop_a");
+NAME(n_loopb, "loop_b");
+NAME(n_loopr, "loop_r");
+NAME(n_work, "work_t");
+NAME(n_steady, "steady");
+
+/* Exactly 1 + 2n retired instructions (1 for n == 0). */
+static __attribute__((noinline)) void spin(uint64_t n)
+{
+	__asm__ volatile("cbz %0, 2f\n"
+			 "1: subs %0, %0, #1\n"
+			 "b.ne 1b\n"
+			 "2:\n"
+			 : "+r"(n)
+			 :
+			 : "cc");
+}
+
+/* The one place regions are opened and closed: identical code around
+ * every measured interval whatever n is. */
+static __attribute__((noinline)) void region_spin(const char *name, uint64_t n)
+{
+	HPC_BEGIN(name);
+	spin(n);
+	HPC_END(name);
+}
+
+struct job {
+	long index;
+	uint64_t iters;
+};
+
+static void *worker(void *arg)
+{
+	struct job *j = arg;
+
+	region_spin(n_work, j->iters);
+	printf("thread %ld %ld %" PRIu64 "\n", (long)syscall(SYS_gettid),
+	       j->index, j->iters);
+	return NULL;
+}
+
+static void threads(long k, uint64_t n)
+{
+	pthread_t tid[k];
+	struct job jobs[k];
+
+	for (long i = 0; i < k; i++) {
+		jobs[i].index = i + 1;
+		jobs[i].iters = (uint64_t)(i + 1) * n;
+		if (pthread_create(&tid[i], NULL, worker, &jobs[i]) != 0)
+			exit(98);
+	}
+	for (long i = 0; i < k; i++)
+		pthread_join(tid[i], NULL);
+}
+
+static uint64_t arg(char **argv, int *i, int argc)
+{
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "guest_loop: %s needs an argument\n", argv[*i]);
+		exit(2);
+	}
+	return strtoull(argv[++*i], NULL, 0);
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("active %d\n", HPC_ACTIVE());
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+
+		if (strcmp(s, "empty") == 0) {
+			uint64_t k = arg(argv, &i, argc);
+			for (uint64_t c = 0; c < k; c++)
+				region_spin(n_loop0, 0);
+			printf("empty %" PRIu64 "\n", k);
+		} else if (strcmp(s, "loop") == 0) {
+			uint64_t a = arg(argv, &i, argc), b = arg(argv, &i, argc);
+			region_spin(n_loopa, a);
+			region_spin(n_loopb, b);
+			printf("loop %" PRIu64 " %" PRIu64 "\n", a, b);
+		} else if (strcmp(s, "repeat") == 0) {
+			uint64_t k = arg(argv, &i, argc), n = arg(argv, &i, argc);
+			for (uint64_t c = 0; c < k; c++)
+				region_spin(n_loopr, n);
+			printf("repeat %" PRIu64 " %" PRIu64 "\n", k, n);
+		} else if (strcmp(s, "threads") == 0) {
+			uint64_t k = arg(argv, &i, argc), n = arg(argv, &i, argc);
+			threads((long)k, n);
+			printf("threads %" PRIu64 " %" PRIu64 "\n", k, n);
+		} else if (strcmp(s, "steady") == 0) {
+			uint64_t n = arg(argv, &i, argc);
+			region_spin(n_steady, n);
+			printf("steady %" PRIu64 "\n", n);
+		} else {
+			fprintf(stderr, "guest_loop: unknown step '%s'\n", s);
+			return 2;
+		}
+	}
+	return 0;
+}
