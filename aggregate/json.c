@@ -415,17 +415,17 @@ int agg_process__write(const struct agg_process *p, const char *dir,
 		 (unsigned long long)p->start_ns);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", tmp, strerror(errno));
+		snprintf(err, errlen, "cannot create a file in %s: %s", dir, strerror(errno));
 		goto out;
 	}
 	if (write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0) {
 		saved = errno;
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(saved));
+		snprintf(err, errlen, "cannot write to %s: %s", dir, strerror(saved));
 		close(fd);
 		goto fail_unlink;
 	}
 	if (close(fd) < 0) {
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+		snprintf(err, errlen, "cannot write to %s: %s", dir, strerror(errno));
 		goto fail_unlink;
 	}
 	if (publish(tmp, dir, base, path, pathlen) < 0) {

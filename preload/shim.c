@@ -207,6 +207,27 @@ static struct agg_thread *shim__collect(uint64_t end_ns)
 	return all;
 }
 
+/* The fallback when HPCSHIM_OUTPUT cannot take the file (missing,
+ * unwritable, full): $TMPDIR, else /tmp.  One line says where it went. */
+static void shim__publish(const struct agg_process *p)
+{
+	const char *dir = hs_proc.cfg.output, *tmp = getenv("TMPDIR");
+	char path[4096] = "", err[4400] = "", err2[4400] = "";
+
+	if (agg_process__write(p, dir, path, sizeof(path), err, sizeof(err)) == 0) {
+		hs_log(HS_LOG_INFO, "results written to %s", path);
+		return;
+	}
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (strcmp(tmp, dir) != 0 &&
+	    agg_process__write(p, tmp, path, sizeof(path), err2, sizeof(err2)) == 0)
+		hs_log(HS_LOG_ERROR, "%.1000s; results written to %s instead",
+		       err, path);
+	else
+		hs_log(HS_LOG_ERROR, "%.1000s; results lost", err);
+}
+
 static const char *const end_names[] = {
 	[HS_END_EXIT] = "exit", [HS_END_EXIT_NOW] = "_exit",
 	[HS_END_EXEC] = "exec", [HS_END_SIGNAL] = "signal",
@@ -215,7 +236,7 @@ static const char *const end_names[] = {
 static void shim__write(struct agg_thread *threads, uint64_t end_ns,
 			enum hs_end end, int signo)
 {
-	char host[256] = "unknown", path[4096] = "", err[4400] = "";
+	char host[256] = "unknown";
 	struct agg_process p = {
 		.pid = hs_proc.pid, .ppid = getppid(), .host = host,
 		.rank = shim__rank(), .argv = hs_proc.argv, .argc = hs_proc.argc,
@@ -237,11 +258,7 @@ static void shim__write(struct agg_thread *threads, uint64_t end_ns,
 	};
 
 	gethostname(host, sizeof(host) - 1);
-	if (agg_process__write(&p, hs_proc.cfg.output, path, sizeof(path),
-			       err, sizeof(err)) < 0)
-		hs_log(HS_LOG_ERROR, "results not written: %s", err);
-	else
-		hs_log(HS_LOG_INFO, "results written to %s", path);
+	shim__publish(&p);
 }
 
 bool hs_process__foreign(void)

@@ -81,6 +81,7 @@ def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None):
             del e[k]
     e.pop("LD_PRELOAD", None)
     e["HPCSHIM_OUTPUT"] = outdir
+    e["TMPDIR"] = outdir  # where results go when HPCSHIM_OUTPUT cannot take them
     if preload:
         e["LD_PRELOAD"] = PRELOAD.format(lib=LIB)
     if env:

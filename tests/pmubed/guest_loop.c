@@ -10,12 +10,16 @@
  * storage, so the END path's string compare costs the same for each.
  *
  * Usage: guest_loop STEP [ARGS] [STEP [ARGS] ...]
+ *   warm           region "warm_0" around spin(0): the process's first
+ *                  region call (pays the lazy PLT binding of the program)
  *   empty K        K x region "loop_0" around spin(0)     (the overhead)
  *   loop A B       region "loop_a" around spin(A), "loop_b" around spin(B)
  *   repeat K N     K x region "loop_r" around spin(N)
  *   threads K N    K threads; thread i (1..K) runs region "work_t" around
  *                  spin(i x N) and prints "thread TID i ITERS" afterwards
  *   steady N       region "steady" around spin(N) (multiplexing runs)
+ *   short K N G    K regions "short0".."short<K-1>" (K <= 10), each around
+ *                  spin(N), separated by spin(G) outside any region
  * Prints one line per step on stdout.
  */
 #define _GNU_SOURCE
@@ -39,6 +43,7 @@ NAME(n_loopb, "loop_b");
 NAME(n_loopr, "loop_r");
 NAME(n_work, "work_t");
 NAME(n_steady, "steady");
+NAME(n_warm, "warm_0");
 
 /* Exactly 1 + 2n retired instructions (1 for n == 0). */
 static __attribute__((noinline)) void spin(uint64_t n)
@@ -107,7 +112,10 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
 
-		if (strcmp(s, "empty") == 0) {
+		if (strcmp(s, "warm") == 0) {
+			region_spin(n_warm, 0);
+			printf("warm\n");
+		} else if (strcmp(s, "empty") == 0) {
 			uint64_t k = arg(argv, &i, argc);
 			for (uint64_t c = 0; c < k; c++)
 				region_spin(n_loop0, 0);
@@ -130,6 +138,16 @@ int main(int argc, char **argv)
 			uint64_t n = arg(argv, &i, argc);
 			region_spin(n_steady, n);
 			printf("steady %" PRIu64 "\n", n);
+		} else if (strcmp(s, "short") == 0) {
+			uint64_t k = arg(argv, &i, argc), n = arg(argv, &i, argc),
+				 g = arg(argv, &i, argc);
+			static char name[16] __attribute__((aligned(16))) = "short0";
+			for (uint64_t c = 0; c < k && c < 10; c++) {
+				name[5] = (char)('0' + c);
+				region_spin(name, n);
+				spin(g);
+			}
+			printf("short %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", k, n, g);
 		} else {
 			fprintf(stderr, "guest_loop: unknown step '%s'\n", s);
 			return 2;
