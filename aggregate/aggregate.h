@@ -58,7 +58,8 @@ struct agg_thread {
 	uint64_t start_ns, end_ns;
 	bool alive_at_exit;
 	uint64_t missing;        /* bit i: event i not counted in this thread */
-	int err;                 /* errno of the first failed open            */
+	int err;                 /* errno of the first failure                */
+	const char *reason;      /* static text for missing events, or NULL   */
 	struct count *totals;    /* [nev] since the thread's counters opened  */
 	struct agg_region *head, *tail;
 	struct agg_region **hash; /* open addressing, owner thread only */

@@ -194,10 +194,9 @@ static json_object *json_thread(const struct agg_process *p,
 	json_object_object_add(o, "start_ns", json_u64(t->start_ns));
 	json_object_object_add(o, "end_ns", json_u64(t->end_ns));
 	json_object_object_add(o, "alive_at_exit", json_object_new_boolean(t->alive_at_exit));
-	if (t->missing) {
+	if (t->missing)
 		json_object_object_add(o, "error", json_object_new_string(
-			t->err ? strerror(t->err) : "counters not opened"));
-	}
+			t->reason ? t->reason : "counters not opened"));
 	add_counts(o, "totals", p, t->totals, t->missing);
 	for (r = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE); r;
 	     r = __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)) {

@@ -7,14 +7,47 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "pmu/pmu.h"
 
+#define RESERVE_MIN 16
+
+static const char reserve_reason[] = "descriptor reserve: the last "
+	"RLIMIT_NOFILE descriptors are left to the program";
+static const char revoked_reason[] = "the program closed the counter "
+	"descriptors";
+
+/* Descriptors from this number on are the program's: a quarter of
+ * RLIMIT_NOFILE, at least RESERVE_MIN, is never used for counters. */
+static int counters__fd_ceiling(void)
+{
+	struct rlimit rl;
+	rlim_t reserve;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > (1u << 30))
+		return 1 << 30;
+	reserve = rl.rlim_cur / 4 > RESERVE_MIN ? rl.rlim_cur / 4 : RESERVE_MIN;
+	return rl.rlim_cur > reserve ? (int)(rl.rlim_cur - reserve) : 0;
+}
+
+static void counters__close_group(struct pmu_counters *c,
+				  const struct pmu_group *grp)
+{
+	for (int m = 0; m < grp->n; m++) {
+		int i = grp->idx[m];
+		if (c->fd[i] >= 0)
+			pmu_sys__close(c->fd[i]);
+		c->fd[i] = -1;
+	}
+}
+
 /* Opens one group; on any failure the whole group is closed again, since a
  * missing member would break the group's read layout. */
 static int counters__open_group(struct pmu_counters *c,
-				const struct pmu_group *grp)
+				const struct pmu_group *grp, int ceiling)
 {
 	int leader = -1;
 
@@ -22,13 +55,16 @@ static int counters__open_group(struct pmu_counters *c,
 		int i = grp->idx[m];
 		struct perf_event_attr attr = c->el->ev[i].attr;
 		int fd = pmu_sys__open(&attr, leader);
+		int err = errno;
 
+		if (fd >= ceiling) {
+			pmu_sys__close(fd);
+			fd = -1;
+			err = EMFILE;
+			c->reason = reserve_reason;
+		}
 		if (fd < 0) {
-			int err = errno;
-			for (int k = 0; k < m; k++) {
-				close(c->fd[grp->idx[k]]);
-				c->fd[grp->idx[k]] = -1;
-			}
+			counters__close_group(c, grp);
 			return -err;
 		}
 		if (m == 0)
@@ -42,14 +78,17 @@ int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
 {
 	int opened = 0;
 
+	int ceiling = counters__fd_ceiling();
+
 	c->el = el;
 	c->missing = 0;
 	c->err = 0;
+	c->reason = NULL;
 	for (int i = 0; i < PMU_MAX_EVENTS; i++)
 		c->fd[i] = -1;
 	for (int g = 0; g < el->ngroups; g++) {
 		const struct pmu_group *grp = &el->grp[g];
-		int rc = counters__open_group(c, grp);
+		int rc = counters__open_group(c, grp, ceiling);
 
 		if (rc == 0) {
 			opened += grp->n;
@@ -57,13 +96,15 @@ int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
 		}
 		if (!c->err)
 			c->err = -rc;
+		if (!c->reason)
+			c->reason = pmu_errno__reason(-rc);
 		for (int m = 0; m < grp->n; m++)
 			c->missing |= 1ull << grp->idx[m];
 	}
 	return opened;
 }
 
-int pmu_counters__read(const struct pmu_counters *c, struct count *out)
+int pmu_counters__read(struct pmu_counters *c, struct count *out)
 {
 	const struct pmu_evlist *el = c->el;
 	/* nr, time_enabled, time_running, then {value, id} per member */
@@ -76,8 +117,16 @@ int pmu_counters__read(const struct pmu_counters *c, struct count *out)
 		const struct pmu_group *grp = &el->grp[g];
 		int fd = c->fd[grp->idx[0]];
 		ssize_t want = (ssize_t)((3 + 2 * grp->n) * sizeof(uint64_t));
+		ssize_t got;
 
-		ssize_t got = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+		if (fd >= 0 && !pmu_fdtab__valid(fd)) {
+			/* Closed by the program: the number may be its file now. */
+			for (int m = 0; m < grp->n; m++)
+				c->missing |= 1ull << grp->idx[m];
+			c->reason = revoked_reason;
+			fd = -1;
+		}
+		got = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
 
 		if (got != want || buf[0] != (uint64_t)grp->n) {
 			for (int m = 0; m < grp->n; m++)
@@ -103,7 +152,7 @@ void pmu_counters__close(struct pmu_counters *c)
 {
 	for (int i = 0; i < PMU_MAX_EVENTS; i++) {
 		if (c->fd[i] >= 0)
-			close(c->fd[i]);
+			pmu_sys__close(c->fd[i]);
 		c->fd[i] = -1;
 	}
 }

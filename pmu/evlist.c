@@ -69,14 +69,14 @@ static void evlist__probe_one(struct pmu_event *ev)
 		evlist__drop(ev, errno);
 		return;
 	}
-	close(fd);
+	pmu_sys__close(fd);
 }
 
 static void close_all(int *fds, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (fds[i] >= 0)
-			close(fds[i]);
+			pmu_sys__close(fds[i]);
 }
 
 static bool is_clock(const struct pmu_event *ev)

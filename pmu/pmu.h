@@ -89,14 +89,16 @@ const char *pmu_evlist__privilege(const struct pmu_evlist *el);
 struct pmu_counters {
 	const struct pmu_evlist *el;
 	int fd[PMU_MAX_EVENTS]; /* by event index; -1 when not open        */
-	uint64_t missing;       /* bit i: OK event i not open in this thread */
-	int err;                /* errno of the first failed open, or 0      */
+	uint64_t missing;       /* bit i: OK event i not counted here        */
+	int err;                /* errno of the first failure, or 0          */
+	const char *reason;     /* static text for missing events, or NULL   */
 };
 int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el);
 /* One read() per group.  out[] is indexed by event index (nevents
  * entries); events not open in this thread and dropped events read as
- * all-zero.  Returns 0, or -1 with errno when a read failed. */
-int pmu_counters__read(const struct pmu_counters *c, struct count *out);
+ * all-zero.  A group whose descriptor the program closed becomes missing.
+ * Returns 0, or -1 with errno when a read failed. */
+int pmu_counters__read(struct pmu_counters *c, struct count *out);
 void pmu_counters__close(struct pmu_counters *c);
 
 /* error.c: perf_event_open errno -> symbolic name and human reason. */
@@ -105,6 +107,14 @@ const char *pmu_errno__reason(int err);
 
 /* sys.c */
 int pmu_sys__open(struct perf_event_attr *attr, int group_fd);
+/* fdtab.c: counter descriptors we own.  pmu_sys__open registers them;
+ * pmu_sys__close closes only a descriptor that is still ours. */
+void pmu_sys__close(int fd);
+void pmu_fdtab__own(int fd);
+bool pmu_fdtab__valid(int fd);
+/* The program closed (or replaced) fd: true when it was ours. */
+bool pmu_fdtab__revoke(int fd);
+void pmu_fdtab__revoke_range(unsigned int first, unsigned int last);
 int pmu_sys__paranoid(void);
 void pmu_sys__cpu_pmu(char *buf, size_t len);
 

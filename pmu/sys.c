@@ -14,7 +14,11 @@ int pmu_sys__open(struct perf_event_attr *attr, int group_fd)
 {
 	long fd = syscall(SYS_perf_event_open, attr, 0, -1, group_fd,
 			  PERF_FLAG_FD_CLOEXEC);
-	return fd < 0 ? -1 : (int)fd;
+
+	if (fd < 0)
+		return -1;
+	pmu_fdtab__own((int)fd);
+	return (int)fd;
 }
 
 int pmu_sys__paranoid(void)

@@ -196,6 +196,7 @@ static struct agg_thread *shim__collect(uint64_t end_ns)
 
 		if (!ok)
 			agg_acc(&t->agg->warn.read_errors, 1);
+		hs_thread__sync_missing(t);
 		if (t == hs_self)
 			hs_thread__close_all(t, ok);
 		agg_thread__set_totals(t->agg, buf);

@@ -86,6 +86,7 @@ int hs_exec__generation(void);
 /* thread.c */
 struct hs_thread *hs_thread__start(void);
 void hs_thread__stop(struct hs_thread *t);
+void hs_thread__sync_missing(struct hs_thread *t);
 /* Grows the frame storage to cap frames (not on the steady-state path). */
 int hs_thread__reserve(struct hs_thread *t, int cap);
 /* In a fork()ed child: reopen t's counters for the child's thread, start a

@@ -47,6 +47,15 @@ static void thread__free(struct hs_thread *t)
 	free(t);
 }
 
+/* Events this thread cannot count (open failure, reserve, descriptors
+ * closed by the program) are null in its results, with the reason. */
+void hs_thread__sync_missing(struct hs_thread *t)
+{
+	t->agg->missing = t->ctr.missing;
+	t->agg->err = t->ctr.err;
+	t->agg->reason = t->ctr.reason;
+}
+
 struct hs_thread *hs_thread__start(void)
 {
 	struct hs_thread *t = calloc(1, sizeof(*t));
@@ -61,11 +70,10 @@ struct hs_thread *hs_thread__start(void)
 		goto fail_free;
 	t->agg->start_ns = hs_now_ns();
 	pmu_counters__open(&t->ctr, &hs_proc.evlist);
-	t->agg->missing = t->ctr.missing;
-	t->agg->err = t->ctr.err;
+	hs_thread__sync_missing(t);
 	if (t->ctr.missing)
 		hs_log(HS_LOG_DEBUG, "thread %d: some counters not opened: %s",
-		       t->agg->tid, strerror(t->ctr.err));
+		       t->agg->tid, t->ctr.reason);
 
 	pthread_mutex_lock(&hs_proc.lock);
 	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING) {
@@ -103,6 +111,7 @@ void hs_thread__stop(struct hs_thread *t)
 	ok = pmu_counters__read(&t->ctr, t->now) == 0;
 	if (!ok)
 		agg_acc(&t->agg->warn.read_errors, 1);
+	hs_thread__sync_missing(t);
 	pmu_counters__close(&t->ctr);
 	hs_thread__close_all(t, ok);
 	agg_thread__set_totals(t->agg, t->now);
@@ -137,8 +146,6 @@ int hs_thread__rebirth(struct hs_thread *t)
 		return -1;
 	agg->start_ns = hs_now_ns();
 	pmu_counters__open(&t->ctr, &hs_proc.evlist);
-	agg->missing = t->ctr.missing;
-	agg->err = t->ctr.err;
 	/* Regions open across fork() go on in the child, counted from the
 	 * fork: fresh counters start at zero, so the frames start there. */
 	for (int i = 0; i < t->depth; i++) {
@@ -155,6 +162,7 @@ int hs_thread__rebirth(struct hs_thread *t)
 	}
 	agg_thread__delete(t->agg);
 	t->agg = agg;
+	hs_thread__sync_missing(t);
 	t->prev = t->next = NULL;
 	return 0;
 }

@@ -69,7 +69,7 @@ class Run:
         return [l for l in self.err.splitlines() if l.startswith("hpcshim:")]
 
 
-def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None):
+def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None, nofile=None):
     """Runs argv (optionally under the shim) with a fresh output directory."""
     own = outdir is None
     if own:
@@ -89,6 +89,8 @@ def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None):
     def pre():
         # Crash tests must not litter core files.
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if nofile is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
         if user is not None:
             os.setgid(user[1])
             os.setgroups([])

@@ -36,6 +36,14 @@
  *   badnames         regions named with quotes, backslashes, control and
  *                    non-UTF-8 bytes, "", NULL, a 1 MB name; END without
  *                    BEGIN; END with a name never opened
+ *   closeall         close() every descriptor from 3 to 1023, then check a
+ *                    pipe's data survives region boundaries
+ *   closerange       the same with close_range(3, ~0U, 0)
+ *   dup2over         dup2() a pipe onto each perf descriptor, then the same
+ *   fdcount          print how many perf_event descriptors are open
+ *   openfiles N      open /dev/null N times, print how many succeeded
+ *   churn N          N threads, one after the other, each touching one page
+ *                    in region "w"
  *   exit CODE        exit(CODE) right here
  * Prints one deterministic line per step on stdout.
  */
@@ -48,6 +56,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -464,6 +474,89 @@ static void badnames(void)
 	HPC_END("never-opened");
 }
 
+/* Writes into a pipe, crosses region boundaries (which read counters),
+ * then checks every byte arrives: a shim reading a reused descriptor would
+ * swallow them. */
+static void pipe_check(const char *how)
+{
+	char buf[64] = "";
+	int p[2];
+
+	if (pipe(p) != 0)
+		exit(95);
+	if (write(p[1], "hello through the pipe", 22) != 22)
+		exit(95);
+	for (int i = 0; i < 5; i++) {
+		HPC_BEGIN("after_close");
+		touch_region("touch", 10);
+		HPC_END("after_close");
+	}
+	printf("%s: pipe %s\n", how,
+	       read(p[0], buf, sizeof(buf)) == 22 &&
+	       memcmp(buf, "hello through the pipe", 22) == 0 ? "ok" : "CORRUPTED");
+	close(p[0]);
+	close(p[1]);
+}
+
+static int perf_fds(int *fds, int max)
+{
+	char path[300], target[128];
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)) != NULL) {
+		ssize_t k;
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		k = readlink(path, target, sizeof(target) - 1);
+		if (k > 0) {
+			target[k] = '\0';
+			if (strstr(target, "perf_event") && n < max)
+				fds[n++] = atoi(de->d_name);
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void fd_games(const char *what)
+{
+	if (strcmp(what, "closeall") == 0) {
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+	} else if (strcmp(what, "closerange") == 0) {
+		if (close_range(3, ~0U, 0) != 0)
+			exit(94);
+	} else if (strcmp(what, "dup2over") == 0) {
+		int fds[256], n = perf_fds(fds, 256), p[2];
+
+		if (pipe(p) != 0)
+			exit(95);
+		for (int i = 0; i < n; i++)
+			dup2(p[0], fds[i]);
+		(void)n;
+	}
+	pipe_check(what);
+}
+
+static void *churn_worker(void *arg)
+{
+	(void)arg;
+	touch_region("w", 1);
+	return NULL;
+}
+
+static void churn(long n)
+{
+	for (long i = 0; i < n; i++) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, churn_worker, NULL) != 0)
+			exit(98);
+		pthread_join(t, NULL);
+	}
+}
+
 static long arg(char **argv, int *i, int argc)
 {
 	if (*i + 1 >= argc) {
@@ -559,6 +652,21 @@ int main(int argc, char **argv)
 		} else if (strcmp(s, "badnames") == 0) {
 			badnames();
 			printf("badnames\n");
+		} else if (strcmp(s, "closeall") == 0 || strcmp(s, "closerange") == 0 ||
+			   strcmp(s, "dup2over") == 0) {
+			fd_games(s);
+		} else if (strcmp(s, "fdcount") == 0) {
+			int fds[4096];
+			printf("perf fds %d\n", perf_fds(fds, 4096));
+		} else if (strcmp(s, "openfiles") == 0) {
+			long n = arg(argv, &i, argc), ok = 0;
+			for (long k = 0; k < n; k++)
+				ok += open("/dev/null", O_RDONLY) >= 0;
+			printf("opened %ld of %ld\n", ok, n);
+		} else if (strcmp(s, "churn") == 0) {
+			long n = arg(argv, &i, argc);
+			churn(n);
+			printf("churn %ld\n", n);
 		} else if (strcmp(s, "exit") == 0) {
 			int code = (int)arg(argv, &i, argc);
 			printf("exit %d\n", code);

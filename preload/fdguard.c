@@ -1,0 +1,89 @@
+/* fdguard.c - the program may close our counter descriptors; we notice.
+ *
+ * Every libc entry that closes a descriptor by number is interposed and
+ * revokes the number in pmu/'s table before the real call, so the shim
+ * never reads from (or closes) a number the program may reuse for its own
+ * file.  The thread that owned it reports its events as not counted, with
+ * the reason.  Raw syscalls bypass this; libc's own FILE closes never
+ * touch descriptors they did not open.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "annotate/hpcshim.h"
+#include "pmu/pmu.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+#define REAL(name, type)                                                    \
+	static type real_##name;                                            \
+	if (!real_##name)                                                   \
+		real_##name = (type)dlsym(RTLD_NEXT, #name)
+
+typedef int (*close_fn)(int);
+typedef int (*close_range_fn)(unsigned int, unsigned int, int);
+typedef void (*closefrom_fn)(int);
+typedef int (*dup2_fn)(int, int);
+typedef int (*dup3_fn)(int, int, int);
+
+HPCSHIM_API int close(int fd)
+{
+	REAL(close, close_fn);
+	pmu_fdtab__revoke(fd);
+	if (!real_close) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_close(fd);
+}
+
+HPCSHIM_API int close_range(unsigned int first, unsigned int last, int flags)
+{
+	REAL(close_range, close_range_fn);
+	/* CLOEXEC only marks them: they stay open until an exec. */
+	if (!(flags & CLOSE_RANGE_CLOEXEC))
+		pmu_fdtab__revoke_range(first, last);
+	if (!real_close_range) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_close_range(first, last, flags);
+}
+
+HPCSHIM_API void closefrom(int lowfd)
+{
+	REAL(closefrom, closefrom_fn);
+	if (lowfd >= 0)
+		pmu_fdtab__revoke_range((unsigned int)lowfd, ~0u);
+	if (real_closefrom)
+		real_closefrom(lowfd);
+}
+
+/* dup2/dup3 onto one of ours closes it implicitly. */
+HPCSHIM_API int dup2(int oldfd, int newfd)
+{
+	REAL(dup2, dup2_fn);
+	if (oldfd != newfd && fcntl(oldfd, F_GETFD) != -1)
+		pmu_fdtab__revoke(newfd);
+	if (!real_dup2) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_dup2(oldfd, newfd);
+}
+
+HPCSHIM_API int dup3(int oldfd, int newfd, int flags)
+{
+	REAL(dup3, dup3_fn);
+	if (oldfd != newfd && fcntl(oldfd, F_GETFD) != -1)
+		pmu_fdtab__revoke(newfd);
+	if (!real_dup3) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real_dup3(oldfd, newfd, flags);
+}
