@@ -54,6 +54,7 @@ struct agg_thread_warnings {
 
 struct agg_thread {
 	pid_t tid;
+	int omp_thread;          /* OpenMP thread number, or -1             */
 	int nev;
 	uint64_t start_ns, end_ns;
 	bool alive_at_exit;
@@ -86,6 +87,13 @@ void agg_region__add(struct agg_region *r, const struct count *incl,
 		     const struct count *excl, int nev);
 void agg_thread__set_totals(struct agg_thread *t, const struct count *totals);
 
+/* A thread alive at exit that the shim never covered (raw clone, or
+ * created before the shim started): the kernel's own per-task figures. */
+struct agg_uncovered {
+	pid_t tid;
+	uint64_t minor_faults, major_faults, cpu_ns;
+};
+
 struct agg_pmu_info {
 	const char *cpu_pmu;    /* kernel core PMU name, "" if none        */
 	bool hardware;          /* a hardware event is being counted       */
@@ -112,6 +120,8 @@ struct agg_process {
 	struct agg_pmu_info pmu;
 	struct agg_thread *threads;
 	uint64_t uncovered_calls; /* region calls from threads we never saw start */
+	const struct agg_uncovered *uncovered;
+	int nuncovered;
 };
 
 /* Statistics of one value across threads. */

@@ -194,6 +194,8 @@ static json_object *json_thread(const struct agg_process *p,
 	json_object_object_add(o, "start_ns", json_u64(t->start_ns));
 	json_object_object_add(o, "end_ns", json_u64(t->end_ns));
 	json_object_object_add(o, "alive_at_exit", json_object_new_boolean(t->alive_at_exit));
+	if (t->omp_thread >= 0)
+		json_object_object_add(o, "omp_thread", json_object_new_int(t->omp_thread));
 	if (t->missing)
 		json_object_object_add(o, "error", json_object_new_string(
 			t->reason ? t->reason : "counters not opened"));
@@ -324,6 +326,23 @@ static json_object *json_totals(const struct agg_process *p)
 	return o;
 }
 
+static json_object *json_uncovered(const struct agg_process *p)
+{
+	json_object *a = json_object_new_array();
+
+	for (int i = 0; i < p->nuncovered; i++) {
+		const struct agg_uncovered *u = &p->uncovered[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "tid", json_object_new_int(u->tid));
+		json_object_object_add(o, "minor_faults", json_u64(u->minor_faults));
+		json_object_object_add(o, "major_faults", json_u64(u->major_faults));
+		json_object_object_add(o, "cpu_ns", json_u64(u->cpu_ns));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static json_object *json_document(const struct agg_process *p)
 {
 	json_object *doc = json_object_new_object();
@@ -342,6 +361,7 @@ static json_object *json_document(const struct agg_process *p)
 		json_object_array_add(threads, json_thread(p, t));
 	json_object_object_add(doc, "thread_count", json_object_new_int(nthreads));
 	json_object_object_add(doc, "uncovered_region_calls", json_u64(p->uncovered_calls));
+	json_object_object_add(doc, "uncovered_threads", json_uncovered(p));
 	json_object_object_add(doc, "threads", threads);
 	json_object_object_add(doc, "regions", json_regions(p));
 	return doc;

@@ -20,6 +20,7 @@ struct agg_thread *agg_thread__new(pid_t tid, int nev)
 	if (!t)
 		return NULL;
 	t->tid = tid;
+	t->omp_thread = -1;
 	t->nev = nev;
 	t->totals = calloc((size_t)(nev ? nev : 1), sizeof(struct count));
 	if (!t->totals) {

@@ -6,6 +6,7 @@
  * inclusive delta of a region nested in itself is only added by the
  * outermost instance, so recursion is not double counted.
  */
+#include <dlfcn.h>
 #include <string.h>
 
 #include "annotate/hpcshim.h"
@@ -50,6 +51,24 @@ void hs_thread__close_all(struct hs_thread *t, bool now_ok)
 		frame__close(t, t->depth - 1, now_ok);
 }
 
+typedef int (*omp_num_fn)(void);
+
+/* The OpenMP thread number labels a thread in the results.  Asked once per
+ * thread, at its first region, when the program has an OpenMP runtime. */
+static void thread__omp_label(struct hs_thread *t)
+{
+	static omp_num_fn omp_num;
+	static int looked;
+
+	if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
+		omp_num = (omp_num_fn)dlsym(RTLD_DEFAULT, "omp_get_thread_num");
+		__atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
+	}
+	t->omp_checked = true;
+	if (omp_num)
+		t->agg->omp_thread = omp_num();
+}
+
 static bool thread__read(struct hs_thread *t, struct count *out)
 {
 	if (pmu_counters__read(&t->ctr, out) == 0)
@@ -75,6 +94,8 @@ HPCSHIM_API void hpcshim_region_begin(const char *name)
 		agg_acc(&t->agg->warn.depth_overflow, 1);
 		return;
 	}
+	if (!t->omp_checked)
+		thread__omp_label(t);
 	r = agg_thread__region(t->agg, name ? name : "(null)");
 	if (!r) {
 		t->skipped++;

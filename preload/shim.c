@@ -235,7 +235,8 @@ static const char *const end_names[] = {
 };
 
 static void shim__write(struct agg_thread *threads, uint64_t end_ns,
-			enum hs_end end, int signo)
+			enum hs_end end, int signo,
+			const struct agg_uncovered *unc, int nunc)
 {
 	char host[256] = "unknown";
 	struct agg_process p = {
@@ -249,6 +250,7 @@ static void shim__write(struct agg_thread *threads, uint64_t end_ns,
 		.ev = hs_proc.ev, .threads = threads,
 		.uncovered_calls = __atomic_load_n(&hs_proc.uncovered_calls,
 						   __ATOMIC_RELAXED),
+		.uncovered = unc, .nuncovered = nunc,
 		.pmu = {
 			.cpu_pmu = hs_proc.evlist.cpu_pmu,
 			.hardware = hs_proc.evlist.hardware,
@@ -271,7 +273,9 @@ void hs_process__finish(enum hs_end end, int signo)
 {
 	int expected = HS_RUNNING;
 	struct agg_thread *threads;
+	struct agg_uncovered *unc = NULL;
 	uint64_t end_ns;
+	int nunc;
 
 	/* A vfork child shares our memory: it must not flip our state. */
 	if (hs_process__foreign())
@@ -282,8 +286,10 @@ void hs_process__finish(enum hs_end end, int signo)
 	end_ns = hs_now_ns();
 	pthread_mutex_lock(&hs_proc.lock);
 	threads = shim__collect(end_ns);
+	nunc = hs_uncovered__scan(&unc);
 	pthread_mutex_unlock(&hs_proc.lock);
-	shim__write(threads, end_ns, end, signo);
+	shim__write(threads, end_ns, end, signo, unc, nunc);
+	free(unc);
 }
 
 __attribute__((destructor))

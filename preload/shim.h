@@ -34,6 +34,7 @@ struct hs_thread {
 	int nev;
 	int depth, cap;
 	int skipped;           /* BEGINs ignored past the depth limit */
+	bool omp_checked;      /* OpenMP thread number looked up       */
 	struct hs_frame *frames;
 	struct count *store;   /* cap x 2 x nev readings for the frames */
 	struct count *now;     /* scratch reading [nev]               */
@@ -75,6 +76,9 @@ bool hs_process__foreign(void);
 
 /* fork.c: makes a fork()ed child a process of its own. */
 void hs_fork__child(void);
+
+/* uncovered.c: live tasks not in the live list (call under the lock). */
+int hs_uncovered__scan(struct agg_uncovered **out);
 
 /* signal.c: our handler for fatal signals left at their default. */
 void hs_signal__init(void);

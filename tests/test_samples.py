@@ -51,6 +51,8 @@ if os.path.exists(os.path.join(BUILD, "samples", "openmp_work")):
     t.eq(len(r.doc["threads"]), 4, "openmp: pool threads counted (main + 3)")
     tc = loop["inclusive"]["task-clock"]
     t.within(tc["max"] / tc["min"], 4.0, 0.15, "openmp: thread 3 does 4x thread 0's work")
+    t.eq(sorted(th.get("omp_thread") for th in r.doc["threads"]), [0, 1, 2, 3],
+         "openmp: threads labelled with their OpenMP thread numbers")
 else:
     t.skip("openmp sample", "compiler without OpenMP")
 t.done()

@@ -45,4 +45,16 @@ work = sorted(region(th, "work")["inclusive"]["page-faults"]
               for th in r.doc["threads"] if region(th, "work"))
 t.eq(work, [10 * (i + 1) for i in range(64)], "64 threads: every region exact")
 t.eq(proc_region(r.doc, "work")["calls"], 64, "64 threads: 64 calls")
+# A thread made with a raw clone() is not covered: it is listed with the
+# kernel's own per-task figures instead of vanishing.
+r = workload("rawclone", 500, "touch", 10)
+t.eq(r.rc, 0, "raw clone: exit code")
+t.eq(len(r.doc["threads"]), 1, "raw clone: only the main thread is covered")
+unc = r.doc["uncovered_threads"]
+t.eq(len(unc), 1, "raw clone: one uncovered thread listed")
+if unc:
+    t.ok(unc[0]["tid"] != r.doc["process"]["pid"], "raw clone: its own tid")
+    t.ok(500 <= unc[0]["minor_faults"] <= 510,
+         "raw clone: its 500 page faults from the kernel's task stats (got %d)" % unc[0]["minor_faults"])
+t.eq(workload("touch", 1).doc["uncovered_threads"], [], "no uncovered threads normally")
 t.done()

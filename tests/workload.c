@@ -44,6 +44,8 @@
  *   openfiles N      open /dev/null N times, print how many succeeded
  *   churn N          N threads, one after the other, each touching one page
  *                    in region "w"
+ *   rawclone P       a thread made with a raw clone() (not pthread_create)
+ *                    touches P pages and spins until the process exits
  *   exit CODE        exit(CODE) right here
  * Prints one deterministic line per step on stdout.
  */
@@ -58,6 +60,7 @@
 #include <string.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -557,6 +560,39 @@ static void churn(long n)
 	}
 }
 
+static char *raw_pages;
+static long raw_npages;
+static volatile int raw_ready;
+
+/* Runs without a TLS of its own (it shares the creator's): memory
+ * accesses only, no libc. */
+static int raw_thread(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < raw_npages; i++)
+		raw_pages[i * PAGE] = 1;
+	__atomic_store_n(&raw_ready, 1, __ATOMIC_RELEASE);
+	for (;;)
+		__asm__ volatile("" ::: "memory");
+	return 0;
+}
+
+static void rawclone(long pages)
+{
+	size_t stack = 1 << 16;
+	char *st = mmap(NULL, stack, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	raw_pages = map_pages(pages);
+	raw_npages = pages;
+	if (st == MAP_FAILED ||
+	    clone(raw_thread, st + stack, CLONE_VM | CLONE_FS | CLONE_FILES |
+		  CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM, NULL) < 0)
+		exit(93);
+	while (!__atomic_load_n(&raw_ready, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
 static long arg(char **argv, int *i, int argc)
 {
 	if (*i + 1 >= argc) {
@@ -667,6 +703,10 @@ int main(int argc, char **argv)
 			long n = arg(argv, &i, argc);
 			churn(n);
 			printf("churn %ld\n", n);
+		} else if (strcmp(s, "rawclone") == 0) {
+			long p = arg(argv, &i, argc);
+			rawclone(p);
+			printf("rawclone %ld\n", p);
 		} else if (strcmp(s, "exit") == 0) {
 			int code = (int)arg(argv, &i, argc);
 			printf("exit %d\n", code);

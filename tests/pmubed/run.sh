@@ -125,20 +125,21 @@ src=$build/src
 blog=$build/build.log
 # Copies the source into $src, keeping modification times so that an
 # unchanged file is not rebuilt.  A git checkout gives its tracked and
-# untracked-not-ignored files (the working tree as edited); otherwise the
-# whole tree is copied and cleaned of an in-tree configuration.
+# untracked-not-ignored files (the working tree as edited, without the
+# in-tree x86 configuration).  Otherwise (an unpacked tarball) the whole
+# tree is copied afresh and cleaned of any in-tree configuration.
 sync_source() {
-	mkdir -p "$src" || return 1
 	if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		mkdir -p "$src" || return 1
 		(cd "$top" && git ls-files -z --cached --others --exclude-standard |
 			tar --null -T - --ignore-failed-read -cf - 2>/dev/null) |
 			tar xf - -C "$src"
 	else
-		(cd "$top" && tar cf - --exclude=./.libs --exclude='*.o' --exclude='*.lo' .) |
-			tar xf - -C "$src" &&
-			if [ -f "$src/Makefile" ] && [ ! -f "$src/.pmubed-configured" ]; then
-				make -C "$src" distclean >/dev/null 2>&1 || true
-			fi
+		rm -rf "$src" && mkdir -p "$src" || return 1
+		(cd "$top" && tar cf - .) | tar xf - -C "$src" || return 1
+		if [ -f "$src/Makefile" ]; then
+			make -C "$src" distclean >/dev/null 2>&1 || true
+		fi
 	fi
 }
 cross_build() {
