@@ -196,9 +196,13 @@ static json_object *json_thread(const struct agg_process *p,
 	json_object_object_add(o, "alive_at_exit", json_object_new_boolean(t->alive_at_exit));
 	if (t->omp_thread >= 0)
 		json_object_object_add(o, "omp_thread", json_object_new_int(t->omp_thread));
-	if (t->missing)
+	if (t->missing) {
 		json_object_object_add(o, "error", json_object_new_string(
 			t->reason ? t->reason : "counters not opened"));
+		if (t->err && strerrorname_np(t->err))
+			json_object_object_add(o, "errno",
+				json_object_new_string(strerrorname_np(t->err)));
+	}
 	add_counts(o, "totals", p, t->totals, t->missing);
 	for (r = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE); r;
 	     r = __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)) {

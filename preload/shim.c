@@ -147,13 +147,13 @@ static void shim__init(int argc, char **argv, char **envp)
 	pmu_evlist__probe(&hs_proc.evlist);
 	shim__describe_events();
 	shim__report_events();
-	if (pmu_evlist__nok(&hs_proc.evlist) == 0) {
-		/* Reported above for a user's list; the default set always
-		 * has task-clock, so this is a host without perf events. */
-		if (hs_proc.cfg.events_default)
-			hs_log(HS_LOG_ERROR, "no event could be opened; not counting");
-		return;
-	}
+	/* With no event left the shim still runs: regions are still called
+	 * and counted, and the results say why nothing else is there.  (A
+	 * user's list was reported above; the default set always has
+	 * task-clock, so this is a host or sandbox without perf events.) */
+	if (pmu_evlist__nok(&hs_proc.evlist) == 0 && hs_proc.cfg.events_default)
+		hs_log(HS_LOG_ERROR, "no event could be opened: %s",
+		       hs_proc.evlist.ev[0].reason);
 	hs_proc.exec_generation = hs_exec__generation();
 	pthread_atfork(NULL, NULL, hs_fork__child);
 	hs_signal__init();

@@ -46,6 +46,8 @@
  *                    in region "w"
  *   rawclone P       a thread made with a raw clone() (not pthread_create)
  *                    touches P pages and spins until the process exits
+ *   seccomp ERRNO    from here on (this thread, threads it creates, exec'd
+ *                    images) perf_event_open fails with ERRNO
  *   exit CODE        exit(CODE) right here
  * Prints one deterministic line per step on stdout.
  */
@@ -60,7 +62,12 @@
 #include <string.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -593,6 +600,22 @@ static void rawclone(long pages)
 		sched_yield();
 }
 
+/* A real kernel failure of perf_event_open, not a mock of our code. */
+static void seccomp_errno(int err)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		exit(92);
+}
+
 static long arg(char **argv, int *i, int argc)
 {
 	if (*i + 1 >= argc) {
@@ -707,6 +730,8 @@ int main(int argc, char **argv)
 			long p = arg(argv, &i, argc);
 			rawclone(p);
 			printf("rawclone %ld\n", p);
+		} else if (strcmp(s, "seccomp") == 0) {
+			seccomp_errno((int)arg(argv, &i, argc));
 		} else if (strcmp(s, "exit") == 0) {
 			int code = (int)arg(argv, &i, argc);
 			printf("exit %d\n", code);
