@@ -1,7 +1,7 @@
 #!/bin/sh
 # run-tests.sh - the whole test suite: set up, build, `make check` (unit tests
 # and integration tests on real kernel counters), sanitizer runs (ASan+UBSan,
-# TSan), then `make distcheck`.
+# TSan), a bounded libFuzzer run, then `make distcheck`.
 # Ends with a line "N passed, N failed".
 cd "$(dirname "$0")"
 sh tools/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
@@ -28,6 +28,15 @@ for kind in asan tsan; do
 	tail -30 "$log" | grep -v '^PASS'
 	grep '^PASS' "$log" || true
 done
+
+# The configuration and event-spec parsers under libFuzzer for 60 s.
+if sh tools/fuzz.sh 60 >"$log" 2>&1; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+fi
+tail -30 "$log" | grep -v '^PASS'
+grep '^PASS' "$log" || true
 
 # The release tarball must build and pass its own tests too.
 if make distcheck >"$log" 2>&1; then

@@ -8,6 +8,12 @@
 #include "preload/log.h"
 
 static int log_level = HS_LOG_ERROR;
+static int log_fd = STDERR_FILENO;
+
+void hs_log_set_fd(int fd)
+{
+	log_fd = fd;
+}
 
 void hs_log_set_level(int level)
 {
@@ -35,7 +41,7 @@ void hs_log(int level, const char *fmt, ...)
 	if (n > (int)sizeof(buf) - 2)
 		n = (int)sizeof(buf) - 2;
 	buf[n++] = '\n';
-	if (write(STDERR_FILENO, buf, (size_t)n) < 0) {
+	if (write(log_fd, buf, (size_t)n) < 0) {
 		/* nowhere left to report it */
 	}
 	errno = saved;

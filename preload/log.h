@@ -11,6 +11,8 @@ enum hs_log_level {
 };
 
 void hs_log_set_level(int level);
+/* Where lines go (stderr; the fuzzer sends them to /dev/null). */
+void hs_log_set_fd(int fd);
 int hs_log_level(void);
 void hs_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

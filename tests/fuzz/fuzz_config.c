@@ -1,0 +1,70 @@
+/* fuzz_config.c - libFuzzer target over the configuration and event-spec
+ * parsers: the input becomes HPCSHIM_EVENTS (and, split at its first
+ * newline, HPCSHIM_VERBOSE and HPCSHIM_OUTPUT), is parsed into a config,
+ * every event spec is resolved (generic table, raw, libpfm4), and every
+ * string that could reach the JSON is made valid UTF-8.  No counter is
+ * opened: this is about parsing garbage, not about the kernel.
+ * Built and run by tools/fuzz.sh (clang -fsanitize=fuzzer,address,undefined).
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "aggregate/aggregate.h"
+#include "pmu/pmu.h"
+#include "preload/config.h"
+#include "preload/log.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	hs_log_set_fd(open("/dev/null", O_WRONLY | O_CLOEXEC));
+	return 0;
+}
+
+/* Environment strings cannot hold NUL: cut there, like execve would. */
+static char *field(const uint8_t **p, const uint8_t *end)
+{
+	const uint8_t *nl = memchr(*p, '\n', (size_t)(end - *p));
+	const uint8_t *stop = nl ? nl : end;
+	size_t n = (size_t)(stop - *p);
+	char *s = malloc(n + 1);
+
+	memcpy(s, *p, n);
+	s[n] = '\0';
+	*p = nl ? nl + 1 : end;
+	return s;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *p = data, *end = data + size;
+	char *events = field(&p, end), *verbose = field(&p, end), *output = field(&p, end);
+	struct hs_config cfg;
+
+	setenv("HPCSHIM_EVENTS", events, 1);
+	setenv("HPCSHIM_VERBOSE", verbose, 1);
+	setenv("HPCSHIM_OUTPUT", output, 1);
+	hs_config__from_env(&cfg);
+	for (int i = 0; i < cfg.nevents; i++) {
+		struct pmu_event ev;
+		char *clean;
+
+		pmu_event__parse(&ev, cfg.events[i]);
+		clean = agg_utf8__clean(ev.name);
+		free(clean);
+		(void)pmu_event__privilege(&ev);
+	}
+	free(agg_utf8__clean(events));
+	hs_config__free(&cfg);
+	free(events);
+	free(verbose);
+	free(output);
+	return 0;
+}
