@@ -1,7 +1,8 @@
 #!/bin/sh
 # run-tests.sh - the whole test suite: set up, build, `make check` (unit tests
 # and integration tests on real kernel counters), sanitizer runs (ASan+UBSan,
-# TSan), a bounded libFuzzer run, then `make distcheck`.
+# TSan), the emulated hardware-PMU test bed (aarch64 under QEMU), a bounded
+# libFuzzer run, then `make distcheck`.
 # Ends with a line "N passed, N failed".
 cd "$(dirname "$0")"
 sh tools/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
@@ -28,6 +29,23 @@ for kind in asan tsan; do
 	tail -30 "$log" | grep -v '^PASS'
 	grep '^PASS' "$log" || true
 done
+
+# The emulated hardware-PMU test bed: an aarch64 guest under QEMU with exact
+# instruction counts (tests/pmubed; installs its own packages).  Its TAP
+# lines count one by one; exit 77 means the tools could not be installed.
+sh tests/pmubed/run.sh >"$log" 2>&1
+hw=$?
+grep -E '^not ok|^# ' "$log" | tail -20
+hw_pass=$(grep -c '^ok ' "$log")
+hw_fail=$(grep -c '^not ok' "$log")
+if [ $hw -eq 77 ]; then
+	skipped=$((skipped + 1))
+	grep 'SKIP' "$log" | head -3
+else
+	passed=$((passed + hw_pass))
+	failed=$((failed + hw_fail))
+	[ $hw -eq 0 ] || [ "$hw_fail" -gt 0 ] || failed=$((failed + 1))
+fi
 
 # The configuration and event-spec parsers under libFuzzer for 60 s.
 if sh tools/fuzz.sh 60 >"$log" 2>&1; then

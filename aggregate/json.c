@@ -194,8 +194,10 @@ static json_object *json_thread(const struct agg_process *p,
 	json_object_object_add(o, "start_ns", json_u64(t->start_ns));
 	json_object_object_add(o, "end_ns", json_u64(t->end_ns));
 	json_object_object_add(o, "alive_at_exit", json_object_new_boolean(t->alive_at_exit));
-	if (t->omp_thread >= 0)
-		json_object_object_add(o, "omp_thread", json_object_new_int(t->omp_thread));
+	int omp = __atomic_load_n(&t->omp_thread, __ATOMIC_RELAXED);
+
+	if (omp >= 0)
+		json_object_object_add(o, "omp_thread", json_object_new_int(omp));
 	if (t->missing) {
 		json_object_object_add(o, "error", json_object_new_string(
 			t->reason ? t->reason : "counters not opened"));

@@ -120,10 +120,13 @@ int pmu_counters__read(struct pmu_counters *c, struct count *out)
 		ssize_t got;
 
 		if (fd >= 0 && !pmu_fdtab__valid(fd)) {
-			/* Closed by the program: the number may be its file now. */
+			/* Closed by the program: the number may be its file now.
+			 * Atomics: the exit path may read another thread's
+			 * counters while their owner reads them too. */
 			for (int m = 0; m < grp->n; m++)
-				c->missing |= 1ull << grp->idx[m];
-			c->reason = revoked_reason;
+				__atomic_or_fetch(&c->missing, 1ull << grp->idx[m],
+						  __ATOMIC_RELAXED);
+			__atomic_store_n(&c->reason, revoked_reason, __ATOMIC_RELAXED);
 			fd = -1;
 		}
 		got = fd < 0 ? -1 : read(fd, buf, sizeof(buf));

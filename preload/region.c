@@ -65,8 +65,8 @@ static void thread__omp_label(struct hs_thread *t)
 		__atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
 	}
 	t->omp_checked = true;
-	if (omp_num)
-		t->agg->omp_thread = omp_num();
+	if (omp_num) /* read by the exit path while this thread runs */
+		__atomic_store_n(&t->agg->omp_thread, omp_num(), __ATOMIC_RELAXED);
 }
 
 static bool thread__read(struct hs_thread *t, struct count *out)

@@ -51,9 +51,9 @@ static void thread__free(struct hs_thread *t)
  * closed by the program) are null in its results, with the reason. */
 void hs_thread__sync_missing(struct hs_thread *t)
 {
-	t->agg->missing = t->ctr.missing;
+	t->agg->missing = __atomic_load_n(&t->ctr.missing, __ATOMIC_RELAXED);
 	t->agg->err = t->ctr.err;
-	t->agg->reason = t->ctr.reason;
+	t->agg->reason = __atomic_load_n(&t->ctr.reason, __ATOMIC_RELAXED);
 }
 
 struct hs_thread *hs_thread__start(void)

@@ -97,7 +97,7 @@ def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None, nofil
             os.setuid(user[0])
     p = subprocess.run(argv, env=e, capture_output=True, encoding="utf-8",
                        errors="replace", timeout=timeout,
-                       preexec_fn=pre)
+                       preexec_fn=pre, cwd=outdir)  # results for "." land there too
     docs = []
     for f in sorted(glob.glob(os.path.join(outdir, "hpcshim-*.json"))):
         with open(f, encoding="utf-8", errors="strict") as fh:
