@@ -62,6 +62,9 @@ if make distcheck >"$log" 2>&1; then
 	passed=$((passed + 1))
 else
 	tail -40 "$log"
+	# Which test failed inside the release build, then clean up after it.
+	grep -hE '^(not ok|FAIL|ERROR)' hpcshim-*/_build/sub/tests/*.log 2>/dev/null | head -20
+	chmod -R u+w hpcshim-*/ 2>/dev/null; rm -rf hpcshim-*/
 	echo "FAIL: make distcheck"
 	failed=$((failed + 1))
 fi

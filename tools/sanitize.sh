@@ -38,7 +38,7 @@ mkdir -p "$work/reports"
 log="log_path=$work/reports/report"
 for t in test_regions test_threads test_contract test_samples; do
 	HPCSHIM_BUILDDIR="$top" HPCSHIM_LIB="$work/.libs/libhpcshim.so" \
-	HPCSHIM_TEST_PRELOAD="$preload" \
+	HPCSHIM_TEST_PRELOAD="$preload" HPCSHIM_TEST_SANITIZER="$kind" \
 	ASAN_OPTIONS="detect_leaks=0:$log" UBSAN_OPTIONS="print_stacktrace=1:$log" \
 	TSAN_OPTIONS="$log" \
 		python3 "$top/tests/$t.py" >"$t.out" 2>&1
