@@ -14,10 +14,11 @@
 
 #define RESERVE_MIN 16
 
-static const char reserve_reason[] = "descriptor reserve: the last "
-	"RLIMIT_NOFILE descriptors are left to the program";
+static const char reserve_reason[] = "descriptor reserve: a quarter of "
+	"RLIMIT_NOFILE (at least 16) is left to the program";
 static const char revoked_reason[] = "the program closed the counter "
 	"descriptors";
+static const char read_reason[] = "reading the counters failed";
 
 /* Descriptors from this number on are the program's: a quarter of
  * RLIMIT_NOFILE, at least RESERVE_MIN, is never used for counters. */
@@ -104,6 +105,28 @@ int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
 	return opened;
 }
 
+/* Every member still ours?  A program closing any of them (not only the
+ * leader) breaks the group. */
+static bool counters__group_intact(const struct pmu_counters *c,
+				   const struct pmu_group *grp)
+{
+	for (int m = 0; m < grp->n; m++)
+		if (!pmu_fdtab__valid(c->fd[grp->idx[m]]))
+			return false;
+	return true;
+}
+
+/* The group's events are not counted in this thread from now on.  Atomics:
+ * the exit path may read another thread's counters while their owner reads
+ * them too. */
+static void counters__lose_group(struct pmu_counters *c,
+				 const struct pmu_group *grp, const char *why)
+{
+	for (int m = 0; m < grp->n; m++)
+		__atomic_or_fetch(&c->missing, 1ull << grp->idx[m], __ATOMIC_RELAXED);
+	__atomic_store_n(&c->reason, why, __ATOMIC_RELAXED);
+}
+
 int pmu_counters__read(struct pmu_counters *c, struct count *out)
 {
 	const struct pmu_evlist *el = c->el;
@@ -119,14 +142,9 @@ int pmu_counters__read(struct pmu_counters *c, struct count *out)
 		ssize_t want = (ssize_t)((3 + 2 * grp->n) * sizeof(uint64_t));
 		ssize_t got;
 
-		if (fd >= 0 && !pmu_fdtab__valid(fd)) {
-			/* Closed by the program: the number may be its file now.
-			 * Atomics: the exit path may read another thread's
-			 * counters while their owner reads them too. */
-			for (int m = 0; m < grp->n; m++)
-				__atomic_or_fetch(&c->missing, 1ull << grp->idx[m],
-						  __ATOMIC_RELAXED);
-			__atomic_store_n(&c->reason, revoked_reason, __ATOMIC_RELAXED);
+		if (fd >= 0 && !counters__group_intact(c, grp)) {
+			/* Closed by the program: the number may be its file now. */
+			counters__lose_group(c, grp, revoked_reason);
 			fd = -1;
 		}
 		got = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
@@ -135,6 +153,8 @@ int pmu_counters__read(struct pmu_counters *c, struct count *out)
 			for (int m = 0; m < grp->n; m++)
 				memset(&out[grp->idx[m]], 0, sizeof(struct count));
 			if (fd >= 0) {
+				/* Unknown from now on, never a silent 0. */
+				counters__lose_group(c, grp, read_reason);
 				if (got >= 0)
 					errno = EIO;
 				rc = -1;

@@ -42,9 +42,11 @@ int hs_exec__generation(void)
 static const char *exec__prepare(void)
 {
 	static char entry[64];
+	int state = __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE);
 
-	if (hs_process__foreign() ||
-	    __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING)
+	/* After a failed exec the results are written (FINISHED), but the
+	 * next image is still the next generation of this pid. */
+	if (hs_process__foreign() || state == HS_OFF)
 		return NULL;
 	hs_process__finish(HS_END_EXEC, 0);
 	snprintf(entry, sizeof(entry), HS_EXEC_ENV "=%d:%d", (int)getpid(),

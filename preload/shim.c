@@ -7,6 +7,7 @@
  * the host program does: failures degrade to fewer counters plus a reason.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +123,7 @@ static void shim__report_events(void)
 		hw_total += e->status != PMU_EV_OK && pmu_event__is_hardware(e);
 	}
 	/* Drops from the default set are expected on VMs and stay quiet. */
-	if (!hs_proc.cfg.events_default && hs_log_level() < HS_LOG_DEBUG)
+	if (!hs_proc.cfg.events_default)
 		shim__report_drops();
 	if (hs_proc.cfg.events_default && !el->hardware && hw_total) {
 		snprintf(hs_proc.fallback, sizeof(hs_proc.fallback),
@@ -269,6 +270,21 @@ bool hs_process__foreign(void)
 	return getpid() != hs_proc.pid;
 }
 
+/* In a signal handler the interrupted code may be this very thread inside
+ * thread start or end, holding the lock: wait a bounded time, never hang
+ * the dying process. */
+static bool shim__lock_bounded(void)
+{
+	uint64_t give_up = hs_now_ns() + 1000000000ull;
+
+	while (pthread_mutex_trylock(&hs_proc.lock) != 0) {
+		if (hs_now_ns() > give_up)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
 void hs_process__finish(enum hs_end end, int signo)
 {
 	int expected = HS_RUNNING;
@@ -284,7 +300,13 @@ void hs_process__finish(enum hs_end end, int signo)
 					 false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
 	end_ns = hs_now_ns();
-	pthread_mutex_lock(&hs_proc.lock);
+	if (end != HS_END_SIGNAL)
+		pthread_mutex_lock(&hs_proc.lock);
+	else if (!shim__lock_bounded()) {
+		hs_log(HS_LOG_ERROR, "signal %d arrived inside the shim's thread "
+		       "bookkeeping; results not written", signo);
+		return;
+	}
 	threads = shim__collect(end_ns);
 	nunc = hs_uncovered__scan(&unc);
 	pthread_mutex_unlock(&hs_proc.lock);

@@ -39,7 +39,6 @@ typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
 static sigaction_fn real_sigaction;
 static struct sigaction view[NSIG]; /* the program's idea of each action */
-static bool ours[NSIG];            /* our handler is installed instead   */
 static bool covered[NSIG];
 
 static bool is_default(const struct sigaction *sa)
@@ -59,7 +58,6 @@ static void sig__handler(int sig, siginfo_t *si, void *uc)
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);
 	real_sigaction(sig, &dfl, NULL);
-	ours[sig] = false;
 	/* Sent signals (kill, raise, timers) must be sent again; it stays
 	 * pending while this handler blocks it.  A fault with si_code > 0
 	 * simply happens again when the instruction re-executes. */
@@ -79,7 +77,6 @@ static int sig__install_ours(int sig)
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 	sigfillset(&sa.sa_mask); /* no other handler runs inside ours */
 	rc = real_sigaction(sig, &sa, NULL);
-	ours[sig] = rc == 0;
 	return rc;
 }
 
@@ -118,8 +115,8 @@ HPCSHIM_API int sigaction(int sig, const struct sigaction *act,
 		if (is_default(act) &&
 		    __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) == HS_RUNNING)
 			rc = sig__install_ours(sig);
-		else if ((rc = real_sigaction(sig, act, NULL)) == 0)
-			ours[sig] = false;
+		else
+			rc = real_sigaction(sig, act, NULL);
 		if (rc != 0)
 			return rc;
 		view[sig] = *act;

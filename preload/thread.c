@@ -162,6 +162,7 @@ int hs_thread__rebirth(struct hs_thread *t)
 	}
 	agg_thread__delete(t->agg);
 	t->agg = agg;
+	t->omp_checked = false;
 	hs_thread__sync_missing(t);
 	t->prev = t->next = NULL;
 	return 0;

@@ -15,10 +15,15 @@
 
 #include "preload/shim.h"
 
+/* A thread whose results are already folded in may still be running its
+ * last steps (the thread calling exit after its start routine returned). */
 static bool is_covered(pid_t tid)
 {
 	for (const struct hs_thread *t = hs_proc.live; t; t = t->next)
 		if (t->agg->tid == tid)
+			return true;
+	for (const struct agg_thread *a = hs_proc.done; a; a = a->next)
+		if (a->tid == tid)
 			return true;
 	return false;
 }

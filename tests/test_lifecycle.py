@@ -59,6 +59,13 @@ t.eq(gens, [(0, "exec", 10), (1, "exec", 20), (2, "exit", 30)],
      "exec: generations 0,1,2 with the image's own counts and how it ended")
 t.eq(len({d["process"]["pid"] for d in r.docs}), 1, "exec: all images share the pid")
 
+# A failed exec: this image's results are already written; the next exec
+# is still the next generation of the pid.
+r = workload("touch", 4, "badexec", "touch", 6, "exec", "touch", 8)
+t.eq(r.rc, 0, "failed exec: the program goes on")
+gens = sorted((d["process"]["exec_generation"], regions(d).get("touch")) for d in r.docs)
+t.eq(gens, [(0, 4), (1, 8)], "failed exec: image 0 written at the attempt, image 1 after the real exec")
+
 # ---- exit paths ------------------------------------------------------------
 for steps, code, desc in (
     (("touch", 40, "_exit", 4), 4, "_exit"),
@@ -82,4 +89,5 @@ t.ok(all(th["alive_at_exit"] for th in r.doc["threads"]), "exit() from a thread:
 r = workload("main_pexit", 80)
 t.eq(r.rc, 0, "main calls pthread_exit: status 0")
 t.eq(regions(r.doc), {"work": 80}, "main calls pthread_exit: last thread's counts")
+t.eq(r.doc["uncovered_threads"], [], "main calls pthread_exit: the exiting thread is not 'uncovered'")
 t.done()

@@ -17,6 +17,7 @@
  *   spawn P          posix_spawn this program with "touch P"; wait for it
  *   system P         system("<this program> touch P")
  *   exec STEP...     execv this program with the remaining steps
+ *   badexec          execv a path that does not exist; go on
  *   _exit CODE       _exit(CODE) right here (stdout flushed first)
  *   thread_exit P C  a thread touches P pages in "work" then calls exit(C)
  *                    while the main thread is blocked
@@ -679,6 +680,10 @@ int main(int argc, char **argv)
 			do_spawn(arg(argv, &i, argc));
 		} else if (strcmp(s, "system") == 0) {
 			do_system(arg(argv, &i, argc));
+		} else if (strcmp(s, "badexec") == 0) {
+			char *none[] = { "none", NULL };
+			execv("/nonexistent/hpcshim-none", none);
+			printf("badexec failed\n");
 		} else if (strcmp(s, "exec") == 0) {
 			do_exec(argc, argv, i + 1);
 		} else if (strcmp(s, "_exit") == 0) {
