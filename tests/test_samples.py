@@ -49,8 +49,16 @@ if os.path.exists(os.path.join(BUILD, "samples", "openmp_work")):
     loop = proc_region(r.doc, "omp_loop")
     t.eq(loop["threads"], 4, "openmp: omp_loop in 4 threads")
     t.eq(len(r.doc["threads"]), 4, "openmp: pool threads counted (main + 3)")
-    tc = loop["inclusive"]["task-clock"]
-    t.within(tc["max"] / tc["min"], 4.0, 0.15, "openmp: thread 3 does 4x thread 0's work")
+    # Work is proportional to the thread number; the time is not exactly
+    # (shared caches on a busy 2-CPU VM): check the order and the range.
+    by_num = sorted((th.get("omp_thread"), [x for x in th["regions"] if x["name"] == "omp_loop"])
+                    for th in r.doc["threads"])
+    times = [regs[0]["inclusive"]["task-clock"] for _, regs in by_num if regs]
+    t.ok(len(times) == 4 and times == sorted(times),
+         "openmp: task-clock grows with the OpenMP thread number: %r" % times)
+    t.ok(len(times) == 4 and 2.5 <= times[-1] / times[0] <= 6.0,
+         "openmp: thread 3 (4 units) vs thread 0 (1 unit): ratio %.2f in [2.5, 6]"
+         % (times[-1] / times[0] if times and times[0] else 0))
     t.eq(sorted(th.get("omp_thread") for th in r.doc["threads"]), [0, 1, 2, 3],
          "openmp: threads labelled with their OpenMP thread numbers")
 else:
