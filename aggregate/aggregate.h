@@ -86,6 +86,8 @@ struct agg_region *agg_thread__region(struct agg_thread *t, const char *name);
 void agg_region__add(struct agg_region *r, const struct count *incl,
 		     const struct count *excl, int nev);
 void agg_thread__set_totals(struct agg_thread *t, const struct count *totals);
+/* The thread ended: drop what only lookups needed (the hash index). */
+void agg_thread__seal(struct agg_thread *t);
 
 /* A thread alive at exit that the shim never covered (raw clone, or
  * created before the shim started): the kernel's own per-task figures. */

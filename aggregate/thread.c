@@ -138,6 +138,13 @@ void agg_region__add(struct agg_region *r, const struct count *incl,
 		acc_count(&r->c[nev + i], &excl[i]);
 }
 
+void agg_thread__seal(struct agg_thread *t)
+{
+	free(t->hash);
+	t->hash = NULL;
+	t->hash_cap = 0;
+}
+
 void agg_thread__set_totals(struct agg_thread *t, const struct count *totals)
 {
 	memcpy(t->totals, totals, (size_t)t->nev * sizeof(struct count));

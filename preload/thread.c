@@ -115,6 +115,7 @@ void hs_thread__stop(struct hs_thread *t)
 	pmu_counters__close(&t->ctr);
 	hs_thread__close_all(t, ok);
 	agg_thread__set_totals(t->agg, t->now);
+	agg_thread__seal(t->agg);
 	t->agg->end_ns = hs_now_ns();
 	if (t->prev)
 		t->prev->next = t->next;

@@ -28,6 +28,18 @@ for ev, total in r.doc["totals"].items():
     t.eq(sum(th["totals"][ev] for th in r.doc["threads"]), total,
          "1000 threads: thread entries add up to the process total of %s" % ev)
 
+# Memory per ended thread stays small and bounded: only its result record
+# is kept (needed for the output), not its frames or counters.
+r = workload("churn", 500, "rss", "churn", 2000, "rss")
+rss = [int(l.split()[1]) for l in r.out.splitlines() if l.startswith("rss")]
+per_thread = (rss[1] - rss[0]) * 1024.0 / 2000
+t.ok(per_thread < 2048, "2000 more ended threads cost %.0f bytes each (< 2 KiB)" % per_thread)
+
+# Detached threads are covered like joined ones.
+r = workload("detached", 6, 50)
+w = [region(th, "work")["inclusive"]["page-faults"] for th in r.doc["threads"] if region(th, "work")]
+t.eq(w, [50] * 6, "6 detached threads: each region exact")
+
 # RLIMIT_NOFILE = 32: the program still gets its descriptors.
 bare = workload("threads", 12, 10, "openfiles", 20, preload=False, nofile=32)
 r = workload("threads", 12, 10, "openfiles", 20, nofile=32)

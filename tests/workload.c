@@ -49,6 +49,9 @@
  *                    touches P pages and spins until the process exits
  *   seccomp ERRNO    from here on (this thread, threads it creates, exec'd
  *                    images) perf_event_open fails with ERRNO
+ *   detached N P     N detached threads touch P pages each in "work"; main
+ *                    waits until all have left their region
+ *   rss              print the resident set size in KiB
  *   exit CODE        exit(CODE) right here
  * Prints one deterministic line per step on stdout.
  */
@@ -617,6 +620,49 @@ static void seccomp_errno(int err)
 		exit(92);
 }
 
+static sem_t detached_done;
+
+static void *detached_worker(void *arg)
+{
+	touch_region("work", *(long *)arg);
+	sem_post(&detached_done);
+	return NULL;
+}
+
+static void detached(long n, long pages)
+{
+	static long p;
+	pthread_attr_t a;
+
+	p = pages;
+	sem_init(&detached_done, 0, 0);
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	for (long i = 0; i < n; i++) {
+		pthread_t t;
+		if (pthread_create(&t, &a, detached_worker, &p) != 0)
+			exit(98);
+	}
+	for (long i = 0; i < n; i++)
+		while (sem_wait(&detached_done) != 0)
+			;
+	pthread_attr_destroy(&a);
+}
+
+static long rss_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
 static long arg(char **argv, int *i, int argc)
 {
 	if (*i + 1 >= argc) {
@@ -737,6 +783,12 @@ int main(int argc, char **argv)
 			printf("rawclone %ld\n", p);
 		} else if (strcmp(s, "seccomp") == 0) {
 			seccomp_errno((int)arg(argv, &i, argc));
+		} else if (strcmp(s, "detached") == 0) {
+			long n = arg(argv, &i, argc), p = arg(argv, &i, argc);
+			detached(n, p);
+			printf("detached %ld x %ld\n", n, p);
+		} else if (strcmp(s, "rss") == 0) {
+			printf("rss %ld\n", rss_kib());
 		} else if (strcmp(s, "exit") == 0) {
 			int code = (int)arg(argv, &i, argc);
 			printf("exit %d\n", code);
