@@ -69,7 +69,8 @@ class Run:
         return [l for l in self.err.splitlines() if l.startswith("hpcshim:")]
 
 
-def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None, nofile=None):
+def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None, nofile=None,
+        cores=False):
     """Runs argv (optionally under the shim) with a fresh output directory."""
     own = outdir is None
     if own:
@@ -87,8 +88,10 @@ def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None, nofil
     if env:
         e.update(env)
     def pre():
-        # Crash tests must not litter core files.
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        # Crash tests must not litter core files (unless a test asks for
+        # them; they land in the run's own directory, removed after).
+        if not cores:
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if nofile is not None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
         if user is not None:

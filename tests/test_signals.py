@@ -3,7 +3,7 @@ process dies exactly as it would have (same signal); the program's own
 handlers, SIG_IGN, masks and sigaltstack keep working."""
 import signal
 
-from hpctest import Tap, workload
+from hpctest import Tap, workload, run, WORKLOAD
 
 t = Tap()
 
@@ -35,6 +35,17 @@ for steps, sig, desc in (
         t.eq((p["complete"], p["end"], p["signal"]), (False, "signal", int(sig)),
              "%s: complete false, end signal, signal number" % desc)
         t.eq(regions(r.doc), {"touch": 10}, "%s: counts gathered so far" % desc)
+
+# Core dumps: the shell reports "(core dumped)" exactly when the kernel
+# wrote one; it must be the same with and without the shim.
+for steps, desc in ((("segv",), "SIGSEGV"), (("abort",), "SIGABRT"),
+                    (("raise", int(signal.SIGQUIT)), "SIGQUIT"),
+                    (("raise", int(signal.SIGTERM)), "SIGTERM (no core)")):
+    cmd = "ulimit -c unlimited; %s %s; echo status $?" % (WORKLOAD, " ".join(map(str, steps)))
+    shim = run(["bash", "-c", cmd], cores=True)
+    bare = run(["bash", "-c", cmd], preload=False, cores=True)
+    t.eq(("core dumped" in shim.err, shim.out), ("core dumped" in bare.err, bare.out),
+         "%s: same status and same core-dump behaviour (core: %s)" % (desc, "core dumped" in bare.err))
 
 r = same_as_bare(("touch", 10, "catch", int(signal.SIGTERM), 3), "program's SA_SIGINFO handler")
 t.ok(r.out.endswith("caught %d code -6\n" % signal.SIGTERM), "SA_SIGINFO handler ran with its siginfo (SI_TKILL)")
