@@ -21,6 +21,7 @@ the failing line then shows the new value; update the constant after
 checking that the change is intended.
 """
 import json
+import os
 import sys
 
 # ---- truths ------------------------------------------------------------
@@ -101,25 +102,9 @@ def cases_file():
     return "\n".join(out) + "\n"
 
 
-# ---- TAP ---------------------------------------------------------------
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def ok(self, cond, desc, detail=None):
-        self.n += 1
-        if not cond:
-            self.failed += 1
-        print(("ok" if cond else "not ok") + " %d - %s" % (self.n, desc))
-        if not cond and detail:
-            for line in str(detail).splitlines():
-                print("# " + line)
-        sys.stdout.flush()
-        return cond
-
-    def eq(self, got, want, desc):
-        return self.ok(got == want, "%s (got %r, want %r)" % (desc, got, want))
+# ---- TAP: the suite's one producer (tests/hpctest.py) ------------------
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from hpctest import Tap  # noqa: E402
 
 
 # ---- console log -------------------------------------------------------
