@@ -57,13 +57,17 @@ typedef int (*omp_num_fn)(void);
  * thread, at its first region, when the program has an OpenMP runtime. */
 static void thread__omp_label(struct hs_thread *t)
 {
-	static omp_num_fn omp_num;
+	static omp_num_fn omp_fn;
 	static int looked;
+	omp_num_fn omp_num;
 
+	/* Two threads may look it up at once: both find the same symbol. */
 	if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
-		omp_num = (omp_num_fn)dlsym(RTLD_DEFAULT, "omp_get_thread_num");
+		__atomic_store_n(&omp_fn, (omp_num_fn)dlsym(RTLD_DEFAULT,
+			"omp_get_thread_num"), __ATOMIC_RELAXED);
 		__atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
 	}
+	omp_num = __atomic_load_n(&omp_fn, __ATOMIC_RELAXED);
 	t->omp_checked = true;
 	if (omp_num) /* read by the exit path while this thread runs */
 		__atomic_store_n(&t->agg->omp_thread, omp_num(), __ATOMIC_RELAXED);
