@@ -49,8 +49,10 @@ refused = [th for th in r.doc["threads"] if "reserve" in th.get("error", "")]
 counted = [th for th in r.doc["threads"] if "error" not in th]
 t.eq(len(refused) + len(counted), 13, "nofile 32: every thread either counted or marked")
 t.ok(len(counted) >= 1, "nofile 32: some threads counted (%d)" % len(counted))
-t.ok(all(region(th, "work")["inclusive"]["page-faults"] is None for th in refused if region(th, "work")),
-     "nofile 32: uncounted threads report null")
+# A thread may get some groups and not others: what it lacks is null.
+t.ok(all(any(v is None for v in region(th, "work")["inclusive"].values())
+         for th in refused if region(th, "work")),
+     "nofile 32: threads short of descriptors report what they lack as null")
 exact = sorted(region(th, "work")["inclusive"]["page-faults"] for th in counted if region(th, "work"))
 t.ok(all(v % 10 == 0 and v > 0 for v in exact), "nofile 32: counted threads exact: %r" % exact)
 t.done()

@@ -30,10 +30,10 @@ INSTR_PER_ITER = 2  # subs + b.ne
 # single-threaded process.  Values measured after the descriptor-ownership
 # check on every group member (was 234 before it, 213 at 3481e43: it moves
 # with preload/region.c and pmu/counters.c).
-OVH = 264
+OVH = 263
 # The same once the process has created a thread: glibc's read() is then a
 # cancellation point and runs its asynchronous-cancel enable/disable pair.
-OVH_MT = 332
+OVH_MT = 331
 # The first HPC_END of a process resolves hpcshim_region_end's PLT slot in
 # the program (lazy binding, glibc's _dl_runtime_resolve).  Gone with
 # LD_BIND_NOW=1.  It grows with the number of symbols the shim exports.
