@@ -169,49 +169,69 @@ HPCSHIM_API int execvp(const char *file, char *const argv[])
 	EXEC_WITH_ENVIRON(real_execvp(file, argv));
 }
 
-/* The list forms: collect the arguments, then take the vector path. */
-#define COLLECT_ARGS(arg0, ap, argv)                                        \
-	size_t n_ = 1;                                                      \
-	va_list ap2_;                                                       \
-	va_copy(ap2_, ap);                                                  \
-	while (va_arg(ap2_, char *))                                        \
-		n_++;                                                       \
-	va_end(ap2_);                                                       \
-	char *argv[n_ + 1];                                                 \
-	argv[0] = (char *)(arg0);                                           \
-	for (size_t i_ = 1; i_ <= n_; i_++)                                 \
-		argv[i_] = va_arg(ap, char *);
+/* The list forms: collect the arguments, then take the vector path
+ * (which does the accounting). */
+enum list_form { LIST_PATH, LIST_SEARCH, LIST_ENVP };
+
+static int exec__list(enum list_form form, const char *file, const char *arg0,
+		      va_list ap)
+{
+	size_t n = 1;
+	va_list count;
+
+	va_copy(count, ap);
+	while (va_arg(count, char *))
+		n++;
+	va_end(count);
+
+	char *argv[n + 1];
+
+	argv[0] = (char *)arg0;
+	for (size_t i = 1; i <= n; i++) /* argv[n] is the terminating NULL */
+		argv[i] = va_arg(ap, char *);
+	switch (form) {
+	case LIST_PATH:
+		return execv(file, argv);
+	case LIST_SEARCH:
+		return execvp(file, argv);
+	case LIST_ENVP: /* execle: envp follows the terminating NULL */
+		return execve(file, argv, va_arg(ap, char *const *));
+	}
+	errno = EINVAL;
+	return -1;
+}
 
 HPCSHIM_API int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
+	int rc;
 
 	va_start(ap, arg);
-	COLLECT_ARGS(arg, ap, argv);
+	rc = exec__list(LIST_PATH, path, arg, ap);
 	va_end(ap);
-	return execv(path, argv);
+	return rc;
 }
 
 HPCSHIM_API int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
+	int rc;
 
 	va_start(ap, arg);
-	COLLECT_ARGS(arg, ap, argv);
+	rc = exec__list(LIST_SEARCH, file, arg, ap);
 	va_end(ap);
-	return execvp(file, argv);
+	return rc;
 }
 
 HPCSHIM_API int execle(const char *path, const char *arg, ...)
 {
-	char *const *envp;
 	va_list ap;
+	int rc;
 
 	va_start(ap, arg);
-	COLLECT_ARGS(arg, ap, argv);
-	envp = va_arg(ap, char *const *); /* after the terminating NULL */
+	rc = exec__list(LIST_ENVP, path, arg, ap);
 	va_end(ap);
-	return execve(path, argv, envp);
+	return rc;
 }
 
 /* _exit and _Exit skip destructors: write first, then leave for real. */

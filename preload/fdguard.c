@@ -63,12 +63,18 @@ HPCSHIM_API void closefrom(int lowfd)
 		real_closefrom(lowfd);
 }
 
-/* dup2/dup3 onto one of ours closes it implicitly. */
+/* dup2/dup3 onto one of ours closes it implicitly (unless oldfd is
+ * invalid, when the call fails and closes nothing). */
+static void revoke_dup_target(int oldfd, int newfd)
+{
+	if (oldfd != newfd && fcntl(oldfd, F_GETFD) != -1)
+		pmu_fdtab__revoke(newfd);
+}
+
 HPCSHIM_API int dup2(int oldfd, int newfd)
 {
 	REAL(dup2, dup2_fn);
-	if (oldfd != newfd && fcntl(oldfd, F_GETFD) != -1)
-		pmu_fdtab__revoke(newfd);
+	revoke_dup_target(oldfd, newfd);
 	if (!real_dup2) {
 		errno = ENOSYS;
 		return -1;
@@ -79,8 +85,7 @@ HPCSHIM_API int dup2(int oldfd, int newfd)
 HPCSHIM_API int dup3(int oldfd, int newfd, int flags)
 {
 	REAL(dup3, dup3_fn);
-	if (oldfd != newfd && fcntl(oldfd, F_GETFD) != -1)
-		pmu_fdtab__revoke(newfd);
+	revoke_dup_target(oldfd, newfd);
 	if (!real_dup3) {
 		errno = ENOSYS;
 		return -1;

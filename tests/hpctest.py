@@ -115,18 +115,18 @@ def workload(*steps, **kw):
     return run([WORKLOAD] + [str(s) for s in steps], **kw)
 
 
+def _named(items, name):
+    return next((r for r in items if r["name"] == name), None)
+
+
 def region(thread, name):
-    for r in thread["regions"]:
-        if r["name"] == name:
-            return r
-    return None
+    """A thread's region entry by name, or None."""
+    return _named(thread["regions"], name)
 
 
 def proc_region(doc, name):
-    for r in doc["regions"]:
-        if r["name"] == name:
-            return r
-    return None
+    """The process summary of a region by name, or None."""
+    return _named(doc["regions"], name)
 
 
 def main_thread(doc):

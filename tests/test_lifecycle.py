@@ -59,6 +59,13 @@ t.eq(gens, [(0, "exec", 10), (1, "exec", 20), (2, "exit", 30)],
      "exec: generations 0,1,2 with the image's own counts and how it ended")
 t.eq(len({d["process"]["pid"] for d in r.docs}), 1, "exec: all images share the pid")
 
+# The list forms go through the same accounting.
+for form in ("l", "lp", "le"):
+    r = workload("touch", 2, "execform", form, 9)
+    gens = sorted((d["process"]["exec_generation"], d["process"]["end"], regions(d).get("touch"))
+                  for d in r.docs)
+    t.eq(gens, [(0, "exec", 2), (1, "exit", 9)], "exec%s: both images, generations 0 and 1" % form)
+
 # A failed exec: this image's results are already written; the next exec
 # is still the next generation of the pid.
 r = workload("touch", 4, "badexec", "touch", 6, "exec", "touch", 8)

@@ -18,6 +18,8 @@
  *   system P         system("<this program> touch P")
  *   exec STEP...     execv this program with the remaining steps
  *   badexec          execv a path that does not exist; go on
+ *   execform F P     exec this program with "touch P" through execl (F=l),
+ *                    execlp (F=lp) or execle (F=le)
  *   _exit CODE       _exit(CODE) right here (stdout flushed first)
  *   thread_exit P C  a thread touches P pages in "work" then calls exit(C)
  *                    while the main thread is blocked
@@ -726,6 +728,17 @@ int main(int argc, char **argv)
 			do_spawn(arg(argv, &i, argc));
 		} else if (strcmp(s, "system") == 0) {
 			do_system(arg(argv, &i, argc));
+		} else if (strcmp(s, "execform") == 0) {
+			const char *f = argv[++i < argc ? i : 0];
+			char *p = argv[++i < argc ? i : 0];
+			fflush(stdout);
+			if (strcmp(f, "l") == 0)
+				execl("/proc/self/exe", "workload", "touch", p, (char *)NULL);
+			else if (strcmp(f, "lp") == 0)
+				execlp("/proc/self/exe", "workload", "touch", p, (char *)NULL);
+			else
+				execle("/proc/self/exe", "workload", "touch", p, (char *)NULL, environ);
+			exit(96);
 		} else if (strcmp(s, "badexec") == 0) {
 			char *none[] = { "none", NULL };
 			execv("/nonexistent/hpcshim-none", none);

@@ -104,7 +104,7 @@ def cases_file():
 
 # ---- TAP: the suite's one producer (tests/hpctest.py) ------------------
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from hpctest import Tap  # noqa: E402
+from hpctest import Tap, region, main_thread  # noqa: E402
 
 
 # ---- console log -------------------------------------------------------
@@ -161,20 +161,6 @@ def parse(text):
 
 
 # ---- helpers over one result document ----------------------------------
-def region(thread, name):
-    for r in thread["regions"]:
-        if r["name"] == name:
-            return r
-    return None
-
-
-def main_thread(doc):
-    for t in doc["threads"]:
-        if t["tid"] == doc["process"]["pid"]:
-            return t
-    return None
-
-
 def events_ok(doc):
     return [e["name"] for e in doc["events"] if e["status"] == "ok"]
 
