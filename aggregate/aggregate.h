@@ -37,11 +37,21 @@ struct agg_event {
 	const char *reason;
 };
 
+/* Per-call statistics of one event: each completed call's own inclusive
+ * delta (recursive instances included), rounded estimate. */
+struct agg_percall {
+	uint64_t n;               /* calls with a known value              */
+	uint64_t min, max, sum;
+};
+
 struct agg_region {
 	const char *name;
 	uint64_t calls;
 	struct agg_region *next;  /* insertion order; published with release */
+	uint32_t open;            /* instances on the owner's region stack:
+				   * owner only, for recursion            */
 	int nev;
+	struct agg_percall percall; /* of the process's main event        */
 	struct count c[];         /* [0, nev) inclusive, [nev, 2 nev) exclusive */
 };
 
@@ -52,9 +62,19 @@ struct agg_thread_warnings {
 	uint64_t read_errors;   /* counter reads that failed                  */
 };
 
+/* A thread name set by the program; earlier names stay allocated until the
+ * thread's results are freed, since the exit path may be reading one. */
+struct agg_name {
+	struct agg_name *prev;
+	char s[];
+};
+
 struct agg_thread {
 	pid_t tid;
 	int omp_thread;          /* OpenMP thread number, or -1             */
+	struct agg_name *name;   /* HPC_THREAD_NAME, or NULL (atomic)       */
+	uint64_t reads_user;     /* counter group reads in user space       */
+	uint64_t reads_syscall;  /* ... and with read()                     */
 	int nev;
 	uint64_t start_ns, end_ns;
 	bool alive_at_exit;
@@ -81,10 +101,16 @@ struct agg_thread *agg_thread__new(pid_t tid, int nev);
 void agg_thread__delete(struct agg_thread *t);
 /* Finds or creates the region record of a name (copied).  NULL on ENOMEM. */
 struct agg_region *agg_thread__region(struct agg_thread *t, const char *name);
+/* The record of a name, or NULL when this thread has none. */
+struct agg_region *agg_thread__find(struct agg_thread *t, const char *name);
 /* Accounts one completed call: the exclusive delta always, the inclusive
  * one only for the outermost instance of a recursion (incl may be NULL). */
 void agg_region__add(struct agg_region *r, const struct count *incl,
 		     const struct count *excl, int nev);
+/* Accounts one call's own delta of the main event to the per-call stats. */
+void agg_region__percall(struct agg_region *r, const struct count *d);
+/* Names the thread (copied).  -1 on ENOMEM (the old name stays). */
+int agg_thread__set_name(struct agg_thread *t, const char *name);
 void agg_thread__set_totals(struct agg_thread *t, const struct count *totals);
 /* The thread ended: drop what only lookups needed (the hash index). */
 void agg_thread__seal(struct agg_thread *t);
@@ -119,6 +145,7 @@ struct agg_process {
 	const char *version;
 	int nev;
 	const struct agg_event *ev;
+	int main_ev;            /* event of the per-call statistics, or -1 */
 	struct agg_pmu_info pmu;
 	struct agg_thread *threads;
 	uint64_t uncovered_calls; /* region calls from threads we never saw start */

@@ -184,9 +184,66 @@ static json_object *json_warnings(const struct agg_thread_warnings *w)
 	return o;
 }
 
+/* Per-call statistics of the main event; null when no call had a value. */
+static json_object *json_percall(const struct agg_process *p,
+				 const struct agg_percall *pc)
+{
+	json_object *o;
+
+	if (p->main_ev < 0 || pc->n == 0)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "event", json_text(p->ev[p->main_ev].name));
+	json_object_object_add(o, "calls", json_u64(pc->n));
+	json_object_object_add(o, "min", json_u64(pc->min));
+	json_object_object_add(o, "max", json_u64(pc->max));
+	json_object_object_add(o, "mean", json_double((double)pc->sum / (double)pc->n));
+	return o;
+}
+
+static struct agg_percall load_percall(const struct agg_percall *pc)
+{
+	struct agg_percall s = {
+		__atomic_load_n(&pc->n, __ATOMIC_RELAXED),
+		__atomic_load_n(&pc->min, __ATOMIC_RELAXED),
+		__atomic_load_n(&pc->max, __ATOMIC_RELAXED),
+		__atomic_load_n(&pc->sum, __ATOMIC_RELAXED),
+	};
+	return s;
+}
+
+/* Combines per-call statistics across threads. */
+static void percall_merge(struct agg_percall *acc, const struct agg_percall *pc)
+{
+	if (pc->n == 0)
+		return;
+	if (acc->n == 0 || pc->min < acc->min)
+		acc->min = pc->min;
+	if (pc->max > acc->max)
+		acc->max = pc->max;
+	acc->sum += pc->sum;
+	acc->n += pc->n;
+}
+
+/* How this thread's counters were read: "user" (mmap page, no system
+ * call), "syscall" (read()), "mixed", or "none" (never read). */
+static json_object *json_reads(const struct agg_thread *t)
+{
+	json_object *o = json_object_new_object();
+	uint64_t u = __atomic_load_n(&t->reads_user, __ATOMIC_RELAXED);
+	uint64_t s = __atomic_load_n(&t->reads_syscall, __ATOMIC_RELAXED);
+
+	json_object_object_add(o, "method", json_object_new_string(
+		u && s ? "mixed" : u ? "user" : s ? "syscall" : "none"));
+	json_object_object_add(o, "user", json_u64(u));
+	json_object_object_add(o, "syscall", json_u64(s));
+	return o;
+}
+
 static json_object *json_thread(const struct agg_process *p,
 				const struct agg_thread *t)
 {
+	const struct agg_name *nm = __atomic_load_n(&t->name, __ATOMIC_ACQUIRE);
 	json_object *o = json_object_new_object(), *regs = json_object_new_array();
 	const struct agg_region *r;
 
@@ -198,6 +255,9 @@ static json_object *json_thread(const struct agg_process *p,
 
 	if (omp >= 0)
 		json_object_object_add(o, "omp_thread", json_object_new_int(omp));
+	if (nm)
+		json_object_object_add(o, "name", json_text(nm->s));
+	json_object_object_add(o, "reads", json_reads(t));
 	if (t->missing) {
 		json_object_object_add(o, "error", json_object_new_string(
 			t->reason ? t->reason : "counters not opened"));
@@ -215,6 +275,8 @@ static json_object *json_thread(const struct agg_process *p,
 			json_u64(__atomic_load_n(&r->calls, __ATOMIC_RELAXED)));
 		add_counts(ro, "inclusive", p, r->c, t->missing);
 		add_counts(ro, "exclusive", p, r->c + r->nev, t->missing);
+		struct agg_percall pc = load_percall(&r->percall);
+		json_object_object_add(ro, "per_call", json_percall(p, &pc));
 		json_object_array_add(regs, ro);
 	}
 	json_object_object_add(o, "regions", regs);
@@ -227,6 +289,7 @@ struct region_sum {
 	const char *name;
 	uint64_t calls;
 	int threads;
+	struct agg_percall percall;
 	struct agg_stat st[]; /* [0, nev) inclusive, [nev, 2 nev) exclusive */
 };
 
@@ -295,6 +358,8 @@ static json_object *json_regions(const struct agg_process *p)
 			}
 			rs->calls += __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
 			rs->threads++;
+			struct agg_percall pc = load_percall(&r->percall);
+			percall_merge(&rs->percall, &pc);
 			stats_add(rs->st, p, r->c, t->missing);
 			stats_add(rs->st + p->nev, p, r->c + r->nev, t->missing);
 		}
@@ -308,6 +373,7 @@ static json_object *json_regions(const struct agg_process *p)
 		json_object_object_add(o, "threads", json_object_new_int(rs->threads));
 		json_object_object_add(o, "inclusive", json_stats(p, rs->st));
 		json_object_object_add(o, "exclusive", json_stats(p, rs->st + p->nev));
+		json_object_object_add(o, "per_call", json_percall(p, &rs->percall));
 		json_object_array_add(a, o);
 	}
 	lh_table_free(tab);

@@ -41,6 +41,10 @@ void agg_thread__delete(struct agg_thread *t)
 		free((char *)r->name);
 		free(r);
 	}
+	for (struct agg_name *nm = t->name, *p; nm; nm = p) {
+		p = nm->prev;
+		free(nm);
+	}
 	free(t->hash);
 	free(t->totals);
 	free(t);
@@ -90,17 +94,26 @@ static struct agg_region *region__new(const char *name, int nev)
 	return r;
 }
 
-struct agg_region *agg_thread__region(struct agg_thread *t, const char *name)
+struct agg_region *agg_thread__find(struct agg_thread *t, const char *name)
 {
 	struct agg_region *r;
+
+	if (!t->hash_cap)
+		return NULL;
+	for (size_t i = hash_str(name) & (t->hash_cap - 1); (r = t->hash[i]);
+	     i = (i + 1) & (t->hash_cap - 1))
+		if (strcmp(r->name, name) == 0)
+			return r;
+	return NULL;
+}
+
+struct agg_region *agg_thread__region(struct agg_thread *t, const char *name)
+{
+	struct agg_region *r = agg_thread__find(t, name);
 	size_t i;
 
-	if (t->hash_cap) {
-		for (i = hash_str(name) & (t->hash_cap - 1); (r = t->hash[i]);
-		     i = (i + 1) & (t->hash_cap - 1))
-			if (strcmp(r->name, name) == 0)
-				return r;
-	}
+	if (r)
+		return r;
 	/* Keep the load factor at or below 1/2. */
 	if (2 * (t->nregions + 1) > t->hash_cap && thread__rehash(t) < 0)
 		return NULL;
@@ -136,6 +149,38 @@ void agg_region__add(struct agg_region *r, const struct count *incl,
 			acc_count(&r->c[i], &incl[i]);
 	for (int i = 0; i < nev; i++)
 		acc_count(&r->c[nev + i], &excl[i]);
+}
+
+void agg_region__percall(struct agg_region *r, const struct count *d)
+{
+	struct agg_percall *pc = &r->percall;
+	uint64_t v = d->value;
+	double est;
+
+	if (d->running != d->enabled) { /* multiplexed inside the call */
+		if (!count__estimate(d, &est))
+			return;
+		v = (uint64_t)(est + 0.5);
+	}
+	if (pc->n == 0 || v < pc->min)
+		__atomic_store_n(&pc->min, v, __ATOMIC_RELAXED);
+	if (v > pc->max)
+		__atomic_store_n(&pc->max, v, __ATOMIC_RELAXED);
+	agg_acc(&pc->sum, v);
+	agg_acc(&pc->n, 1);
+}
+
+int agg_thread__set_name(struct agg_thread *t, const char *name)
+{
+	size_t len = strlen(name);
+	struct agg_name *nm = malloc(sizeof(*nm) + len + 1);
+
+	if (!nm)
+		return -1;
+	memcpy(nm->s, name, len + 1);
+	nm->prev = t->name;
+	__atomic_store_n(&t->name, nm, __ATOMIC_RELEASE);
+	return 0;
 }
 
 void agg_thread__seal(struct agg_thread *t)

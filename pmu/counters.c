@@ -3,7 +3,10 @@
  * Opened by the thread itself (pid 0 = calling thread, cpu -1), never by
  * inheritance: a per-thread fd set gives per-thread truth and costs no
  * per-CPU fan-out at thread creation.  Each group is read with one read()
- * (PERF_FORMAT_GROUP | ID | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING).
+ * (PERF_FORMAT_GROUP | ID | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING), or,
+ * when every member is a hardware event on a counter and the evlist allows
+ * it, from user space through the members' mmap pages (userread.c) with no
+ * system call at all.
  */
 #include <errno.h>
 #include <string.h>
@@ -34,9 +37,23 @@ static int counters__fd_ceiling(void)
 	return rl.rlim_cur > reserve ? (int)(rl.rlim_cur - reserve) : 0;
 }
 
-static void counters__close_group(struct pmu_counters *c,
-				  const struct pmu_group *grp)
+static void counters__unmap_group(struct pmu_counters *c, int g)
 {
+	const struct pmu_group *grp = &c->el->grp[g];
+
+	for (int m = 0; m < grp->n; m++) {
+		int i = grp->idx[m];
+		pmu_userread__unmap(c->page[i]);
+		c->page[i] = NULL;
+	}
+	c->user[g] = false;
+}
+
+static void counters__close_group(struct pmu_counters *c, int g)
+{
+	const struct pmu_group *grp = &c->el->grp[g];
+
+	counters__unmap_group(c, g);
 	for (int m = 0; m < grp->n; m++) {
 		int i = grp->idx[m];
 		if (c->fd[i] >= 0)
@@ -45,11 +62,34 @@ static void counters__close_group(struct pmu_counters *c,
 	}
 }
 
+/* Maps every member's page, or none: a group is read one way or the other.
+ * A failed mmap (e.g. the locked-memory limit with many threads) only
+ * costs the system-call path. */
+static void counters__map_group(struct pmu_counters *c, int g)
+{
+	const struct pmu_group *grp = &c->el->grp[g];
+
+	for (int m = 0; m < grp->n; m++) {
+		int i = grp->idx[m];
+		if (!pmu_event__is_hardware(&c->el->ev[i]))
+			return;
+	}
+	for (int m = 0; m < grp->n; m++) {
+		int i = grp->idx[m];
+		c->page[i] = pmu_userread__map(c->fd[i]);
+		if (!c->page[i]) {
+			counters__unmap_group(c, g);
+			return;
+		}
+	}
+	c->user[g] = true;
+}
+
 /* Opens one group; on any failure the whole group is closed again, since a
  * missing member would break the group's read layout. */
-static int counters__open_group(struct pmu_counters *c,
-				const struct pmu_group *grp, int ceiling)
+static int counters__open_group(struct pmu_counters *c, int g, int ceiling)
 {
+	const struct pmu_group *grp = &c->el->grp[g];
 	int leader = -1;
 
 	for (int m = 0; m < grp->n; m++) {
@@ -65,13 +105,15 @@ static int counters__open_group(struct pmu_counters *c,
 			c->reason = reserve_reason;
 		}
 		if (fd < 0) {
-			counters__close_group(c, grp);
+			counters__close_group(c, g);
 			return -err;
 		}
 		if (m == 0)
 			leader = fd;
 		c->fd[i] = fd;
 	}
+	if (c->el->user_read)
+		counters__map_group(c, g);
 	return 0;
 }
 
@@ -81,15 +123,13 @@ int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
 
 	int ceiling = counters__fd_ceiling();
 
+	memset(c, 0, sizeof(*c));
 	c->el = el;
-	c->missing = 0;
-	c->err = 0;
-	c->reason = NULL;
 	for (int i = 0; i < PMU_MAX_EVENTS; i++)
 		c->fd[i] = -1;
 	for (int g = 0; g < el->ngroups; g++) {
 		const struct pmu_group *grp = &el->grp[g];
-		int rc = counters__open_group(c, grp, ceiling);
+		int rc = counters__open_group(c, g, ceiling);
 
 		if (rc == 0) {
 			opened += grp->n;
@@ -127,52 +167,115 @@ static void counters__lose_group(struct pmu_counters *c,
 	__atomic_store_n(&c->reason, why, __ATOMIC_RELAXED);
 }
 
-int pmu_counters__read(struct pmu_counters *c, struct count *out)
+/* Counts reads by method: written by the owner, read at exit by another
+ * thread, hence relaxed atomics (plain moves, no locked instructions). */
+static inline void counters__tally(uint64_t *n)
 {
-	const struct pmu_evlist *el = c->el;
+	__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+}
+
+/* One read() of group g into out[]; false when it failed (then the
+ * group's events read as zeros and are missing from now on). */
+static bool counters__read_syscall(struct pmu_counters *c, int g,
+				   struct count *out)
+{
+	const struct pmu_group *grp = &c->el->grp[g];
 	/* nr, time_enabled, time_running, then {value, id} per member */
 	uint64_t buf[3 + 2 * PMU_MAX_EVENTS];
+	int fd = c->fd[grp->idx[0]];
+	ssize_t want = (ssize_t)((3 + 2 * grp->n) * sizeof(uint64_t));
+	ssize_t got;
+
+	if (fd >= 0 && !counters__group_intact(c, grp)) {
+		/* Closed by the program: the number may be its file now. */
+		counters__lose_group(c, grp, revoked_reason);
+		fd = -1;
+	}
+	got = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+	if (got != want || buf[0] != (uint64_t)grp->n) {
+		for (int m = 0; m < grp->n; m++)
+			memset(&out[grp->idx[m]], 0, sizeof(struct count));
+		if (fd < 0)
+			return true; /* not counted here: no new failure */
+		/* Unknown from now on, never a silent 0. */
+		counters__lose_group(c, grp, read_reason);
+		if (got >= 0)
+			errno = EIO;
+		return false;
+	}
+	for (int m = 0; m < grp->n; m++) {
+		struct count *o = &out[grp->idx[m]];
+		o->value = buf[3 + 2 * m];
+		o->enabled = buf[1];
+		o->running = buf[2];
+	}
+	counters__tally(&c->syscall_reads);
+	return true;
+}
+
+/* Group g from user space; false when some member is not on a counter
+ * right now (then read() must do).  The members share the leader's times:
+ * a group is scheduled as one. */
+static bool counters__read_user(struct pmu_counters *c, int g,
+				struct count *out)
+{
+	const struct pmu_group *grp = &c->el->grp[g];
+	struct count *lead = &out[grp->idx[0]];
+
+	if (!pmu_userread__read(c->page[grp->idx[0]], lead, true))
+		return false;
+	for (int m = 1; m < grp->n; m++) {
+		struct count *o = &out[grp->idx[m]];
+		if (!pmu_userread__read(c->page[grp->idx[m]], o, false))
+			return false;
+		o->enabled = lead->enabled;
+		o->running = lead->running;
+	}
+	counters__tally(&c->user_reads);
+	return true;
+}
+
+static int counters__read(struct pmu_counters *c, struct count *out,
+			  bool self)
+{
+	const struct pmu_evlist *el = c->el;
 	int rc = 0;
 
 	/* Dropped events belong to no group: give them defined zeros. */
-	memset(out, 0, (size_t)el->nevents * sizeof(*out));
+	if (el->ndropped)
+		memset(out, 0, (size_t)el->nevents * sizeof(*out));
 	for (int g = 0; g < el->ngroups; g++) {
-		const struct pmu_group *grp = &el->grp[g];
-		int fd = c->fd[grp->idx[0]];
-		ssize_t want = (ssize_t)((3 + 2 * grp->n) * sizeof(uint64_t));
-		ssize_t got;
-
-		if (fd >= 0 && !counters__group_intact(c, grp)) {
-			/* Closed by the program: the number may be its file now. */
-			counters__lose_group(c, grp, revoked_reason);
-			fd = -1;
-		}
-		got = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
-
-		if (got != want || buf[0] != (uint64_t)grp->n) {
-			for (int m = 0; m < grp->n; m++)
-				memset(&out[grp->idx[m]], 0, sizeof(struct count));
-			if (fd >= 0) {
-				/* Unknown from now on, never a silent 0. */
-				counters__lose_group(c, grp, read_reason);
-				if (got >= 0)
-					errno = EIO;
-				rc = -1;
-			}
+		if (self && c->user[g] && counters__read_user(c, g, out))
 			continue;
-		}
-		for (int m = 0; m < grp->n; m++) {
-			struct count *o = &out[grp->idx[m]];
-			o->value = buf[3 + 2 * m];
-			o->enabled = buf[1];
-			o->running = buf[2];
-		}
+		if (!counters__read_syscall(c, g, out))
+			rc = -1;
 	}
 	return rc;
 }
 
+int pmu_counters__read(struct pmu_counters *c, struct count *out)
+{
+	return counters__read(c, out, true);
+}
+
+int pmu_counters__read_other(struct pmu_counters *c, struct count *out)
+{
+	return counters__read(c, out, false);
+}
+
+/* fork() does not copy perf mappings (VM_DONTCOPY): in the child the
+ * addresses are free and may already hold the child's own memory. */
+void pmu_counters__forget_pages(struct pmu_counters *c)
+{
+	memset(c->page, 0, sizeof(c->page));
+	memset(c->user, 0, sizeof(c->user));
+}
+
 void pmu_counters__close(struct pmu_counters *c)
 {
+	for (int g = 0; c->el && g < c->el->ngroups; g++)
+		counters__unmap_group(c, g);
 	for (int i = 0; i < PMU_MAX_EVENTS; i++) {
 		if (c->fd[i] >= 0)
 			pmu_sys__close(c->fd[i]);

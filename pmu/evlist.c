@@ -49,17 +49,36 @@ static void evlist__drop(struct pmu_event *ev, int err)
 		 pmu_errno__reason(err));
 }
 
+/* Opens ev alone.  With want_user, a hardware event first asks for user
+ * space access in the most capable form the kernel accepts (arm64: 64-bit
+ * counter with user access, then 32-bit, then none); the attr keeps the
+ * form that opened, so every thread opens the same. */
+static int evlist__open_alone(struct pmu_event *ev, bool want_user)
+{
+	int level = 0, fd;
+
+	if (!want_user || !pmu_event__is_hardware(ev))
+		return pmu_sys__open(&ev->attr, -1);
+	for (;;) {
+		int next = pmu_userread__request(&ev->attr, level);
+		fd = pmu_sys__open(&ev->attr, -1);
+		if (fd >= 0 || next < 0)
+			return fd;
+		level = next;
+	}
+}
+
 /* One standalone open; downgrades to user-only on EACCES/EPERM unless the
  * privilege was given explicitly (then the user's wish stands or fails). */
-static void evlist__probe_one(struct pmu_event *ev)
+static void evlist__probe_one(struct pmu_event *ev, bool want_user)
 {
-	int fd = pmu_sys__open(&ev->attr, -1);
+	int fd = evlist__open_alone(ev, want_user);
 
 	if (fd < 0 && (errno == EACCES || errno == EPERM) && !ev->plm_explicit &&
 	    !ev->attr.exclude_kernel && !ev->attr.exclude_user) {
 		ev->attr.exclude_kernel = 1;
 		ev->attr.exclude_hv = 1;
-		fd = pmu_sys__open(&ev->attr, -1);
+		fd = evlist__open_alone(ev, want_user);
 		if (fd >= 0)
 			ev->downgraded = true;
 		else
@@ -145,7 +164,7 @@ int pmu_evlist__probe(struct pmu_evlist *el)
 	pmu_sys__cpu_pmu(el->cpu_pmu, sizeof(el->cpu_pmu));
 	for (int i = 0; i < el->nevents; i++)
 		if (el->ev[i].status == PMU_EV_OK)
-			evlist__probe_one(&el->ev[i]);
+			evlist__probe_one(&el->ev[i], el->user_read);
 	evlist__partition(el, true);
 	evlist__partition(el, false);
 	el->hardware = false;
@@ -153,7 +172,8 @@ int pmu_evlist__probe(struct pmu_evlist *el)
 		if (el->ev[i].status == PMU_EV_OK &&
 		    pmu_event__is_hardware(&el->ev[i]))
 			el->hardware = true;
-	return pmu_evlist__nok(el);
+	el->ndropped = el->nevents - pmu_evlist__nok(el);
+	return el->nevents - el->ndropped;
 }
 
 int pmu_evlist__nok(const struct pmu_evlist *el)

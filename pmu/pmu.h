@@ -63,6 +63,8 @@ struct pmu_evlist {
 	int paranoid;         /* /proc/sys/kernel/perf_event_paranoid, or -99 */
 	char cpu_pmu[64];     /* kernel's core PMU (cpu, armv8_pmuv3_0), or "" */
 	bool hardware;        /* at least one hardware event opened           */
+	bool user_read;       /* read hardware groups from user space if able */
+	int ndropped;         /* events not counted at all (set by probe)     */
 };
 
 /* event.c: resolve one spec into ev (name, attr, source).  On failure ev is
@@ -89,6 +91,10 @@ const char *pmu_evlist__privilege(const struct pmu_evlist *el);
 struct pmu_counters {
 	const struct pmu_evlist *el;
 	int fd[PMU_MAX_EVENTS]; /* by event index; -1 when not open        */
+	void *page[PMU_MAX_EVENTS]; /* mmap page for user-space reads, or NULL */
+	bool user[PMU_MAX_EVENTS];  /* by group: every member's page mapped  */
+	uint64_t user_reads;    /* group reads done in user space (atomic)   */
+	uint64_t syscall_reads; /* group reads done with read() (atomic)     */
 	uint64_t missing;       /* bit i: OK event i not counted here        */
 	int err;                /* errno of the first failure, or 0          */
 	const char *reason;     /* static text for missing events, or NULL   */
@@ -99,7 +105,24 @@ int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el);
  * all-zero.  A group whose descriptor the program closed becomes missing.
  * Returns 0, or -1 with errno when a read failed. */
 int pmu_counters__read(struct pmu_counters *c, struct count *out);
+/* The same from a thread other than the owner: read() only, since the
+ * hardware counters hold the calling thread's counts. */
+int pmu_counters__read_other(struct pmu_counters *c, struct count *out);
 void pmu_counters__close(struct pmu_counters *c);
+/* In a fork()ed child, before closing inherited counters. */
+void pmu_counters__forget_pages(struct pmu_counters *c);
+
+/* userread.c: counters read from user space through the mmap page. */
+bool pmu_userread__supported(void);
+/* Asks attr for user access, most capable form first: call with level 0,
+ * then with the returned level while the open fails; -1 = nothing left to
+ * try (attr is back to no request). */
+int pmu_userread__request(struct perf_event_attr *attr, int level);
+void *pmu_userread__map(int fd);
+void pmu_userread__unmap(void *page);
+/* Reads one event; times: also extend enabled/running to now.  False when
+ * the event is not on a counter or user access is off: use read(). */
+bool pmu_userread__read(const void *page, struct count *out, bool times);
 
 /* error.c: perf_event_open errno -> symbolic name and human reason. */
 const char *pmu_errno__name(int err);

@@ -90,6 +90,20 @@ static void config__output(struct hs_config *cfg, const char *v)
 	snprintf(cfg->output, sizeof(cfg->output), "%s", v);
 }
 
+/* HPCSHIM_READ: "auto" (user-space reads where the hardware allows) or
+ * "syscall" (always read()), for comparison and for kernels where user
+ * access misbehaves. */
+static bool config__user_read(const char *v)
+{
+	if (!v || !*v || strcmp(v, "auto") == 0)
+		return true;
+	if (strcmp(v, "syscall") == 0)
+		return false;
+	hs_log(HS_LOG_ERROR, "HPCSHIM_READ='%.40s%s' is not auto or syscall; "
+	       "using auto", v, strlen(v) > 40 ? "..." : "");
+	return true;
+}
+
 void hs_config__from_env(struct hs_config *cfg)
 {
 	const char *ev = getenv("HPCSHIM_EVENTS");
@@ -98,6 +112,7 @@ void hs_config__from_env(struct hs_config *cfg)
 	cfg->verbose = config__verbose(getenv("HPCSHIM_VERBOSE"));
 	hs_log_set_level(cfg->verbose);
 	config__output(cfg, getenv("HPCSHIM_OUTPUT"));
+	cfg->user_read = config__user_read(getenv("HPCSHIM_READ"));
 	if (ev)
 		config__events(cfg, ev);
 	if (cfg->nevents == 0) {

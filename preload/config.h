@@ -3,6 +3,7 @@
  *   HPCSHIM_EVENTS   comma list of event specs (default: see config.c)
  *   HPCSHIM_OUTPUT   directory for the result file (default ".")
  *   HPCSHIM_VERBOSE  0 errors only (default), 1 info, 2 debug
+ *   HPCSHIM_READ     auto (user-space counter reads if able) | syscall
  *
  * Documented for users in docs/environment.md.
  */
@@ -22,6 +23,7 @@ struct hs_config {
 	int events_ignored;           /* items beyond PMU_MAX_EVENTS         */
 	char output[PATH_MAX];
 	int verbose;
+	bool user_read;               /* HPCSHIM_READ=auto                   */
 };
 
 /* Fills cfg from the environment.  Malformed values are reported with one

@@ -1,7 +1,10 @@
 /* region.c - HPC_BEGIN / HPC_END: the region stack of one thread.
  *
  * One group read per boundary.  BEGIN reads last and END reads first, so
- * the bookkeeping falls outside the measured interval.  Exclusive counts
+ * the bookkeeping falls outside the measured interval.  Names come two
+ * ways: a literal through its call site's cached id (an array index into
+ * the thread's records), anything else by hash lookup; both reach the same
+ * per-thread record of a name.  Exclusive counts
  * are the frame's delta minus its children's inclusive deltas; the
  * inclusive delta of a region nested in itself is only added by the
  * outermost instance, so recursion is not double counted.
@@ -13,6 +16,9 @@
 #include "preload/shim.h"
 
 #define MAX_DEPTH 4096
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
 
 static void region__uncovered(void)
 {
@@ -26,19 +32,21 @@ static void region__uncovered(void)
 static void frame__close(struct hs_thread *t, int i, bool now_ok)
 {
 	struct hs_frame *f = &t->frames[i];
+	struct agg_region *r = f->region;
 	struct count delta[t->nev], excl[t->nev];
-	bool recursive = false;
 
 	t->depth = i;
+	r->open--;
 	if (!now_ok || !f->valid)
 		return;
 	for (int e = 0; e < t->nev; e++) {
 		count__sub(&delta[e], &t->now[e], &f->start[e]);
 		count__sub(&excl[e], &delta[e], &f->child[e]);
 	}
-	for (int j = 0; j < i && !recursive; j++)
-		recursive = t->frames[j].region == f->region;
-	agg_region__add(f->region, recursive ? NULL : delta, excl, t->nev);
+	/* Only the outermost instance of a recursion adds inclusive counts. */
+	agg_region__add(r, r->open ? NULL : delta, excl, t->nev);
+	if (t->main_ev >= 0)
+		agg_region__percall(r, &delta[t->main_ev]);
 	if (i > 0)
 		for (int e = 0; e < t->nev; e++)
 			count__add(&t->frames[i - 1].child[e], &delta[e]);
@@ -81,68 +89,180 @@ static bool thread__read(struct hs_thread *t, struct count *out)
 	return false;
 }
 
-HPCSHIM_API void hpcshim_region_begin(const char *name)
+/* The calling thread's state when a BEGIN can be recorded; NULL when the
+ * thread is not counted or the BEGIN is skipped (its END then too). */
+static struct hs_thread *begin__thread(void)
 {
 	struct hs_thread *t = hs_self;
-	struct agg_region *r;
-	struct hs_frame *f;
 
-	if (!t) {
+	if (unlikely(!t)) {
 		region__uncovered();
-		return;
+		return NULL;
 	}
-	if (t->depth == t->cap &&
+	if (unlikely(t->depth == t->cap) &&
 	    (t->cap >= MAX_DEPTH || hs_thread__reserve(t, 2 * t->cap) < 0)) {
 		/* Its END must not close an outer frame of the same name. */
 		t->skipped++;
 		agg_acc(&t->agg->warn.depth_overflow, 1);
-		return;
+		return NULL;
 	}
-	if (!t->omp_checked)
+	if (unlikely(!t->omp_checked))
 		thread__omp_label(t);
-	r = agg_thread__region(t->agg, name ? name : "(null)");
-	if (!r) {
+	return t;
+}
+
+/* Pushes a frame for r; the reading comes last so that the bookkeeping
+ * falls outside the measured interval. */
+static void frame__push(struct hs_thread *t, struct agg_region *r)
+{
+	struct hs_frame *f = &t->frames[t->depth];
+
+	if (unlikely(!r)) { /* out of memory */
 		t->skipped++;
 		return;
 	}
-	f = &t->frames[t->depth];
 	f->region = r;
+	r->open++;
 	memset(f->child, 0, (size_t)t->nev * sizeof(struct count));
-	f->valid = thread__read(t, f->start);
 	t->depth++;
+	f->valid = thread__read(t, f->start);
+}
+
+/* The thread's state when an END can be matched; NULL when not counted or
+ * when it belongs to a skipped BEGIN. */
+static struct hs_thread *end__thread(void)
+{
+	struct hs_thread *t = hs_self;
+
+	if (unlikely(!t)) {
+		region__uncovered();
+		return NULL;
+	}
+	if (unlikely(t->skipped > 0)) { /* the innermost BEGIN was not recorded */
+		t->skipped--;
+		return NULL;
+	}
+	return t;
+}
+
+/* Closes frame k and every frame above it (those are a mismatch).  The
+ * reading comes first, before any bookkeeping. */
+static void end__close(struct hs_thread *t, int k)
+{
+	bool ok;
+
+	if (k < 0) {
+		agg_acc(&t->agg->warn.unmatched_end, 1);
+		return;
+	}
+	ok = thread__read(t, t->now);
+	if (unlikely(k != t->depth - 1))
+		agg_acc(&t->agg->warn.auto_closed, (uint64_t)(t->depth - 1 - k));
+	while (t->depth > k)
+		frame__close(t, t->depth - 1, ok);
+}
+
+/* ---- names built at run time: looked up by hash ---------------------- */
+
+HPCSHIM_API void hpcshim_region_begin(const char *name)
+{
+	struct hs_thread *t = begin__thread();
+
+	if (t)
+		frame__push(t, agg_thread__region(t->agg, name ? name : "(null)"));
 }
 
 HPCSHIM_API void hpcshim_region_end(const char *name)
 {
-	struct hs_thread *t = hs_self;
-	bool ok;
+	struct hs_thread *t = end__thread();
 	int k;
 
-	if (!t) {
-		region__uncovered();
+	if (!t)
 		return;
-	}
-	if (t->skipped > 0) { /* the innermost BEGIN was not recorded */
-		t->skipped--;
-		return;
-	}
 	if (!name)
 		name = "(null)";
 	/* Usually the top frame; a deeper match closes the ones above it. */
 	for (k = t->depth - 1; k >= 0; k--)
 		if (strcmp(t->frames[k].region->name, name) == 0)
 			break;
-	if (k < 0) {
-		agg_acc(&t->agg->warn.unmatched_end, 1);
+	end__close(t, k);
+}
+
+/* ---- literal names: the call site caches a process-wide id ----------- */
+
+/* The site's id for name, resolved on the site's first call; 0 when out of
+ * memory.  A site whose cached name is not this pointer (never for a
+ * literal) is resolved again rather than trusted. */
+static inline int site__id(struct hpcshim_site *site, const char *name)
+{
+	int id = __atomic_load_n(&site->id, __ATOMIC_ACQUIRE);
+
+	if (unlikely(!id || __atomic_load_n(&site->name, __ATOMIC_RELAXED) != name))
+		id = hs_site__resolve(site, name);
+	return id;
+}
+
+/* This thread's record of region id; creates it when create is set. */
+static struct agg_region *thread__by_id(struct hs_thread *t, int id,
+					const char *name, bool create)
+{
+	if (likely(id < t->nids && t->byid[id]))
+		return t->byid[id];
+	if (!create)
+		return agg_thread__find(t->agg, name);
+	if (id >= t->nids && hs_thread__reserve_ids(t, id + 1) < 0)
+		return agg_thread__region(t->agg, name);
+	return t->byid[id] = agg_thread__region(t->agg, name);
+}
+
+HPCSHIM_API void hpcshim_site_begin(struct hpcshim_site *site, const char *name)
+{
+	struct hs_thread *t;
+	int id;
+
+	if (unlikely(!name)) {
+		hpcshim_region_begin(name);
 		return;
 	}
-	ok = thread__read(t, t->now);
-	agg_acc(&t->agg->warn.auto_closed, (uint64_t)(t->depth - 1 - k));
-	while (t->depth > k)
-		frame__close(t, t->depth - 1, ok);
+	t = begin__thread();
+	if (!t)
+		return;
+	id = site__id(site, name);
+	frame__push(t, id ? thread__by_id(t, id, name, true)
+			  : agg_thread__region(t->agg, name));
+}
+
+HPCSHIM_API void hpcshim_site_end(struct hpcshim_site *site, const char *name)
+{
+	struct hs_thread *t;
+	struct agg_region *r;
+	int id, k;
+
+	if (unlikely(!name)) {
+		hpcshim_region_end(name);
+		return;
+	}
+	t = end__thread();
+	if (!t)
+		return;
+	id = site__id(site, name);
+	/* No record yet: never begun on this thread. */
+	r = id ? thread__by_id(t, id, name, false) : agg_thread__find(t->agg, name);
+	for (k = t->depth - 1; k >= 0 && r; k--)
+		if (t->frames[k].region == r)
+			break;
+	end__close(t, r ? k : -1);
 }
 
 HPCSHIM_API int hpcshim_active(void)
 {
 	return hs_self != NULL;
+}
+
+HPCSHIM_API void hpcshim_thread_name(const char *name)
+{
+	struct hs_thread *t = hs_self;
+
+	if (t && name)
+		agg_thread__set_name(t->agg, name);
 }

@@ -143,9 +143,14 @@ static void shim__init(int argc, char **argv, char **envp)
 	hs_config__from_env(&hs_proc.cfg);
 
 	pmu_evlist__init(&hs_proc.evlist);
+	hs_proc.evlist.user_read = hs_proc.cfg.user_read;
 	for (int i = 0; i < hs_proc.cfg.nevents; i++)
 		pmu_evlist__add(&hs_proc.evlist, hs_proc.cfg.events[i]);
 	pmu_evlist__probe(&hs_proc.evlist);
+	hs_proc.main_ev = -1;
+	for (int i = hs_proc.evlist.nevents - 1; i >= 0; i--)
+		if (hs_proc.evlist.ev[i].status == PMU_EV_OK)
+			hs_proc.main_ev = i;
 	shim__describe_events();
 	shim__report_events();
 	/* With no event left the shim still runs: regions are still called
@@ -156,7 +161,8 @@ static void shim__init(int argc, char **argv, char **envp)
 		hs_log(HS_LOG_ERROR, "no event could be opened: %s",
 		       hs_proc.evlist.ev[0].reason);
 	hs_proc.exec_generation = hs_exec__generation();
-	pthread_atfork(NULL, NULL, hs_fork__child);
+	pthread_atfork(hs_site__fork_prepare, hs_site__fork_parent,
+		       hs_fork__child);
 	hs_signal__init();
 	__atomic_store_n(&hs_proc.state, HS_RUNNING, __ATOMIC_RELEASE);
 	hs_self = hs_thread__start();
@@ -193,7 +199,8 @@ static struct agg_thread *shim__collect(uint64_t end_ns)
 		/* Another live thread owns t->now (its region path writes it
 		 * concurrently): read it into a buffer of our own. */
 		struct count *buf = t == hs_self ? t->now : other;
-		bool ok = pmu_counters__read(&t->ctr, buf) == 0;
+		bool ok = (t == hs_self ? pmu_counters__read(&t->ctr, buf)
+			   : pmu_counters__read_other(&t->ctr, buf)) == 0;
 
 		if (!ok)
 			agg_acc(&t->agg->warn.read_errors, 1);
@@ -248,7 +255,7 @@ static void shim__write(struct agg_thread *threads, uint64_t end_ns,
 		.complete = end != HS_END_SIGNAL, .end = end_names[end],
 		.signal = end == HS_END_SIGNAL ? signo : 0,
 		.version = PACKAGE_VERSION, .nev = hs_proc.evlist.nevents,
-		.ev = hs_proc.ev, .threads = threads,
+		.ev = hs_proc.ev, .main_ev = hs_proc.main_ev, .threads = threads,
 		.uncovered_calls = __atomic_load_n(&hs_proc.uncovered_calls,
 						   __ATOMIC_RELAXED),
 		.uncovered = unc, .nuncovered = nunc,

@@ -38,6 +38,9 @@ struct hs_thread {
 	struct hs_frame *frames;
 	struct count *store;   /* cap x 2 x nev readings for the frames */
 	struct count *now;     /* scratch reading [nev]               */
+	int main_ev;           /* event of the per-call stats, or -1   */
+	struct agg_region **byid; /* records by process-wide region id  */
+	int nids;              /* entries in byid                      */
 	struct hs_thread *prev, *next; /* live list, under hs_proc.lock   */
 };
 
@@ -49,6 +52,7 @@ struct hs_process {
 	struct pmu_evlist evlist;
 	struct agg_event ev[PMU_MAX_EVENTS];
 	char fallback[512];
+	int main_ev;                   /* first counted event, or -1      */
 	uint64_t start_ns;
 	char **argv;
 	int argc;
@@ -87,12 +91,21 @@ void hs_signal__init(void);
 #define HS_EXEC_ENV "HPCSHIM_EXEC_GENERATION"
 int hs_exec__generation(void);
 
+/* site.c: process-wide ids of literal region names. */
+struct hpcshim_site;
+int hs_site__resolve(struct hpcshim_site *site, const char *name);
+void hs_site__fork_prepare(void);
+void hs_site__fork_parent(void);
+void hs_site__fork_child(void);
+
 /* thread.c */
 struct hs_thread *hs_thread__start(void);
 void hs_thread__stop(struct hs_thread *t);
 void hs_thread__sync_missing(struct hs_thread *t);
 /* Grows the frame storage to cap frames (not on the steady-state path). */
 int hs_thread__reserve(struct hs_thread *t, int cap);
+/* Grows the id -> record array to at least n entries (new ones NULL). */
+int hs_thread__reserve_ids(struct hs_thread *t, int n);
 /* In a fork()ed child: reopen t's counters for the child's thread, start a
  * fresh result and rebase the open regions on it. */
 int hs_thread__rebirth(struct hs_thread *t);

@@ -39,8 +39,25 @@ int hs_thread__reserve(struct hs_thread *t, int cap)
 	return 0;
 }
 
+int hs_thread__reserve_ids(struct hs_thread *t, int n)
+{
+	int cap = t->nids ? t->nids : 64;
+	struct agg_region **a;
+
+	while (cap < n)
+		cap *= 2;
+	a = realloc(t->byid, (size_t)cap * sizeof(*a));
+	if (!a)
+		return -1;
+	memset(a + t->nids, 0, (size_t)(cap - t->nids) * sizeof(*a));
+	t->byid = a;
+	t->nids = cap;
+	return 0;
+}
+
 static void thread__free(struct hs_thread *t)
 {
+	free(t->byid);
 	free(t->frames);
 	free(t->store);
 	free(t->now);
@@ -51,6 +68,10 @@ static void thread__free(struct hs_thread *t)
  * closed by the program) are null in its results, with the reason. */
 void hs_thread__sync_missing(struct hs_thread *t)
 {
+	__atomic_store_n(&t->agg->reads_user, __atomic_load_n(
+		&t->ctr.user_reads, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+	__atomic_store_n(&t->agg->reads_syscall, __atomic_load_n(
+		&t->ctr.syscall_reads, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 	t->agg->missing = __atomic_load_n(&t->ctr.missing, __ATOMIC_RELAXED);
 	t->agg->err = t->ctr.err;
 	t->agg->reason = __atomic_load_n(&t->ctr.reason, __ATOMIC_RELAXED);
@@ -64,6 +85,7 @@ struct hs_thread *hs_thread__start(void)
 	if (!t)
 		return NULL;
 	t->nev = nev;
+	t->main_ev = hs_proc.main_ev;
 	t->now = calloc((size_t)nev, sizeof(struct count));
 	t->agg = agg_thread__new(gettid(), nev);
 	if (!t->now || !t->agg || hs_thread__reserve(t, FRAMES_INIT) < 0)
@@ -132,6 +154,7 @@ void hs_thread__stop(struct hs_thread *t)
 /* Frees a thread object and its results (fork child: not our threads). */
 void hs_thread__discard(struct hs_thread *t)
 {
+	pmu_counters__forget_pages(&t->ctr);
 	pmu_counters__close(&t->ctr);
 	agg_thread__delete(t->agg);
 	thread__free(t);
@@ -142,6 +165,7 @@ int hs_thread__rebirth(struct hs_thread *t)
 	struct agg_thread *agg = agg_thread__new(gettid(), t->nev);
 
 	/* The inherited fds count the parent's thread: close them. */
+	pmu_counters__forget_pages(&t->ctr);
 	pmu_counters__close(&t->ctr);
 	if (!agg)
 		return -1;
@@ -157,12 +181,16 @@ int hs_thread__rebirth(struct hs_thread *t)
 			t->depth = i;
 			break;
 		}
+		f->region->open++;
 		memset(f->start, 0, (size_t)t->nev * sizeof(struct count));
 		memset(f->child, 0, (size_t)t->nev * sizeof(struct count));
 		f->valid = true;
 	}
 	agg_thread__delete(t->agg);
 	t->agg = agg;
+	/* The cached records were the parent's. */
+	if (t->byid)
+		memset(t->byid, 0, (size_t)t->nids * sizeof(*t->byid));
 	t->omp_checked = false;
 	hs_thread__sync_missing(t);
 	t->prev = t->next = NULL;
