@@ -97,6 +97,24 @@ static inline void agg_acc(uint64_t *p, uint64_t d)
 			 __ATOMIC_RELAXED);
 }
 
+static inline void agg_count__acc(struct count *c, const struct count *d)
+{
+	agg_acc(&c->value, d->value);
+	agg_acc(&c->enabled, d->enabled);
+	agg_acc(&c->running, d->running);
+}
+
+/* One event of one completed call: the exclusive delta always, the
+ * inclusive one when incl is not NULL (outermost instance). */
+static inline void agg_region__add_event(struct agg_region *r, int e,
+					 const struct count *incl,
+					 const struct count *excl)
+{
+	if (incl)
+		agg_count__acc(&r->c[e], incl);
+	agg_count__acc(&r->c[r->nev + e], excl);
+}
+
 struct agg_thread *agg_thread__new(pid_t tid, int nev);
 void agg_thread__delete(struct agg_thread *t);
 /* Finds or creates the region record of a name (copied).  NULL on ENOMEM. */

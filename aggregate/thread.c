@@ -133,22 +133,12 @@ struct agg_region *agg_thread__region(struct agg_thread *t, const char *name)
 	return r;
 }
 
-static inline void acc_count(struct count *c, const struct count *d)
-{
-	agg_acc(&c->value, d->value);
-	agg_acc(&c->enabled, d->enabled);
-	agg_acc(&c->running, d->running);
-}
-
 void agg_region__add(struct agg_region *r, const struct count *incl,
 		     const struct count *excl, int nev)
 {
 	agg_acc(&r->calls, 1);
-	if (incl)
-		for (int i = 0; i < nev; i++)
-			acc_count(&r->c[i], &incl[i]);
 	for (int i = 0; i < nev; i++)
-		acc_count(&r->c[nev + i], &excl[i]);
+		agg_region__add_event(r, i, incl ? &incl[i] : NULL, &excl[i]);
 }
 
 void agg_region__percall(struct agg_region *r, const struct count *d)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "pmu/pmu.h"
+#include "pmu/userread.h"
 
 #define RESERVE_MIN 16
 

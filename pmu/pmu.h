@@ -120,9 +120,7 @@ bool pmu_userread__supported(void);
 int pmu_userread__request(struct perf_event_attr *attr, int level);
 void *pmu_userread__map(int fd);
 void pmu_userread__unmap(void *page);
-/* Reads one event; times: also extend enabled/running to now.  False when
- * the event is not on a counter or user access is off: use read(). */
-bool pmu_userread__read(const void *page, struct count *out, bool times);
+/* The read itself: pmu_userread__read() in userread.h (inline). */
 
 /* error.c: perf_event_open errno -> symbolic name and human reason. */
 const char *pmu_errno__name(int err);

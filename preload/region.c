@@ -28,28 +28,33 @@ static void region__uncovered(void)
 
 /* Pops frame i.  Without both readings the interval is unknown: the call
  * is not accounted (read_errors says so) rather than reported as 0 or as
- * everything since the thread started. */
+ * everything since the thread started.  One pass over the events: the
+ * call's delta goes to the region (inclusive only from the outermost
+ * instance of a recursion; exclusive = delta - children) and to the
+ * parent frame's children. */
 static void frame__close(struct hs_thread *t, int i, bool now_ok)
 {
 	struct hs_frame *f = &t->frames[i];
 	struct agg_region *r = f->region;
-	struct count delta[t->nev], excl[t->nev];
+	struct count *parent = i > 0 ? t->frames[i - 1].child : NULL;
+	bool outermost;
 
 	t->depth = i;
-	r->open--;
+	outermost = --r->open == 0;
 	if (!now_ok || !f->valid)
 		return;
+	agg_acc(&r->calls, 1);
 	for (int e = 0; e < t->nev; e++) {
-		count__sub(&delta[e], &t->now[e], &f->start[e]);
-		count__sub(&excl[e], &delta[e], &f->child[e]);
+		struct count d, x;
+
+		count__sub(&d, &t->now[e], &f->start[e]);
+		count__sub(&x, &d, &f->child[e]);
+		agg_region__add_event(r, e, outermost ? &d : NULL, &x);
+		if (parent)
+			count__add(&parent[e], &d);
+		if (e == t->main_ev)
+			agg_region__percall(r, &d);
 	}
-	/* Only the outermost instance of a recursion adds inclusive counts. */
-	agg_region__add(r, r->open ? NULL : delta, excl, t->nev);
-	if (t->main_ev >= 0)
-		agg_region__percall(r, &delta[t->main_ev]);
-	if (i > 0)
-		for (int e = 0; e < t->nev; e++)
-			count__add(&t->frames[i - 1].child[e], &delta[e]);
 }
 
 void hs_thread__close_all(struct hs_thread *t, bool now_ok)
@@ -123,7 +128,8 @@ static void frame__push(struct hs_thread *t, struct agg_region *r)
 	}
 	f->region = r;
 	r->open++;
-	memset(f->child, 0, (size_t)t->nev * sizeof(struct count));
+	for (int e = 0; e < t->nev; e++)
+		f->child[e] = (struct count){0, 0, 0};
 	t->depth++;
 	f->valid = thread__read(t, f->start);
 }

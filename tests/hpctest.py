@@ -47,6 +47,11 @@ class Tap:
         good = got is not None and abs(got - want) <= rel * abs(want)
         return self.ok(good, "%s (got %r, want %r +- %g%%)" % (desc, got, want, rel * 100))
 
+    def diag(self, text):
+        for line in str(text).splitlines():
+            print("# " + line)
+        sys.stdout.flush()
+
     def skip(self, desc, why):
         self.n += 1
         print("ok %d - %s # SKIP %s" % (self.n, desc, why))

@@ -26,18 +26,31 @@ import sys
 
 # ---- truths ------------------------------------------------------------
 INSTR_PER_ITER = 2  # subs + b.ne
-# Region begin+end, {instructions:u, cycles:u} in one group (one read()),
-# single-threaded process.  Values measured after the descriptor-ownership
-# check on every group member (was 234 before it, 213 at 3481e43: it moves
-# with preload/region.c and pmu/counters.c).
-OVH = 263
-# The same once the process has created a thread: glibc's read() is then a
-# cancellation point and runs its asynchronous-cancel enable/disable pair.
-OVH_MT = 331
+# Region begin+end, {instructions:u, cycles:u} in one group, single-
+# threaded process, name passed through a pointer (the by-name path): the
+# counters read from user space through the mmap page (HPCSHIM_READ=auto,
+# the default) ...
+OVH = 270
+# ... and with read() (HPCSHIM_READ=syscall).
+OVH_SYS = 302
+# The user-space path once the process has created a thread (with read(),
+# glibc's read() would become a cancellation point and cost more).
+OVH_MT = 270
 # The first HPC_END of a process resolves hpcshim_region_end's PLT slot in
 # the program (lazy binding, glibc's _dl_runtime_resolve).  Gone with
 # LD_BIND_NOW=1.  It grows with the number of symbols the shim exports.
 LAZY = 586
+# A literal name (the call-site handle path) around spin(0): the steady
+# overhead (per_call.min), by read method, and what the site's first call
+# adds (per_call.max - min: lazy binding of hpcshim_site_end and the END
+# site's id lookup, both inside the interval).
+OVH_SITE = 244
+OVH_SITE_SYS = 276
+LAZY_SITE = 732
+# A whole begin+end pair (literal name, 4 hardware events in one group),
+# user-level instructions, over PAIR_K pairs: (pairs_on - pairs_off).
+PAIR_USER = 1060002
+PAIR_SYS = 1076002
 # A region whose counts are exact but whose overhead is not pinned (other
 # event sets and group layouts): 2n <= value <= 2n + LOOSE.
 LOOSE = 2000
@@ -77,9 +90,16 @@ KERNEL_TOO = {"instructions", "cycles", "r08", "r11"}
 ZERO = {"r00:u", "r23:u", "r24:u", "r3c:u"}
 
 G = "/bin/guest_loop"
+PAIR_K = 1000
+PAIR4_EVENTS = "instructions:u,cycles:u,r08:u,instructions"
+LOOP_ARGS = [G, "warm", "empty", 3, "site", 3, "loop", LOOP_A, LOOP_B, "repeat", REP_K, REP_N]
 CASES = [
-    ("loop", {"HPCSHIM_EVENTS": "instructions:u,cycles:u"},
-     [G, "warm", "empty", 3, "loop", LOOP_A, LOOP_B, "repeat", REP_K, REP_N]),
+    ("loop", {"HPCSHIM_EVENTS": "instructions:u,cycles:u"}, LOOP_ARGS),
+    ("loop_sys", {"HPCSHIM_EVENTS": "instructions:u,cycles:u", "HPCSHIM_READ": "syscall"},
+     LOOP_ARGS),
+    ("pair4", {"HPCSHIM_EVENTS": PAIR4_EVENTS}, [G, "warm", "pairs", PAIR_K]),
+    ("pair4_sys", {"HPCSHIM_EVENTS": PAIR4_EVENTS, "HPCSHIM_READ": "syscall"},
+     [G, "warm", "pairs", PAIR_K]),
     ("loop_now", {"HPCSHIM_EVENTS": "instructions:u,cycles:u", "LD_BIND_NOW": "1"},
      [G, "warm", "empty", 3]),
     ("threads", {"HPCSHIM_EVENTS": "instructions:u,cycles:u"},
@@ -249,26 +269,94 @@ def measured_overhead(tap, t, name, k, stated, desc):
     return got
 
 
-def check_loop(tap, c):
+def check_reads(tap, t, method, desc):
+    """The thread's counters were read the stated way, and only so."""
+    rd = t.get("reads") or {}
+    other = "syscall" if method == "user" else "user"
+    tap.ok(rd.get("method") == method and rd.get(method, 0) > 0 and rd.get(other) == 0,
+           "%s: reads.method %r (user %r, syscall %r), stated %s" %
+           (desc, rd.get("method"), rd.get("user"), rd.get("syscall"), method))
+
+
+def check_loop(tap, c, name="loop", ovh_stated=OVH, site_stated=OVH_SITE, method="user"):
     d = c.docs[0]
     t = main_thread(d)
     tap.ok(d["pmu"]["hardware"] and events_ok(d) == ["instructions:u", "cycles:u"] and
            len({e["group"] for e in d["events"]}) == 1,
-           "loop: instructions:u and cycles:u counted in one hardware group")
-    ovh = measured_overhead(tap, t, "loop_0", 3, OVH, "loop (single-threaded)")
+           "%s: instructions:u and cycles:u counted in one hardware group" % name)
+    check_reads(tap, t, method, name)
+    ovh = measured_overhead(tap, t, "loop_0", 3, ovh_stated, "%s (single-threaded)" % name)
     w = region(t, "warm_0")
-    if tap.ok(w is not None, "loop: first region warm_0 present"):
+    if tap.ok(w is not None, "%s: first region warm_0 present" % name):
         lazy = w["inclusive"]["instructions:u"] - ovh
         tap.ok(lazy == LAZY and w["inclusive"]["cycles:u"] == w["inclusive"]["instructions:u"],
-               "loop: first region of the process = overhead %d + lazy PLT binding %d == stated %d%s" %
-               (ovh, lazy, LAZY, "" if lazy == LAZY else
+               "%s: first region of the process = overhead %d + lazy PLT binding %d == stated %d%s" %
+               (name, ovh, lazy, LAZY, "" if lazy == LAZY else
                 ": update LAZY in tests/pmubed/check.py if the library's exports changed"))
+    s = region(t, "site_0")
+    if tap.ok(s is not None and s["calls"] == 3 and s.get("per_call"),
+              "%s: literal region site_0, 3 calls, per-call statistics" % name):
+        pc = s["per_call"]
+        tap.ok(pc["event"] == "instructions:u" and pc["calls"] == 3 and pc["min"] == site_stated and
+               pc["max"] - pc["min"] == LAZY_SITE,
+               "%s: call-site path overhead per_call.min %r == stated %d, first call +%r == stated %d" %
+               (name, pc["min"], site_stated, pc["max"] - pc["min"], LAZY_SITE))
+        tap.ok(s["inclusive"]["instructions:u"] == 2 * pc["min"] + pc["max"] and
+               pc["mean"] * 3 == s["inclusive"]["instructions:u"],
+               "%s: site_0 inclusive %r == min + min + max, mean x calls == inclusive" %
+               (name, s["inclusive"]["instructions:u"]))
     check_pair(tap, region(t, "loop_a"), INSTR_PER_ITER * LOOP_A + ovh, 1,
-               "loop: spin(%d) = %d instructions + %d" % (LOOP_A, INSTR_PER_ITER * LOOP_A, ovh))
+               "%s: spin(%d) = %d instructions + %d" % (name, LOOP_A, INSTR_PER_ITER * LOOP_A, ovh))
     check_pair(tap, region(t, "loop_b"), INSTR_PER_ITER * LOOP_B + ovh, 1,
-               "loop: spin(%d) = %d instructions + %d" % (LOOP_B, INSTR_PER_ITER * LOOP_B, ovh))
+               "%s: spin(%d) = %d instructions + %d" % (name, LOOP_B, INSTR_PER_ITER * LOOP_B, ovh))
     check_pair(tap, region(t, "loop_r"), REP_K * (INSTR_PER_ITER * REP_N + ovh), REP_K,
-               "loop: %d x spin(%d) = %d x (%d + %d)" % (REP_K, REP_N, REP_K, INSTR_PER_ITER * REP_N, ovh))
+               "%s: %d x spin(%d) = %d x (%d + %d)" % (name, REP_K, REP_N, REP_K, INSTR_PER_ITER * REP_N, ovh))
+
+
+def check_loop_sys(tap, c):
+    check_loop(tap, c, "loop_sys", OVH_SYS, OVH_SITE_SYS, "syscall")
+
+
+def check_same_deltas(tap, cases):
+    """User-space reads and read() see the same work: the difference
+    between two regions is exactly the instructions that differ."""
+    diff = {}
+    for name in ("loop", "loop_sys"):
+        t = main_thread(cases[name].docs[0])
+        a, b = region(t, "loop_a"), region(t, "loop_b")
+        diff[name] = (b["inclusive"]["instructions:u"] - a["inclusive"]["instructions:u"]
+                      if a and b else None)
+    want = INSTR_PER_ITER * (LOOP_B - LOOP_A)
+    tap.ok(diff["loop"] == diff["loop_sys"] == want,
+           "user-space reads and read() give the same deltas: loop_b - loop_a = %r (user) and %r (read()), "
+           "truth %d" % (diff["loop"], diff["loop_sys"], want))
+
+
+def check_pair4(tap, c, name="pair4", stated=PAIR_USER, method="user"):
+    """The whole begin+end pair, 4 hardware events: the benchmark figure."""
+    d = c.docs[0]
+    t = main_thread(d)
+    tap.ok(len(events_ok(d)) == 4 and len({e["group"] for e in d["events"]}) == 1,
+           "%s: 4 hardware events in one group" % name)
+    check_reads(tap, t, method, name)
+    on, off, p = region(t, "pairs_on"), region(t, "pairs_off"), region(t, "pair")
+    if not tap.ok(on and off and p and p["calls"] == PAIR_K + 1,
+                  "%s: regions pairs_on, pairs_off and %d x pair present" % (name, PAIR_K + 1)):
+        return None
+    got = on["inclusive"]["instructions:u"] - off["inclusive"]["instructions:u"]
+    tap.ok(got == stated,
+           "%s: %d begin+end pairs cost %d user instructions == stated %d (%.1f per pair)%s" %
+           (name, PAIR_K, got, stated, got / PAIR_K, "" if got == stated else
+            ": the region path changed? update PAIR_* in tests/pmubed/check.py"))
+    full = on["inclusive"]["instructions"] - off["inclusive"]["instructions"]
+    tap.diag("%s: pair cost %.1f user instructions, %.1f user+kernel instructions "
+             "(the kernel share varies with timer interrupts); target <= 200 with user-space reads"
+             % (name, got / PAIR_K, full / PAIR_K))
+    return full / PAIR_K
+
+
+def check_pair4_sys(tap, c):
+    check_pair4(tap, c, "pair4_sys", PAIR_SYS, "syscall")
 
 
 def check_loop_now(tap, c):
@@ -440,7 +528,7 @@ def check_mux12(tap, c):
            "not 0 (%d null values, %d exact)" % (nulls, exact))
 
 
-CHECKS = {"loop": check_loop, "loop_now": check_loop_now, "threads": check_threads,
+CHECKS = {"loop": check_loop, "loop_sys": check_loop_sys, "pair4": check_pair4, "pair4_sys": check_pair4_sys, "loop_now": check_loop_now, "threads": check_threads,
           "hwsw": check_hwsw, "group8": check_group8, "mux12": check_mux12}
 
 
@@ -460,6 +548,10 @@ def check(path):
         except (KeyError, TypeError, IndexError, AttributeError) as e:
             tap.ok(False, "case %s: result has an unexpected shape: %s: %s" %
                    (name, type(e).__name__, e))
+    if all(n in cases and cases[n].docs for n in ("loop", "loop_sys")):
+        check_same_deltas(tap, cases)
+    else:
+        tap.ok(False, "user-space reads vs read(): cases loop and loop_sys have no results")
     print("1..%d" % tap.n)
     return 1 if tap.failed else 0
 

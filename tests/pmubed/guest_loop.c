@@ -20,6 +20,14 @@
  *   steady N       region "steady" around spin(N) (multiplexing runs)
  *   short K N G    K regions "short0".."short<K-1>" (K <= 10), each around
  *                  spin(N), separated by spin(G) outside any region
+ *   site K         K x region "site_0" around spin(0), named by a literal
+ *                  (the call-site handle path; the steps above pass names
+ *                  through a pointer, the by-name path)
+ *   pairs K        the cost of a whole begin+end pair: region "pairs_on"
+ *                  around K calls of a function holding one empty literal
+ *                  region "pair", region "pairs_off" around K calls of an
+ *                  empty function through the same loop; the difference
+ *                  over K is the pair's cost, exactly
  * Prints one line per step on stdout.
  */
 #define _GNU_SOURCE
@@ -65,6 +73,35 @@ static __attribute__((noinline)) void region_spin(const char *name, uint64_t n)
 	spin(n);
 	HPC_END(name);
 }
+
+/* The literal-name (call-site handle) path, around spin(0). */
+static __attribute__((noinline)) void site_spin0(void)
+{
+	HPC_BEGIN("site_0");
+	spin(0);
+	HPC_END("site_0");
+}
+
+static __attribute__((noinline)) void one_pair(void)
+{
+	HPC_BEGIN("pair");
+	HPC_END("pair");
+}
+
+static __attribute__((noinline)) void no_pair(void)
+{
+	__asm__ volatile("");
+}
+
+/* The same loop for both: only the called function differs. */
+static __attribute__((noinline)) void call_k(void (*fn)(void), uint64_t k)
+{
+	for (uint64_t c = 0; c < k; c++)
+		fn();
+}
+
+NAME(n_pon, "pairs_on");
+NAME(n_poff, "pairs_off");
 
 struct job {
 	long index;
@@ -148,6 +185,22 @@ int main(int argc, char **argv)
 				spin(g);
 			}
 			printf("short %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", k, n, g);
+		} else if (strcmp(s, "site") == 0) {
+			uint64_t k = arg(argv, &i, argc);
+			for (uint64_t c = 0; c < k; c++)
+				site_spin0();
+			printf("site %" PRIu64 "\n", k);
+		} else if (strcmp(s, "pairs") == 0) {
+			uint64_t k = arg(argv, &i, argc);
+			void (*volatile on)(void) = one_pair, (*volatile off)(void) = no_pair;
+			one_pair(); /* first call: resolves the site and binds PLT slots */
+			HPC_BEGIN(n_pon);
+			call_k(on, k);
+			HPC_END(n_pon);
+			HPC_BEGIN(n_poff);
+			call_k(off, k);
+			HPC_END(n_poff);
+			printf("pairs %" PRIu64 "\n", k);
 		} else {
 			fprintf(stderr, "guest_loop: unknown step '%s'\n", s);
 			return 2;

@@ -1,0 +1,148 @@
+/* userread.h - the user-space counter read itself, inlined into the group
+ * read of counters.c (the region hot path).  See userread.c. */
+#ifndef HPCSHIM_PMU_USERREAD_H
+#define HPCSHIM_PMU_USERREAD_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/count.h"
+
+#if defined(__x86_64__)
+
+static inline uint64_t hw__counter(uint32_t idx)
+{
+	uint32_t lo, hi;
+
+	/* lfence keeps rdpmc from running ahead of the code before it, at a
+	 * fraction of cpuid's cost. */
+	__asm__ volatile("lfence; rdpmc" : "=a"(lo), "=d"(hi) : "c"(idx - 1));
+	return (uint64_t)hi << 32 | lo;
+}
+
+static inline uint64_t hw__clock(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+#define HW_USER_READ 1
+
+#elif defined(__aarch64__)
+
+/* Index 32 is the cycle counter; 1..31 are event counters 0..30.  The
+ * register number is part of the instruction, hence the table. */
+#define EVCNTR(n)                                                           \
+	case n + 1:                                                         \
+		__asm__ volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v));   \
+		break
+static inline uint64_t hw__counter(uint32_t idx)
+{
+	uint64_t v = 0;
+
+	switch (idx) {
+	case 32:
+		__asm__ volatile("mrs %0, pmccntr_el0" : "=r"(v));
+		break;
+	EVCNTR(0); EVCNTR(1); EVCNTR(2); EVCNTR(3); EVCNTR(4); EVCNTR(5);
+	EVCNTR(6); EVCNTR(7); EVCNTR(8); EVCNTR(9); EVCNTR(10); EVCNTR(11);
+	EVCNTR(12); EVCNTR(13); EVCNTR(14); EVCNTR(15); EVCNTR(16);
+	EVCNTR(17); EVCNTR(18); EVCNTR(19); EVCNTR(20); EVCNTR(21);
+	EVCNTR(22); EVCNTR(23); EVCNTR(24); EVCNTR(25); EVCNTR(26);
+	EVCNTR(27); EVCNTR(28); EVCNTR(29); EVCNTR(30);
+	default:
+		break;
+	}
+	return v;
+}
+#undef EVCNTR
+
+static inline uint64_t hw__clock(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+}
+
+#define HW_USER_READ 1
+
+#else
+#define HW_USER_READ 0
+#endif
+
+#if HW_USER_READ
+/* capabilities bits (the uapi bitfield, read once as a word). */
+#define USERREAD_CAP_RDPMC (1ull << 2)
+#define USERREAD_CAP_TIME (1ull << 3)
+#define USERREAD_CAP_TIME_SHORT (1ull << 5)
+
+/* ns since the page's last update: the kernel's cyc -> ns conversion. */
+static inline uint64_t
+page__time_delta(const volatile struct perf_event_mmap_page *pc, uint64_t caps)
+{
+	uint64_t cyc = hw__clock(), quot, rem;
+	uint16_t shift = pc->time_shift;
+	uint64_t mult = pc->time_mult;
+
+	if (caps & USERREAD_CAP_TIME_SHORT)
+		cyc = pc->time_cycles + ((cyc - pc->time_cycles) & pc->time_mask);
+	quot = cyc >> shift;
+	rem = cyc & (((uint64_t)1 << shift) - 1);
+	return pc->time_offset + quot * mult + ((rem * mult) >> shift);
+}
+#endif
+
+/* Reads one event into out->value; with times also out->enabled and
+ * out->running, extended to now.  False when the event is not on a
+ * counter (software event, multiplexed out) or user access is off: then
+ * only read() knows. */
+static inline __attribute__((always_inline)) bool
+pmu_userread__read(const void *page, struct count *out, bool times)
+{
+#if HW_USER_READ
+	const volatile struct perf_event_mmap_page *pc = page;
+	uint64_t caps, enabled = 0, running = 0, pmc;
+	uint32_t seq, idx;
+	unsigned int width;
+
+	do {
+		seq = pc->lock;
+		__asm__ volatile("" ::: "memory");
+		idx = pc->index;
+		caps = pc->capabilities;
+		if (!idx || !(caps & USERREAD_CAP_RDPMC))
+			return false;
+		if (times) {
+			uint64_t d;
+			if (!(caps & USERREAD_CAP_TIME))
+				return false;
+			d = page__time_delta(pc, caps);
+			enabled = pc->time_enabled + d;
+			running = pc->time_running + d;
+		}
+		width = pc->pmc_width;
+		pmc = hw__counter(idx);
+		/* Sign-extend a narrow counter (the kernel's offset expects it). */
+		if (width < 64)
+			pmc = (uint64_t)((int64_t)(pmc << (64 - width)) >> (64 - width));
+		out->value = (uint64_t)pc->offset + pmc;
+		__asm__ volatile("" ::: "memory");
+	} while (pc->lock != seq);
+	if (times) {
+		out->enabled = enabled;
+		out->running = running;
+	}
+	return true;
+#else
+	(void)page;
+	(void)out;
+	(void)times;
+	return false;
+#endif
+}
+
+#endif
