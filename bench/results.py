@@ -57,11 +57,25 @@ def cmd_check_shim(d, expected, groups):
         for v in SHIM_REGIONS:
             print("%s\t%s" % (v, e))
         return
-    regions = {r["name"]: r for r in doc["threads"][0]["regions"]}
+    thread = doc["threads"][0]
+    regions = {r["name"]: r for r in thread["regions"]}
+    # The floor does one read() per group at each boundary; the shim's own
+    # tally (when it keeps one) says whether that is what it did.
+    reads = thread.get("reads")
+    calls = sum(r["calls"] for r in regions.values())
+    per_pair = None
+    if reads and calls:
+        per_pair = (reads.get("syscall", 0) + reads.get("user", 0)) / calls
+        print("info\tcounter reads per pair, from its own tally: %.2f (method %s)"
+              % (per_pair, reads.get("method")))
+    want = 2 * (groups.count("/") + 1)
     for v, name in SHIM_REGIONS.items():
         r = regions.get(name)
         if part != groups:
             print("%s\tgroups %s, not %s" % (v, part, groups))
+        elif per_pair is not None and (reads.get("user", 0) or abs(per_pair - want) > 0.01):
+            print("%s\t%.2f reads per pair (%s user-space), the floor does %d read()"
+                  % (v, per_pair, reads.get("user", 0), want))
         elif r is None:
             print("%s\tNOT COUNTED: no region %s in the shim's results" % (v, name))
         elif r["calls"] != int(expected):
@@ -118,11 +132,13 @@ def paired(data, key, base, op):
 
 def cmd_table(samples, checks, args):
     data = load_samples(samples)
-    problems = {}
+    problems, info = {}, {}
     with open(checks) as f:
         for line in f:
             k, v, what = line.rstrip("\n").split("\t", 2)
-            if what != "ok":
+            if v == "info":
+                info.setdefault(k, set()).add(what)
+            elif what != "ok":
                 problems.setdefault((k, v), set()).add(what)
     # h:HEADER LINE, eK:EVENTS, gK:GROUPS for the event set of K events
     header = [a[2:] for a in args if a.startswith("h:")]
@@ -136,6 +152,8 @@ def cmd_table(samples, checks, args):
         n = g.count("/") + 1
         out.append("  %s events: %s; shim groups %s: %d read() per boundary"
                    % (k, events[k], g, n))
+        for i in sorted(info.get(k, ())):
+            out.append("    shim " + i)
     out.append("")
     out.append("ns per pair: median over rounds (fastest loop); ratio: median of same-round ratios")
     fmt = "%-3s %-16s %10s %10s  %-15s %9s  %-10s %s"
@@ -159,13 +177,16 @@ def cmd_table(samples, checks, args):
     def row(k, label, key, base=None, basel="", ratio=None, target="", status=""):
         med, mn = stats(key)
         if med is None:
-            if key in problems:
+            why = "not run"
+            if key in problems or ("-", key[1]) in problems:
                 verdict(key, False)
-            out.append(fmt % (k, label, "-", "-", "", "", "", "not run (see notes)"))
+                why = "not run (see notes)"
+            out.append(fmt % (k, label, "-", "-", "", "", "", why))
             return
         if status.startswith("INVALID"):
             ratio = "n/a"  # a pair that was not counted has no cost to compare
-        out.append(fmt % (k, label, "%.1f" % med, "%.1f" % mn, basel,
+        nf = "%.1f" if med >= 10 else "%.2f"
+        out.append(fmt % (k, label, nf % med, nf % mn, basel,
                           ratio if ratio is not None else "", target, status))
 
     for k in sorted(events, key=int):
