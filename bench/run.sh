@@ -149,7 +149,8 @@ while [ "$r" -le "$ROUNDS" ]; do
 done
 
 CPUMODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-REV=$(git -C "$SRCDIR" log -1 --format='%h %s' 2>/dev/null | cut -c1-60 || echo unknown)
+REV=$(git -C "$SRCDIR" log -1 --format='%h %s' 2>/dev/null) || REV="unknown (not a git tree)"
+REV=$(printf '%s' "$REV" | cut -c1-60)
 "$PYTHON" "$SRCDIR/bench/results.py" table "$SAMPLES" "$CHECKS" \
 	"h:kernel $(uname -r), ${CPUMODEL:-unknown CPU}, $(getconf _NPROCESSORS_ONLN) CPUs, pinned to $CPU" \
 	"h:source $REV" \
