@@ -4,10 +4,10 @@
  * the bookkeeping falls outside the measured interval.  Names come two
  * ways: a literal through its call site's cached id (an array index into
  * the thread's records), anything else by hash lookup; both reach the same
- * per-thread record of a name.  Exclusive counts
- * are the frame's delta minus its children's inclusive deltas; the
- * inclusive delta of a region nested in itself is only added by the
- * outermost instance, so recursion is not double counted.
+ * per-thread record of a name.  Exclusive counts are the frame's delta
+ * minus its children's inclusive deltas; the inclusive delta of a region
+ * nested in itself is only added by the outermost instance, so recursion
+ * is not double counted.
  */
 #include <dlfcn.h>
 #include <string.h>
