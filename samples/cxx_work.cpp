@@ -1,6 +1,6 @@
 /* cxx_work.cpp - annotated C++ sample: scopes that close themselves.
  *
- * Usage: cxx_work [N]      (default 400: an N x N grid)
+ * Usage: cxx_work [N]      (default 64: an N x N grid)
  *
  * HPC_FUNCTION() names a region after the function; HPC_SCOPE("...") ends
  * its region when the block is left, also when an exception leaves it:
@@ -35,7 +35,7 @@ static void sweep(std::vector<double> &g, std::vector<double> &tmp, int n)
 			tmp[i * n + j] = v;
 		}
 	g.swap(tmp);
-	if (change < 1e-4)
+	if (change < 1e-7)
 		throw converged();
 }
 
@@ -65,7 +65,7 @@ static int relax(int n)
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? std::atoi(argv[1]) : 400;
+	int n = argc > 1 ? std::atoi(argv[1]) : 64;
 
 	HPC_THREAD_NAME("cxx-main");
 	return relax(n < 3 ? 3 : n) > 0 ? 0 : 1;

@@ -148,6 +148,19 @@ if os.path.exists(prog("tests", "cxx_scope")):
     r = run([off, "unwind", str(R), str(NP), str(M)])
     t.eq((r.rc, r.out), (0, "caught %d\n" % R), "HPCSHIM_DISABLE: program unchanged")
     t.eq(main_thread(r.doc)["regions"], [], "HPCSHIM_DISABLE: no region recorded")
+
+    # The C++ sample: its last sweep leaves by an exception.
+    argv = [prog("samples", "cxx_work"), "48"]
+    r = run(argv)
+    t.eq(r.rc, 0, "cxx_work: exit code 0")
+    quiet(r, "cxx_work")
+    no_warnings(r.doc, "cxx_work")
+    m = main_thread(r.doc)
+    sweeps = int(r.out.split()[1]) if r.out.startswith("sweeps ") else None
+    t.eq(calls(m, "sweep"), sweeps, "cxx_work: one sweep region per printed sweep")
+    t.eq((calls(m, "relax"), calls(m, "init")), (1, 1), "cxx_work: relax (HPC_FUNCTION) and init")
+    t.eq(m.get("name"), "cxx-main", "cxx_work: HPC_THREAD_NAME")
+    bare(argv, "cxx_work", r.out)
 else:
     t.skip("C++ scopes", "no C++ compiler at configure time")
 
