@@ -7,7 +7,7 @@
 set -e
 cd "$(dirname "$0")/.."
 
-PACKAGES="gcc make autoconf automake libtool pkg-config libjson-c-dev libpfm4-dev linux-perf python3"
+PACKAGES="gcc g++ gfortran make autoconf automake libtool pkg-config libjson-c-dev libpfm4-dev linux-perf python3"
 missing=""
 for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
