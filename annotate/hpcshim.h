@@ -77,13 +77,26 @@ HPCSHIM_API void hpcshim_thread_name(const char *name) HPCSHIM_WEAK;
 }
 #endif
 
+/* A name of its own for each scope variable: __COUNTER__ keeps two scopes
+ * on one line (from one macro) apart. */
+#define HPCSHIM__CAT2(a, b) a##b
+#define HPCSHIM__CAT(a, b) HPCSHIM__CAT2(a, b)
+#ifdef __COUNTER__
+#define HPCSHIM__UNIQUE(prefix) HPCSHIM__CAT(prefix, __COUNTER__)
+#else
+#define HPCSHIM__UNIQUE(prefix) HPCSHIM__CAT(prefix, __LINE__)
+#endif
+
 #if defined(HPCSHIM_BUILDING)
 /* The shim's own sources use the functions, not the macros. */
 #elif defined(HPCSHIM_DISABLE)
 
 #define HPC_BEGIN(name) ((void)0)
 #define HPC_END(name) ((void)0)
-#define HPC_REGION(name) if (0) {} else
+/* Still a one-pass loop, so that break and continue in the block leave
+ * the block, as they do when the annotations are on. */
+#define HPCSHIM__REGION_OFF(v) for (int v = 1; v; v = 0)
+#define HPC_REGION(name) HPCSHIM__REGION_OFF(HPCSHIM__UNIQUE(hpcshim__scope_))
 #define HPC_THREAD_NAME(name) ((void)0)
 #define HPC_ACTIVE() 0
 
@@ -193,14 +206,12 @@ hpcshim__scope_end(struct hpcshim__scope *s)
 {
 	hpcshim__end(s->site, s->name);
 }
-#define HPCSHIM__CAT2(a, b) a##b
-#define HPCSHIM__CAT(a, b) HPCSHIM__CAT2(a, b)
-#define HPCSHIM__SCOPE_VAR HPCSHIM__CAT(hpcshim__scope_, __LINE__)
-#define HPC_REGION(name)                                                    \
-	for (struct hpcshim__scope HPCSHIM__SCOPE_VAR                       \
+#define HPCSHIM__REGION(name, v)                                            \
+	for (struct hpcshim__scope v                                        \
 		     __attribute__((cleanup(hpcshim__scope_end))) =         \
 		     hpcshim__scope_begin(HPCSHIM__SITE(name), (name));     \
-	     HPCSHIM__SCOPE_VAR.once; HPCSHIM__SCOPE_VAR.once = 0)
+	     v.once; v.once = 0)
+#define HPC_REGION(name) HPCSHIM__REGION(name, HPCSHIM__UNIQUE(hpcshim__scope_))
 
 #endif /* HPCSHIM_BUILDING, HPCSHIM_DISABLE */
 

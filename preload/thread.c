@@ -18,22 +18,27 @@ __thread struct hs_thread *hs_self __attribute__((tls_model("initial-exec")));
 
 #define FRAMES_INIT 16
 
-/* Frame storage: cap frames, each with a start reading and a child sum. */
+/* Frame storage: cap frames, each with a start reading and a child sum.
+ * New storage is written at once, so that the first BEGIN at a new depth
+ * does not page-fault inside its parent region's interval. */
 int hs_thread__reserve(struct hs_thread *t, int cap)
 {
 	struct hs_frame *f = realloc(t->frames, (size_t)cap * sizeof(*f));
+	size_t per = 2 * (size_t)t->nev, old = (size_t)t->cap;
 	struct count *s;
 
 	if (!f)
 		return -1;
 	t->frames = f;
-	s = realloc(t->store, (size_t)cap * 2 * (size_t)t->nev * sizeof(*s));
+	s = realloc(t->store, (size_t)cap * per * sizeof(*s));
 	if (!s)
 		return -1;
+	memset(s + old * per, 0, ((size_t)cap - old) * per * sizeof(*s));
+	memset(f + old, 0, ((size_t)cap - old) * sizeof(*f));
 	t->store = s;
 	t->cap = cap;
 	for (int i = 0; i < cap; i++) {
-		t->frames[i].start = s + (size_t)i * 2 * (size_t)t->nev;
+		t->frames[i].start = s + (size_t)i * per;
 		t->frames[i].child = t->frames[i].start + t->nev;
 	}
 	return 0;

@@ -72,6 +72,14 @@ for build in ("scoped", "scoped_dyn"):
     t.eq(faults(m, "outer", "exclusive"), N, "%s: outer exclusive (its own pages)" % what)
     bare(argv, what, out)
 
+# HPCSHIM_DISABLE: HPC_REGION is still a one-pass block, so break and
+# continue in it behave exactly as with the annotations on.
+argv = [prog("tests", "scoped_off"), "exits", str(N)]
+r = run(argv)
+t.eq((r.rc, r.out), (0, "after brk=%d cont=%d ret=%d goto=%d\n" % ((N + 1,) * 4)),
+     "scoped_off (HPCSHIM_DISABLE) exits: same control flow and output")
+t.eq(main_thread(r.doc)["regions"], [], "scoped_off: no region recorded")
+
 # ---- HPC_THREAD_NAME (threads[].name) -------------------------------------
 for build in ("scoped", "scoped_dyn"):
     argv = [prog("tests", build), "tname"]
