@@ -51,6 +51,11 @@ LAZY_SITE = 732
 # user-level instructions, over PAIR_K pairs: (pairs_on - pairs_off).
 PAIR_USER = 1060002
 PAIR_SYS = 1076002
+# Over 2000 user-space reads an interrupt that rewrites an mmap page inside
+# a read's seqlock window makes that read retry (about 30 instructions):
+# seen once in some boots (1060032).  The pair total may exceed the stated
+# value by that much, never fall below it.
+PAIR_RETRY = 100
 # A region whose counts are exact but whose overhead is not pinned (other
 # event sets and group layouts): 2n <= value <= 2n + LOOSE.
 LOOSE = 2000
@@ -344,9 +349,11 @@ def check_pair4(tap, c, name="pair4", stated=PAIR_USER, method="user"):
                   "%s: regions pairs_on, pairs_off and %d x pair present" % (name, PAIR_K + 1)):
         return None
     got = on["inclusive"]["instructions:u"] - off["inclusive"]["instructions:u"]
-    tap.ok(got == stated,
-           "%s: %d begin+end pairs cost %d user instructions == stated %d (%.1f per pair)%s" %
-           (name, PAIR_K, got, stated, got / PAIR_K, "" if got == stated else
+    good = stated <= got <= stated + PAIR_RETRY
+    tap.ok(good,
+           "%s: %d begin+end pairs cost %d user instructions, stated %d (+ up to %d for seqlock retries; "
+           "%.1f per pair)%s" %
+           (name, PAIR_K, got, stated, PAIR_RETRY, got / PAIR_K, "" if good else
             ": the region path changed? update PAIR_* in tests/pmubed/check.py"))
     full = on["inclusive"]["instructions"] - off["inclusive"]["instructions"]
     tap.diag("%s: pair cost %.1f user instructions, %.1f user+kernel instructions "

@@ -150,7 +150,7 @@ cross_build() {
 	fi
 	if [ ! -f config.status ] || [ ! -f .pmubed-configured ]; then
 		./configure -q --host=$host --build="$(sh build-aux/config.guess)" \
-			CFLAGS="-O2 -g" PKG_CONFIG=pkg-config \
+			--disable-fortran CFLAGS="-O2 -g" PKG_CONFIG=pkg-config \
 			PKG_CONFIG_LIBDIR=/usr/lib/$host/pkgconfig:/usr/share/pkgconfig ||
 			return 1
 		: >.pmubed-configured
