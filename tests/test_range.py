@@ -109,22 +109,43 @@ t.ok(len(d) == 1 and hits(d[0], "page-faults", spec) == 5000,
 r = prog("sotouch", 3000, env=dict(PF, HPCSHIM_RANGE="so:librange_so.so,so:librange_so"))
 t.eq(hits(r.doc, "page-faults", "so:librange_so.so"), 3000, "so:librange_so.so: exactly 3,000")
 t.eq(hits(r.doc, "page-faults", "so:librange_so"), 3000, "so:librange_so (name prefix): the same")
-bare = prog("dlopen", 500, 777, preload=False)
-t.eq(bare.out, "dlopen 500 777\n", "dlopen by bare name through the program's RUNPATH, no shim")
-r = prog("dlopen", 500, 777)
-t.eq((r.rc, r.out), (0, bare.out), "under the shim (plain dlopen): found the same way")
-env = dict(PF, HPCSHIM_RANGE="func:dl_touch,so:librange_dl.so",
-           HPCSHIM_CHECKPOINT="func:dl_count,func:dl_static@librange_dl.so")
-r = prog("dlopen", 500, 777, env=env)
-t.eq((r.rc, r.out), (0, bare.out), "with checkpoints waiting for it (dlopen hooked): found the same way")
-t.eq(hits(r.doc, "page-faults", "func:dl_touch"), 500, "func:dl_touch of a dlopen'ed object: exactly 500")
-# The object's own start-up code (crt's frame_dummy & co., run by dlopen)
-# may fault on its data page: a few more than dl_touch's 500.
-so_dl = hits(r.doc, "page-faults", "so:librange_dl.so")
-t.ok(500 <= so_dl <= 505, "so: of a dlopen'ed object: dl_touch's 500 and its start-up (%d)" % so_dl)
-cps = r.doc["ranges"]["totals"]["checkpoints"]
-t.eq(cps["func:dl_count"], 777, "checkpoint armed at dlopen: exactly 777")
-t.eq(cps["func:dl_static@librange_dl.so"], 777, "static function of a dlopen'ed object: exactly 777")
+
+
+def dlopen_checks():
+    bare = prog("dlopen", 500, 777, preload=False)
+    t.eq(bare.out, "dlopen 500 777\n", "dlopen by bare name through the program's RUNPATH, no shim")
+    r = prog("dlopen", 500, 777)
+    t.eq((r.rc, r.out), (0, bare.out), "under the shim (plain dlopen): found the same way")
+    env = dict(PF, HPCSHIM_RANGE="func:dl_touch,so:librange_dl.so",
+               HPCSHIM_CHECKPOINT="func:dl_count,func:dl_static@librange_dl.so")
+    r = prog("dlopen", 500, 777, env=env)
+    t.eq((r.rc, r.out), (0, bare.out), "with checkpoints waiting for it (dlopen hooked): "
+         "found the same way")
+    t.eq(hits(r.doc, "page-faults", "func:dl_touch"), 500,
+         "func:dl_touch of a dlopen'ed object: exactly 500")
+    # The object's own start-up code (crt's frame_dummy & co., run by
+    # dlopen) may fault on its data page: a few more than dl_touch's 500.
+    so_dl = hits(r.doc, "page-faults", "so:librange_dl.so")
+    t.ok(500 <= so_dl <= 505, "so: of a dlopen'ed object: dl_touch's 500 and its start-up (%d)"
+         % so_dl)
+    cps = r.doc["ranges"]["totals"]["checkpoints"]
+    t.eq(cps["func:dl_count"], 777, "checkpoint armed at dlopen: exactly 777")
+    t.eq(cps["func:dl_static@librange_dl.so"], 777,
+         "static function of a dlopen'ed object: exactly 777")
+    r = prog("dlopen", 400, 1, env={"HPCSHIM_EVENTS": "page-faults",
+                                    "HPCSHIM_TRIGGER": "start:func:dl_touch"})
+    n = main_thread(r.doc)["totals"]["page-faults"]
+    t.ok(400 <= n < 460, "start trigger at a function of a dlopen'ed object: its 400 faults "
+         "and little else (%d)" % n)
+
+
+# A sanitizer runtime interposes dlopen itself and becomes the caller whose
+# RUNPATH is searched: a bare-name dlopen cannot work under it.
+if SANITIZER:
+    for _ in range(8):
+        t.skip("dlopen by bare name", "the %s runtime interposes dlopen" % SANITIZER)
+else:
+    dlopen_checks()
 
 # ---- checkpoints ------------------------------------------------------------------
 env = {"HPCSHIM_CHECKPOINT": "func:cp_target,func:cp_static"}
@@ -180,11 +201,6 @@ t.ok(len(others) == 2 and 700 <= others[0] <= 710 and 3000 <= others[1] <= 3010,
 r = prog("prephase", 2000, env={"HPCSHIM_TRIGGER": "start:func:cp_target"})
 t.eq(r.doc["ranges"]["trigger"]["state"], "waiting", "never reached: waiting")
 t.eq(main_thread(r.doc)["totals"]["page-faults"], 0, "never reached: nothing counted")
-r = prog("dlopen", 400, 1, env={"HPCSHIM_EVENTS": "page-faults",
-                                "HPCSHIM_TRIGGER": "start:func:dl_touch"})
-t.ok(400 <= main_thread(r.doc)["totals"]["page-faults"] < 460,
-     "start at a function of a dlopen'ed object: its 400 faults and little else (%d)"
-     % main_thread(r.doc)["totals"]["page-faults"])
 
 # ---- privilege levels -----------------------------------------------------------------
 r = prog("touch", 1000, env=dict(PF, HPCSHIM_PRIVILEGE="user"))
