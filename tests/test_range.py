@@ -13,6 +13,9 @@ from hpctest import Tap, run, main_thread, BUILD
 t = Tap()
 PROG = os.path.join(BUILD, "tests", "range_prog")
 SANITIZER = os.environ.get("HPCSHIM_TEST_SANITIZER")
+# Faults of the shim's own code after a thread's counters start: an
+# instrumented shim touches shadow memory there.
+SLACK = 40 if SANITIZER else 10
 
 
 def prog(*steps, **kw):
@@ -62,7 +65,11 @@ t.eq(hits(base.doc, "page-faults", "func:touch_pages"), 0, "touch 0: nothing in 
 t.eq(pf["lost"], 0, "no sample lost")
 m = main_thread(r.doc)
 t.eq(hits(r.doc, "page-faults", "func:touch_pages", m), K, "per thread: the main thread has them")
-t.eq(r.doc["uncovered_threads"], [], "the drain thread is not an uncovered thread")
+# A thread but no range: no drain thread (TSan's own helper thread, which
+# it starts with the first thread, is there in both).
+plain = prog("thread", 0, env=PF)
+t.eq(len(r.doc["uncovered_threads"]), len(plain.doc["uncovered_threads"]),
+     "the drain thread is not an uncovered thread")
 rg = r.doc["ranges"]["ranges"][0]
 t.ok(rg["status"] == "ok" and len(rg["intervals"]) == 1 and
      rg["intervals"][0]["object"].endswith("range_prog"), "func range resolved in the executable")
@@ -195,7 +202,8 @@ r = prog("prephase", 2000, "across", 1000, 3000, "thread", 700,
          env={"HPCSHIM_TRIGGER": "start:func:measured"})
 th = {x["tid"]: x for x in r.doc["threads"]}
 others = sorted(x["totals"]["page-faults"] for tid, x in th.items() if tid != r.doc["process"]["pid"])
-t.ok(len(others) == 2 and 700 <= others[0] <= 710 and 3000 <= others[1] <= 3010,
+t.ok(len(others) == 2 and 700 <= others[0] <= 700 + SLACK and
+     3000 <= others[1] <= 3000 + SLACK,
      "a running thread starts counting at the trigger (3,000 not 4,000), a later one "
      "at once (700): %r" % others)
 r = prog("prephase", 2000, env={"HPCSHIM_TRIGGER": "start:func:cp_target"})
@@ -231,11 +239,16 @@ else:
         t.skip("unprivileged privilege checks", "needs root and perf_event_paranoid >= 2")
 
 # ---- fork: the child samples on its own ----------------------------------------------
+# (Not under TSan: it refuses new threads in the child of a threaded
+# process, and the child starts its own drain thread.)
 wl = os.path.join(BUILD, "tests", "workload")
-r = run([wl, "fork", "400"], env=dict(PF, HPCSHIM_RANGE="exe"))
-kids = [d for d in r.docs if any(x["name"] == "child" for x in d["regions"])]
-t.ok(len(kids) == 1 and hits(kids[0], "page-faults", "exe") >= 400,
-     "fork child: its own rings, its 400 faults in exe")
+if SANITIZER == "tsan":
+    t.skip("fork child", "TSan: no new thread after a multi-threaded fork")
+else:
+    r = run([wl, "fork", "400"], env=dict(PF, HPCSHIM_RANGE="exe"))
+    kids = [d for d in r.docs if any(x["name"] == "child" for x in d["regions"])]
+    t.ok(len(kids) == 1 and hits(kids[0], "page-faults", "exe") >= 400,
+         "fork child: its own rings, its 400 faults in exe")
 
 # ---- bad specs: one line each, the program unchanged -------------------------------------
 STEPS = ("touch", 10, "exit", 3)
