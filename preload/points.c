@@ -89,6 +89,48 @@ static uint64_t point__addr(const struct rng_point *pt)
 	return pt->dropped ? 0 : __atomic_load_n(&pt->addr, __ATOMIC_ACQUIRE);
 }
 
+/* A point that resolved to an address no breakpoint can take (a kernel
+ * address, say) would fail in every thread: try it once, drop it with
+ * the reason (under R.lock). */
+void points__verify(void)
+{
+	static const char *const var[] = {
+		"HPCSHIM_CHECKPOINT: '", "HPCSHIM_TRIGGER: 'start:",
+		"HPCSHIM_TRIGGER: 'stop:",
+	};
+	struct rng_point *all[RNG_MAX_POINTS + 2];
+	int kind[RNG_MAX_POINTS + 2], n = 0;
+
+	for (int i = 0; i < R.ncp; i++)
+		all[n] = &R.cp[i], kind[n++] = 0;
+	for (int k = 0; k < 2; k++)
+		if (R.has_trig[k])
+			all[n] = &R.trig[k], kind[n++] = 1 + k;
+	for (int i = 0; i < n; i++) {
+		struct rng_point *pt = all[i];
+		uint64_t a = point__addr(pt);
+		int fd;
+
+		if (!a || pt->verified)
+			continue;
+		pt->verified = true;
+		fd = pmu_bp__open(a, 0, true, 0, 1 << 30);
+		if (fd >= 0) {
+			pmu_sys__close(fd);
+			continue;
+		}
+		snprintf(pt->reason, sizeof(pt->reason), "a breakpoint at 0x%llx "
+			 "cannot be armed: %s: %s", (unsigned long long)a,
+			 pmu_errno__name(errno), errno == EINVAL ? "not an address a "
+			 "user-level breakpoint can watch" : pmu_errno__reason(errno));
+		pt->dropped = true;
+		hs_log(HS_LOG_ERROR, "%s%.80s' ignored: %s%s", var[kind[i]], pt->pl->text,
+		       pt->reason, kind[i] == 1 ? "; counting is not delayed" : "");
+		if (kind[i] == 1)
+			trig__abandon_start();
+	}
+}
+
 /* Opens what s lacks among the resolved points (under s->spin); tid 0
  * for the calling thread. */
 void points__open(struct rng_slot *s, pid_t tid)

@@ -253,6 +253,7 @@ static void resolve__new_objects(bool install)
 		if (!seen__check(&objs[i]))
 			resolve__object(&objs[i]);
 	free(objs);
+	points__verify();
 	if (install)
 		points__install();
 }
@@ -531,7 +532,8 @@ void hs_range__thread_start(struct hs_thread *t)
 	ceiling = pmu_sys__fd_ceiling();
 	pthread_mutex_lock(&R.lock);
 	drain__ensure();
-	s = slot__claim(res); /* returns with s->spin held */
+	/* After the collection the writer reads t->agg unlocked: hands off. */
+	s = R.frozen ? NULL : slot__claim(res); /* returns with s->spin held */
 	if (!s) {
 		pthread_mutex_unlock(&R.lock);
 		agg_range_thread__delete(res);
@@ -797,10 +799,11 @@ void hs_range__init(void)
 	R.pid = getpid();
 	sampling__init();
 	points__init();
-	trig__init();
 	pthread_mutex_lock(&R.lock);
+	R.adds = ~0ull; /* scan even if nothing was ever loaded */
 	resolve__new_objects(false); /* no thread yet */
 	pthread_mutex_unlock(&R.lock);
+	trig__init(); /* after the start point had its chance to be dropped */
 	trig__install_handler();
 	if (points__pending())
 		hs_dlopen__hook(true);

@@ -33,7 +33,9 @@ struct rng_point {
 	uint64_t addr;            /* atomic; 0 until resolved               */
 	const char *object;       /* the file it was found in               */
 	int defs;                 /* definitions of the name seen           */
-	bool dropped;             /* no debug register for it (reason)      */
+	bool dropped;             /* no debug register for it, or it cannot
+				     be armed (reason)                      */
+	bool verified;            /* armed once after it resolved           */
 	char reason[200];
 };
 
@@ -109,10 +111,13 @@ void slot__set(struct rng_slot *s, int st);
 void slot__apply(struct rng_slot *s, bool in_handler);
 const char *trig__state_name(void);
 uint64_t trig__sig_data(int which);     /* attr.sig_data of a trigger     */
+/* The start point cannot be armed: count from now on (under R.lock). */
+void trig__abandon_start(void);
 
 /* points.c */
 void points__init(void);               /* debug-register budget          */
 void points__open(struct rng_slot *s, pid_t tid); /* under s->spin       */
+void points__verify(void);             /* newly resolved: can it be armed? */
 void points__install(void);            /* newly resolved: live slots     */
 void points__read(struct rng_slot *s);  /* checkpoint counts -> results */
 void points__close(struct rng_slot *s);

@@ -141,6 +141,10 @@ static int parse_addr(struct rng_place *p, const char *rest, bool range,
 			 "0x, or decimal)" : "not an address (hex with 0x, or decimal)");
 		return -1;
 	}
+	if (!range && p->lo == 0 && !p->obj[0]) {
+		snprintf(why, whylen, "address 0");
+		return -1;
+	}
 	if (!range)
 		return 0;
 	if (!parse_u64(e + 1, &e, &p->hi) || *e) {

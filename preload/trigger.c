@@ -143,6 +143,18 @@ static void trig__fire(int which)
 		slot__apply(self, true);
 }
 
+void trig__abandon_start(void)
+{
+	int expected = TRIG_WAIT;
+
+	if (!__atomic_compare_exchange_n(&R.state, &expected, TRIG_STARTED, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return;
+	for (struct rng_slot *s = R.slots; s; s = s->next)
+		if (__atomic_load_n(&s->live, __ATOMIC_ACQUIRE))
+			slot__apply(s, false);
+}
+
 /* Not ours: what the program's own action would have done. */
 static void trap__chain(int sig, siginfo_t *si, void *uc)
 {
