@@ -260,6 +260,7 @@ cases = [
       "func:measured,func:after_measured"}, "hardware breakpoints", "5 checkpoints, 4 registers"),
     ({"HPCSHIM_RANGE": "fnc:touch_pages"}, "unknown form", "malformed range"),
     ({"HPCSHIM_CHECKPOINT": "addr:zz"}, "not an address", "malformed checkpoint"),
+    ({"HPCSHIM_CHECKPOINT": "addr:0xffffffffffff0000"}, "cannot be armed", "kernel address"),
     ({"HPCSHIM_TRIGGER": "begin:func:main"}, "expected start:POINT", "malformed trigger"),
     ({"HPCSHIM_TRIGGER": "start:func:nope"}, "counting never started", "unresolvable trigger"),
     ({"HPCSHIM_CHECKPOINT": "func:nope"}, "not counted", "unresolvable checkpoint"),

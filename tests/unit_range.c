@@ -55,6 +55,8 @@ static const struct row points[] = {
 	{ __LINE__, "addr:0x1136@exe", 0, RNG_ADDR, false, "", "exe", 0x1136, 0, NULL },
 	{ __LINE__, "addr:0x10-0x20", -1, 0, false, NULL, NULL, 0, 0, "not an address" },
 	{ __LINE__, "addr:", -1, 0, false, NULL, NULL, 0, 0, "not an address" },
+	{ __LINE__, "addr:0", -1, 0, false, NULL, NULL, 0, 0, "address 0" },
+	{ __LINE__, "addr:0@exe", 0, RNG_ADDR, false, "", "exe", 0, 0, NULL },
 	{ __LINE__, "so:libm", -1, 0, false, NULL, NULL, 0, 0, "unknown form" },
 	{ __LINE__, "exe", -1, 0, false, NULL, NULL, 0, 0, "unknown form" },
 	{ __LINE__, "!func:main", -1, 0, false, NULL, NULL, 0, 0, "unknown form" },
