@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "aggregate/range.h"
 #include "pmu/count.h"
 
 #define AGG_SCHEMA "hpcshim/1"
@@ -86,6 +87,7 @@ struct agg_thread {
 	struct agg_region **hash; /* open addressing, owner thread only */
 	size_t hash_cap, nregions;
 	struct agg_thread_warnings warn;
+	struct agg_range_thread *range; /* HPCSHIM_RANGE & co., or NULL    */
 	struct agg_thread *next;  /* process list link */
 };
 
@@ -146,6 +148,8 @@ struct agg_pmu_info {
 	const char *fallback;   /* NULL, or why the default set is software-only */
 	const char *privilege;  /* user+kernel, user, mixed                 */
 	int paranoid;
+	const char *privilege_requested; /* HPCSHIM_PRIVILEGE: all, user, kernel */
+	const char *privilege_note;      /* NULL, or why counted != requested   */
 };
 
 /* Every string member must be non-NULL (use "" for unknown). */
@@ -169,6 +173,7 @@ struct agg_process {
 	uint64_t uncovered_calls; /* region calls from threads we never saw start */
 	const struct agg_uncovered *uncovered;
 	int nuncovered;
+	const struct agg_range_info *range; /* NULL unless ranges were asked */
 };
 
 /* Statistics of one value across threads. */
@@ -178,6 +183,12 @@ struct agg_stat {
 };
 void agg_stat__add(struct agg_stat *s, double v);
 double agg_stat__mean(const struct agg_stat *s);
+
+/* range.c: the "ranges" sections (docs/schema.md). */
+struct json_object;
+struct json_object *agg_range__process_json(const struct agg_process *p);
+struct json_object *agg_range__thread_json(const struct agg_process *p,
+					   const struct agg_thread *t);
 
 /* utf8.c: a malloc'd copy with each invalid UTF-8 byte replaced by U+FFFD. */
 char *agg_utf8__clean(const char *s);

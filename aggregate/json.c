@@ -168,6 +168,10 @@ static json_object *json_pmu(const struct agg_process *p)
 			       json_object_new_string(p->pmu.fallback) : NULL);
 	json_object_object_add(o, "privilege", json_object_new_string(p->pmu.privilege));
 	json_object_object_add(o, "perf_event_paranoid", json_object_new_int(p->pmu.paranoid));
+	json_object_object_add(o, "privilege_requested", json_object_new_string(
+		p->pmu.privilege_requested ? p->pmu.privilege_requested : "all"));
+	json_object_object_add(o, "privilege_note", p->pmu.privilege_note ?
+			       json_object_new_string(p->pmu.privilege_note) : NULL);
 	return o;
 }
 
@@ -281,6 +285,8 @@ static json_object *json_thread(const struct agg_process *p,
 	}
 	json_object_object_add(o, "regions", regs);
 	json_object_object_add(o, "warnings", json_warnings(&t->warn));
+	if (t->range && p->range)
+		json_object_object_add(o, "ranges", agg_range__thread_json(p, t));
 	return o;
 }
 
@@ -436,6 +442,8 @@ static json_object *json_document(const struct agg_process *p)
 	json_object_object_add(doc, "uncovered_threads", json_uncovered(p));
 	json_object_object_add(doc, "threads", threads);
 	json_object_object_add(doc, "regions", json_regions(p));
+	if (p->range)
+		json_object_object_add(doc, "ranges", agg_range__process_json(p));
 	return doc;
 }
 

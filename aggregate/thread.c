@@ -47,6 +47,7 @@ void agg_thread__delete(struct agg_thread *t)
 	}
 	free(t->hash);
 	free(t->totals);
+	agg_range_thread__delete(t->range);
 	free(t);
 }
 

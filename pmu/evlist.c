@@ -202,3 +202,52 @@ const char *pmu_evlist__privilege(const struct pmu_evlist *el)
 	}
 	return common ? common : "none";
 }
+
+const char *pmu_plm__name(enum pmu_plm plm)
+{
+	switch (plm) {
+	case PMU_PLM_ALL: return "all";
+	case PMU_PLM_USER: return "user";
+	case PMU_PLM_KERNEL: return "kernel";
+	}
+	return "?";
+}
+
+void pmu_evlist__set_privilege(struct pmu_evlist *el, enum pmu_plm plm)
+{
+	for (int i = 0; i < el->nevents; i++) {
+		struct perf_event_attr *a = &el->ev[i].attr;
+
+		if (el->ev[i].status != PMU_EV_OK || el->ev[i].plm_explicit)
+			continue;
+		if (plm == PMU_PLM_USER) {
+			a->exclude_user = 0;
+			a->exclude_kernel = a->exclude_hv = 1;
+		} else if (plm == PMU_PLM_KERNEL) {
+			a->exclude_kernel = 0;
+			a->exclude_user = a->exclude_hv = 1;
+		}
+	}
+}
+
+void pmu_evlist__privilege_note(const struct pmu_evlist *el, enum pmu_plm plm,
+				char *buf, size_t len)
+{
+	int down = 0, refused = 0;
+
+	for (int i = 0; i < el->nevents; i++) {
+		const struct pmu_event *ev = &el->ev[i];
+
+		down += ev->status == PMU_EV_OK && ev->downgraded;
+		refused += ev->status != PMU_EV_OK && ev->err == EACCES;
+	}
+	buf[0] = '\0';
+	if (down)
+		snprintf(buf, len, "perf_event_paranoid=%d refused kernel level: "
+			 "%d event%s count%s user level only", el->paranoid, down,
+			 down == 1 ? "" : "s", down == 1 ? "s" : "");
+	else if (refused && plm == PMU_PLM_KERNEL)
+		snprintf(buf, len, "perf_event_paranoid=%d refused kernel level: "
+			 "%d event%s dropped (kernel-only counting is never "
+			 "downgraded)", el->paranoid, refused, refused == 1 ? "" : "s");
+}

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "pmu/count.h"
 #include "pmu/pfm.h"
@@ -86,6 +87,16 @@ int pmu_evlist__add(struct pmu_evlist *el, const char *spec);
 int pmu_evlist__probe(struct pmu_evlist *el);
 int pmu_evlist__nok(const struct pmu_evlist *el);
 const char *pmu_evlist__privilege(const struct pmu_evlist *el);
+/* Privilege levels for every event without an explicit modifier (pfmon's
+ * -u / -k); call before the probe.  ALL keeps the downgrade to user level
+ * when perf_event_paranoid refuses kernel level; KERNEL is never
+ * downgraded (it would count something else): refused events are dropped. */
+enum pmu_plm { PMU_PLM_ALL, PMU_PLM_USER, PMU_PLM_KERNEL };
+void pmu_evlist__set_privilege(struct pmu_evlist *el, enum pmu_plm plm);
+const char *pmu_plm__name(enum pmu_plm plm);
+/* Why the counted privilege differs from the requested one ("" if not). */
+void pmu_evlist__privilege_note(const struct pmu_evlist *el, enum pmu_plm plm,
+				char *buf, size_t len);
 
 /* counters.c: one thread's counters (pid = calling thread, cpu = -1). */
 struct pmu_counters {
@@ -128,6 +139,7 @@ const char *pmu_errno__reason(int err);
 
 /* sys.c */
 int pmu_sys__open(struct perf_event_attr *attr, int group_fd);
+int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd);
 /* fdtab.c: counter descriptors we own.  pmu_sys__open registers them;
  * pmu_sys__close closes only a descriptor that is still ours. */
 void pmu_sys__close(int fd);

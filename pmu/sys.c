@@ -12,7 +12,14 @@
  * never inherits another image's counters. */
 int pmu_sys__open(struct perf_event_attr *attr, int group_fd)
 {
-	long fd = syscall(SYS_perf_event_open, attr, 0, -1, group_fd,
+	return pmu_sys__open_task(attr, 0, group_fd);
+}
+
+/* The same for thread tid of this process (0: the calling thread), for
+ * breakpoints that must be armed in threads already running. */
+int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd)
+{
+	long fd = syscall(SYS_perf_event_open, attr, tid, -1, group_fd,
 			  PERF_FLAG_FD_CLOEXEC);
 
 	if (fd < 0)

@@ -113,6 +113,7 @@ void hs_config__from_env(struct hs_config *cfg)
 	hs_log_set_level(cfg->verbose);
 	config__output(cfg, getenv("HPCSHIM_OUTPUT"));
 	cfg->user_read = config__user_read(getenv("HPCSHIM_READ"));
+	hs_range_config__from_env(&cfg->range);
 	if (ev)
 		config__events(cfg, ev);
 	if (cfg->nevents == 0) {

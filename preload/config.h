@@ -4,6 +4,8 @@
  *   HPCSHIM_OUTPUT   directory for the result file (default ".")
  *   HPCSHIM_VERBOSE  0 errors only (default), 1 info, 2 debug
  *   HPCSHIM_READ     auto (user-space counter reads if able) | syscall
+ *   HPCSHIM_PRIVILEGE, HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD,
+ *   HPCSHIM_CHECKPOINT, HPCSHIM_TRIGGER   see preload/range.h
  *
  * Documented for users in docs/environment.md.
  */
@@ -14,6 +16,7 @@
 #include <stdbool.h>
 
 #include "pmu/pmu.h"
+#include "preload/range.h"
 
 struct hs_config {
 	char *events[PMU_MAX_EVENTS]; /* specs, in order                   */
@@ -24,6 +27,7 @@ struct hs_config {
 	char output[PATH_MAX];
 	int verbose;
 	bool user_read;               /* HPCSHIM_READ=auto                   */
+	struct hs_range_config range; /* HPCSHIM_PRIVILEGE, _RANGE*, _CHECKPOINT, _TRIGGER */
 };
 
 /* Fills cfg from the environment.  Malformed values are reported with one

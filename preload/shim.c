@@ -146,6 +146,7 @@ static void shim__init(int argc, char **argv, char **envp)
 	hs_proc.evlist.user_read = hs_proc.cfg.user_read;
 	for (int i = 0; i < hs_proc.cfg.nevents; i++)
 		pmu_evlist__add(&hs_proc.evlist, hs_proc.cfg.events[i]);
+	pmu_evlist__set_privilege(&hs_proc.evlist, hs_proc.cfg.range.privilege);
 	pmu_evlist__probe(&hs_proc.evlist);
 	hs_proc.main_ev = -1;
 	for (int i = hs_proc.evlist.nevents - 1; i >= 0; i--)
@@ -164,6 +165,7 @@ static void shim__init(int argc, char **argv, char **envp)
 	pthread_atfork(hs_site__fork_prepare, hs_site__fork_parent,
 		       hs_fork__child);
 	hs_signal__init();
+	hs_range__init();
 	__atomic_store_n(&hs_proc.state, HS_RUNNING, __ATOMIC_RELEASE);
 	hs_self = hs_thread__start();
 }
@@ -246,7 +248,7 @@ static void shim__write(struct agg_thread *threads, uint64_t end_ns,
 			enum hs_end end, int signo,
 			const struct agg_uncovered *unc, int nunc)
 {
-	char host[256] = "unknown";
+	char host[256] = "unknown", note[200];
 	struct agg_process p = {
 		.pid = hs_proc.pid, .ppid = getppid(), .host = host,
 		.rank = shim__rank(), .argv = hs_proc.argv, .argc = hs_proc.argc,
@@ -265,8 +267,15 @@ static void shim__write(struct agg_thread *threads, uint64_t end_ns,
 			.fallback = hs_proc.fallback[0] ? hs_proc.fallback : NULL,
 			.privilege = pmu_evlist__privilege(&hs_proc.evlist),
 			.paranoid = hs_proc.evlist.paranoid,
+			.privilege_requested = pmu_plm__name(hs_proc.cfg.range.privilege),
 		},
+		.range = hs_range__result(),
 	};
+
+	pmu_evlist__privilege_note(&hs_proc.evlist, hs_proc.cfg.range.privilege,
+				   note, sizeof(note));
+	if (note[0])
+		p.pmu.privilege_note = note;
 
 	gethostname(host, sizeof(host) - 1);
 	shim__publish(&p);
@@ -315,6 +324,7 @@ void hs_process__finish(enum hs_end end, int signo)
 		return;
 	}
 	threads = shim__collect(end_ns);
+	hs_range__collect(end == HS_END_SIGNAL);
 	nunc = hs_uncovered__scan(&unc);
 	pthread_mutex_unlock(&hs_proc.lock);
 	shim__write(threads, end_ns, end, signo, unc, nunc);

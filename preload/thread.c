@@ -113,6 +113,7 @@ struct hs_thread *hs_thread__start(void)
 		t->next->prev = t;
 	hs_proc.live = t;
 	pthread_mutex_unlock(&hs_proc.lock);
+	hs_range__thread_start(t);
 	return t;
 
 fail_free:
@@ -139,6 +140,7 @@ void hs_thread__stop(struct hs_thread *t)
 	if (!ok)
 		agg_acc(&t->agg->warn.read_errors, 1);
 	hs_thread__sync_missing(t);
+	hs_range__thread_stop(t);
 	pmu_counters__close(&t->ctr);
 	hs_thread__close_all(t, ok);
 	agg_thread__set_totals(t->agg, t->now);

@@ -2,7 +2,9 @@
  * parsers: the input becomes HPCSHIM_EVENTS (and, split at its first
  * newline, HPCSHIM_VERBOSE and HPCSHIM_OUTPUT), is parsed into a config,
  * every event spec is resolved (generic table, raw, libpfm4), and every
- * string that could reach the JSON is made valid UTF-8.  No counter is
+ * string that could reach the JSON is made valid UTF-8.  Further lines
+ * become HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD, HPCSHIM_CHECKPOINT,
+ * HPCSHIM_TRIGGER and HPCSHIM_PRIVILEGE (parsed with the config).  No counter is
  * opened: this is about parsing garbage, not about the kernel.
  * Built and run by tools/fuzz.sh (clang -fsanitize=fuzzer,address,undefined).
  */
@@ -45,12 +47,22 @@ static char *field(const uint8_t **p, const uint8_t *end)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *p = data, *end = data + size;
+	static const char *const range_vars[] = {
+		"HPCSHIM_RANGE", "HPCSHIM_RANGE_PERIOD", "HPCSHIM_CHECKPOINT",
+		"HPCSHIM_TRIGGER", "HPCSHIM_PRIVILEGE",
+	};
 	char *events = field(&p, end), *verbose = field(&p, end), *output = field(&p, end);
-	struct hs_config cfg;
+	static struct hs_config cfg; /* large (range places): not on the stack */
 
 	setenv("HPCSHIM_EVENTS", events, 1);
 	setenv("HPCSHIM_VERBOSE", verbose, 1);
 	setenv("HPCSHIM_OUTPUT", output, 1);
+	for (size_t i = 0; i < sizeof(range_vars) / sizeof(range_vars[0]); i++) {
+		char *v = field(&p, end);
+
+		setenv(range_vars[i], v, 1);
+		free(v);
+	}
 	hs_config__from_env(&cfg);
 	for (int i = 0; i < cfg.nevents; i++) {
 		struct pmu_event ev;

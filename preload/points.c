@@ -1,0 +1,226 @@
+/* points.c - checkpoints (exact execution counts of an address) and the
+ * breakpoints of the start/stop triggers.
+ *
+ * Each is a hardware execute breakpoint per thread, opened by the thread
+ * itself at its start, or by whichever thread resolves the address later
+ * (dlopen) for every live thread (perf_event_open with the thread's tid).
+ * A thread has few debug registers (x86: 4), found by probing at start:
+ * the triggers get theirs first, then the checkpoints in the order given;
+ * the rest are dropped with a reason.  Every hit is a debug exception
+ * (a few microseconds), so a checkpoint on a hot function costs time.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "preload/log.h"
+#include "preload/range_int.h"
+
+static void point__setup(struct rng_point *pt, const struct rng_place *pl)
+{
+	pt->pl = pl;
+	/* An absolute address needs no object. */
+	if (pl->form == RNG_ADDR && !pl->obj[0]) {
+		pt->addr = pl->lo;
+		pt->defs = 1;
+	}
+}
+
+static void point__drop(struct rng_point *pt, const char *why)
+{
+	pt->dropped = true;
+	snprintf(pt->reason, sizeof(pt->reason), "%s", why);
+}
+
+void points__init(void)
+{
+	const struct hs_range_config *rc = R.rc;
+	int ntrig = rc->has_start + rc->has_stop, avail;
+	char why[200], names[300] = "";
+	int len = 0, ndrop = 0;
+
+	R.ncp = rc->ncheckpoints;
+	for (int i = 0; i < R.ncp; i++)
+		point__setup(&R.cp[i], &rc->checkpoint[i]);
+	R.has_trig[TRIG_START] = rc->has_start;
+	R.has_trig[TRIG_STOP] = rc->has_stop;
+	point__setup(&R.trig[TRIG_START], &rc->start);
+	point__setup(&R.trig[TRIG_STOP], &rc->stop);
+	if (R.ncp + ntrig == 0)
+		return;
+	R.bp_limit = pmu_bp__limit(&R.bp_err);
+	if (R.bp_limit == 0) {
+		snprintf(why, sizeof(why), "hardware breakpoints unavailable: %s",
+			 pmu_errno__reason(R.bp_err));
+		for (int i = 0; i < R.ncp; i++)
+			point__drop(&R.cp[i], why);
+		for (int k = 0; k < 2; k++)
+			point__drop(&R.trig[k], why);
+		if (R.ncp)
+			hs_log(HS_LOG_ERROR, "HPCSHIM_CHECKPOINT: %s; not counted", why);
+		if (ntrig)
+			hs_log(HS_LOG_ERROR, "HPCSHIM_TRIGGER: %s; counting is not "
+			       "delayed", why);
+		return;
+	}
+	if (rc->has_stop && R.bp_limit < ntrig) /* one register: start wins */
+		point__drop(&R.trig[TRIG_STOP], "one hardware breakpoint per "
+			    "thread: used by the start trigger");
+	avail = R.bp_limit - ntrig;
+	snprintf(why, sizeof(why), "no debug register left: a thread has %d "
+		 "hardware breakpoints%s", R.bp_limit,
+		 ntrig ? ", the trigger takes some first" : "");
+	for (int i = avail > 0 ? avail : 0; i < R.ncp; i++) {
+		point__drop(&R.cp[i], why);
+		if (len < (int)sizeof(names) - 60)
+			len += snprintf(names + len, sizeof(names) - (size_t)len, "%s'%.40s'",
+					ndrop ? ", " : "", R.cp[i].pl->text);
+		ndrop++;
+	}
+	if (ndrop)
+		hs_log(HS_LOG_ERROR, "HPCSHIM_CHECKPOINT: %d checkpoints but a thread "
+		       "has %d hardware breakpoints%s: %s not counted", R.ncp,
+		       R.bp_limit, ntrig ? " (the trigger takes its own first)" : "",
+		       names);
+}
+
+static uint64_t point__addr(const struct rng_point *pt)
+{
+	return pt->dropped ? 0 : __atomic_load_n(&pt->addr, __ATOMIC_ACQUIRE);
+}
+
+/* A point that resolved to an address no breakpoint can take (a kernel
+ * address, say) would fail in every thread: try it once, drop it with
+ * the reason (under R.lock). */
+void points__verify(void)
+{
+	static const char *const var[] = {
+		"HPCSHIM_CHECKPOINT: '", "HPCSHIM_TRIGGER: 'start:",
+		"HPCSHIM_TRIGGER: 'stop:",
+	};
+	struct rng_point *all[RNG_MAX_POINTS + 2];
+	int kind[RNG_MAX_POINTS + 2], n = 0;
+
+	for (int i = 0; i < R.ncp; i++)
+		all[n] = &R.cp[i], kind[n++] = 0;
+	for (int k = 0; k < 2; k++)
+		if (R.has_trig[k])
+			all[n] = &R.trig[k], kind[n++] = 1 + k;
+	for (int i = 0; i < n; i++) {
+		struct rng_point *pt = all[i];
+		uint64_t a = point__addr(pt);
+		int fd;
+
+		if (!a || pt->verified)
+			continue;
+		pt->verified = true;
+		fd = pmu_bp__open(a, 0, true, 0, 1 << 30);
+		if (fd >= 0) {
+			pmu_sys__close(fd);
+			continue;
+		}
+		snprintf(pt->reason, sizeof(pt->reason), "a breakpoint at 0x%llx "
+			 "cannot be armed: %s: %s", (unsigned long long)a,
+			 pmu_errno__name(errno), errno == EINVAL ? "not an address a "
+			 "user-level breakpoint can watch" : pmu_errno__reason(errno));
+		pt->dropped = true;
+		hs_log(HS_LOG_ERROR, "%s%.80s' ignored: %s%s", var[kind[i]], pt->pl->text,
+		       pt->reason, kind[i] == 1 ? "; counting is not delayed" : "");
+		if (kind[i] == 1)
+			trig__abandon_start();
+	}
+}
+
+/* Opens what s lacks among the resolved points (under s->spin); tid 0
+ * for the calling thread. */
+void points__open(struct rng_slot *s, pid_t tid)
+{
+	int ceiling = pmu_sys__fd_ceiling();
+	uint64_t a;
+
+	for (int i = 0; i < R.ncp; i++) {
+		if (s->cp[i] != -1 || !(a = point__addr(&R.cp[i])))
+			continue;
+		s->cp[i] = pmu_bp__open(a, tid, s->applied != TRIG_STARTED, 0, ceiling);
+		if (s->cp[i] < 0) {
+			s->res->cp_missing |= 1ull << i;
+			if (!s->res->cp_reason)
+				s->res->cp_reason = pmu_errno__reason(errno);
+			s->cp[i] = -2;
+		}
+	}
+	if (s->trig[TRIG_START] == -1 && s->applied == TRIG_WAIT &&
+	    (a = point__addr(&R.trig[TRIG_START]))) {
+		s->trig[TRIG_START] = pmu_bp__open(a, tid, false,
+						   trig__sig_data(TRIG_START), ceiling);
+		if (s->trig[TRIG_START] < 0)
+			s->trig[TRIG_START] = -2;
+	}
+	if (s->trig[TRIG_STOP] == -1 && s->applied != TRIG_STOPPED &&
+	    (a = point__addr(&R.trig[TRIG_STOP]))) {
+		s->trig[TRIG_STOP] = pmu_bp__open(a, tid, s->applied != TRIG_STARTED,
+						  trig__sig_data(TRIG_STOP), ceiling);
+		if (s->trig[TRIG_STOP] < 0)
+			s->trig[TRIG_STOP] = -2;
+	}
+}
+
+/* Points just resolved (a library was loaded): arm them in every live
+ * thread (under R.lock). */
+void points__install(void)
+{
+	pid_t me = gettid();
+
+	for (struct rng_slot *s = R.slots; s; s = s->next) {
+		if (!__atomic_load_n(&s->live, __ATOMIC_ACQUIRE))
+			continue;
+		slot__spin(s);
+		if (__atomic_load_n(&s->live, __ATOMIC_ACQUIRE))
+			points__open(s, s->tid == me ? 0 : s->tid);
+		slot__release(s, false);
+	}
+}
+
+void points__read(struct rng_slot *s)
+{
+	struct agg_range_thread *res = s->res;
+
+	for (int i = 0; i < R.ncp; i++) {
+		uint64_t v;
+
+		if (s->cp[i] >= 0 && pmu_bp__read(s->cp[i], &v)) {
+			res->cp[i] = v;
+			continue;
+		}
+		res->cp_missing |= 1ull << i;
+		if (s->cp[i] >= 0 && !res->cp_reason)
+			res->cp_reason = "the breakpoint could not be read or was not "
+				"always armed (another user of the debug registers?)";
+	}
+}
+
+void points__close(struct rng_slot *s)
+{
+	for (int i = 0; i < R.ncp; i++) {
+		if (s->cp[i] >= 0)
+			pmu_sys__close(s->cp[i]);
+		s->cp[i] = -1;
+	}
+	for (int k = 0; k < 2; k++) {
+		if (s->trig[k] >= 0)
+			pmu_sys__close(s->trig[k]);
+		s->trig[k] = -1;
+	}
+}
+
+bool points__pending(void)
+{
+	for (int i = 0; i < R.ncp; i++)
+		if (!R.cp[i].dropped && !__atomic_load_n(&R.cp[i].addr, __ATOMIC_ACQUIRE))
+			return true;
+	for (int k = 0; k < 2; k++)
+		if (R.has_trig[k] && !R.trig[k].dropped &&
+		    !__atomic_load_n(&R.trig[k].addr, __ATOMIC_ACQUIRE))
+			return true;
+	return false;
+}

@@ -1,0 +1,217 @@
+/* trigger.c - counting starts (and stops) when execution first reaches a
+ * function: pfmon's --trigger / --start-address.
+ *
+ * The state moves one way, waiting -> started -> stopped, for the whole
+ * process.  While waiting, every covered thread's counters are opened
+ * disabled (their group leaders' attr.disabled, set here before the first
+ * thread starts), and so are its sampling rings and checkpoints.  The
+ * start point is an execute breakpoint with sigtrap in every thread: the
+ * first thread to reach it gets a synchronous SIGTRAP before the first
+ * instruction of the function runs.  The handler moves the state and
+ * switches every live thread's descriptors with ioctl (a descriptor of
+ * another thread can be enabled from any thread).  Threads created later
+ * see the state when they start and follow it at once.  The stop point
+ * works the same way, armed only while counting.
+ *
+ * Async-signal safety: the handler only does atomics, ioctl and
+ * clock_gettime, and walks the slot registry (never freed) taking each
+ * slot's lock with a try: a slot it cannot lock is brought up to date by
+ * its holder (slot__release).  The thread that hit the trigger switches
+ * its own counters last on start and first on stop, so the handler's own
+ * work on other threads stays out of its counts.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "preload/range_int.h"
+#include "preload/shim.h"
+
+#ifndef TRAP_PERF
+#define TRAP_PERF 6 /* si_code of a perf event with sigtrap (Linux 5.13) */
+#endif
+
+/* attr.sig_data of our trigger breakpoints: "hpcs" + which one. */
+#define TRIG_MAGIC 0x6870637300000000ull
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+
+static sigaction_fn real_sigaction;
+static struct sigaction old_trap; /* the program's SIGTRAP action */
+
+uint64_t trig__sig_data(int which)
+{
+	return TRIG_MAGIC | (uint64_t)which;
+}
+
+const char *trig__state_name(void)
+{
+	static const char *const names[] = { "waiting", "started", "stopped" };
+
+	return names[__atomic_load_n(&R.state, __ATOMIC_ACQUIRE)];
+}
+
+static bool trig__armed(int which)
+{
+	return R.has_trig[which] && !R.trig[which].dropped;
+}
+
+void trig__init(void)
+{
+	struct pmu_evlist *el = &hs_proc.evlist;
+
+	if (!trig__armed(TRIG_START)) {
+		R.state = TRIG_STARTED;
+		return;
+	}
+	R.state = TRIG_WAIT;
+	/* Leaders only: a disabled leader holds its whole group. */
+	for (int g = 0; g < el->ngroups; g++)
+		el->ev[el->grp[g].idx[0]].attr.disabled = 1;
+}
+
+void slot__set(struct rng_slot *s, int st)
+{
+	bool on = st == TRIG_STARTED, was_on = s->applied == TRIG_STARTED;
+	bool wait = st == TRIG_WAIT, was_wait = s->applied == TRIG_WAIT;
+
+	if (on != was_on) {
+		void (*sw)(int, bool) = on ? pmu_fd__enable : pmu_fd__disable;
+
+		for (int i = 0; i < s->nleader; i++)
+			sw(s->leader[i], true);
+		for (int k = 0; k < R.nsev; k++)
+			sw(s->ring[k].fd, false);
+		for (int i = 0; i < R.ncp; i++)
+			sw(s->cp[i], false);
+		sw(s->trig[TRIG_STOP], false);
+	}
+	if (wait != was_wait)
+		(wait ? pmu_fd__enable : pmu_fd__disable)(s->trig[TRIG_START], false);
+	s->applied = st;
+}
+
+void slot__apply(struct rng_slot *s, bool in_handler)
+{
+	for (;;) {
+		int st;
+
+		if (in_handler) {
+			if (!slot__try(s))
+				return; /* the holder catches up when it lets go */
+		} else {
+			slot__spin(s);
+		}
+		st = __atomic_load_n(&R.state, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&s->live, __ATOMIC_SEQ_CST) && s->applied != st)
+			slot__set(s, st);
+		__atomic_store_n(&s->spin, 0, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&s->live, __ATOMIC_SEQ_CST) ||
+		    __atomic_load_n(&R.state, __ATOMIC_SEQ_CST) == st)
+			return;
+	}
+}
+
+static void trig__fire(int which)
+{
+	int expected = which == TRIG_START ? TRIG_WAIT : TRIG_STARTED;
+	struct rng_slot *self = slot__self();
+
+	if (__atomic_compare_exchange_n(&R.state, &expected, expected + 1, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		struct timespec ts;
+		uint64_t ns;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		__atomic_store_n(which == TRIG_START ? &R.started_tid : &R.stopped_tid,
+				 gettid(), __ATOMIC_RELAXED);
+		__atomic_store_n(which == TRIG_START ? &R.started_ns : &R.stopped_ns,
+				 ns, __ATOMIC_RELEASE);
+	}
+	if (self && which == TRIG_STOP)
+		slot__apply(self, true);
+	for (struct rng_slot *s = __atomic_load_n(&R.slots, __ATOMIC_ACQUIRE); s;
+	     s = __atomic_load_n(&s->next, __ATOMIC_ACQUIRE))
+		if (s != self && __atomic_load_n(&s->live, __ATOMIC_ACQUIRE))
+			slot__apply(s, true);
+	if (self && which == TRIG_START)
+		slot__apply(self, true);
+}
+
+void trig__abandon_start(void)
+{
+	int expected = TRIG_WAIT;
+
+	if (!__atomic_compare_exchange_n(&R.state, &expected, TRIG_STARTED, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return;
+	for (struct rng_slot *s = R.slots; s; s = s->next)
+		if (__atomic_load_n(&s->live, __ATOMIC_ACQUIRE))
+			slot__apply(s, false);
+}
+
+/* Not ours: what the program's own action would have done. */
+static void trap__chain(int sig, siginfo_t *si, void *uc)
+{
+	const struct sigaction *o = &old_trap;
+
+	if (o->sa_handler == SIG_IGN)
+		return;
+	if (o->sa_handler == SIG_DFL) {
+		/* Die of it as without us: the default action, raised again
+		 * (pending until this handler returns). */
+		struct sigaction dfl;
+
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		real_sigaction(sig, &dfl, NULL);
+		syscall(SYS_tgkill, getpid(), gettid(), sig);
+		return;
+	}
+	if (o->sa_flags & SA_SIGINFO)
+		o->sa_sigaction(sig, si, uc);
+	else
+		o->sa_handler(sig);
+}
+
+static void trap__handler(int sig, siginfo_t *si, void *uc)
+{
+	unsigned long data = 0;
+
+	/* si_perf_data sits right after si_addr (the kernel's _sigfault
+	 * union); glibc's siginfo_t does not name it. */
+	if (si && si->si_code == TRAP_PERF)
+		memcpy(&data, (const char *)&si->si_addr + sizeof(void *), sizeof(data));
+	if ((data & ~1ul) == TRIG_MAGIC) {
+		int saved = errno;
+
+		trig__fire((int)(data & 1));
+		errno = saved;
+		return;
+	}
+	trap__chain(sig, si, uc);
+}
+
+/* Installed with the real sigaction, keeping the program's earlier action
+ * for the SIGTRAPs that are not ours.  A handler the program installs
+ * later replaces ours (and triggers then reach the program's handler). */
+void trig__install_handler(void)
+{
+	struct sigaction sa;
+
+	if (!trig__armed(TRIG_START) && !trig__armed(TRIG_STOP))
+		return;
+	real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	if (!real_sigaction)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = trap__handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	real_sigaction(SIGTRAP, &sa, &old_trap);
+}
