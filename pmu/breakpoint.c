@@ -44,16 +44,9 @@ int pmu_bp__open(uint64_t addr, pid_t tid, bool disabled, uint64_t sig_data,
 		 int ceiling)
 {
 	struct perf_event_attr a;
-	int fd;
 
 	bp__attr(&a, addr, disabled, sig_data);
-	fd = pmu_sys__open_task(&a, tid, -1);
-	if (fd >= ceiling) {
-		pmu_sys__close(fd);
-		errno = EMFILE;
-		return -1;
-	}
-	return fd;
+	return pmu_sys__open_below(&a, tid, ceiling);
 }
 
 bool pmu_bp__read(int fd, uint64_t *count)

@@ -16,27 +16,12 @@
 #include "pmu/pmu.h"
 #include "pmu/userread.h"
 
-#define RESERVE_MIN 16
 
 static const char reserve_reason[] = "descriptor reserve: a quarter of "
 	"RLIMIT_NOFILE (at least 16) is left to the program";
 static const char revoked_reason[] = "the program closed the counter "
 	"descriptors";
 static const char read_reason[] = "reading the counters failed";
-
-/* Descriptors from this number on are the program's: a quarter of
- * RLIMIT_NOFILE, at least RESERVE_MIN, is never used for counters. */
-static int counters__fd_ceiling(void)
-{
-	struct rlimit rl;
-	rlim_t reserve;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur > (1u << 30))
-		return 1 << 30;
-	reserve = rl.rlim_cur / 4 > RESERVE_MIN ? rl.rlim_cur / 4 : RESERVE_MIN;
-	return rl.rlim_cur > reserve ? (int)(rl.rlim_cur - reserve) : 0;
-}
 
 static void counters__unmap_group(struct pmu_counters *c, int g)
 {
@@ -122,7 +107,7 @@ int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
 {
 	int opened = 0;
 
-	int ceiling = counters__fd_ceiling();
+	int ceiling = pmu_sys__fd_ceiling();
 
 	memset(c, 0, sizeof(*c));
 	c->el = el;

@@ -140,6 +140,10 @@ const char *pmu_errno__reason(int err);
 /* sys.c */
 int pmu_sys__open(struct perf_event_attr *attr, int group_fd);
 int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd);
+/* The lowest descriptor number left to the program (RLIMIT_NOFILE minus a
+ * quarter, at least 16), and an open that keeps below it. */
+int pmu_sys__fd_ceiling(void);
+int pmu_sys__open_below(struct perf_event_attr *attr, pid_t tid, int ceiling);
 /* fdtab.c: counter descriptors we own.  pmu_sys__open registers them;
  * pmu_sys__close closes only a descriptor that is still ours. */
 void pmu_sys__close(int fd);

@@ -17,25 +17,10 @@
 
 #include "pmu/sample.h"
 
-#define RESERVE_MIN 16
-
-int pmu_sys__fd_ceiling(void)
-{
-	struct rlimit rl;
-	rlim_t reserve;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur > (1u << 30))
-		return 1 << 30;
-	reserve = rl.rlim_cur / 4 > RESERVE_MIN ? rl.rlim_cur / 4 : RESERVE_MIN;
-	return rl.rlim_cur > reserve ? (int)(rl.rlim_cur - reserve) : 0;
-}
-
 static int ring__open_fd(const struct perf_event_attr *ev, uint64_t period,
 			 bool disabled, pid_t tid, size_t data_size, int ceiling)
 {
 	struct perf_event_attr a = *ev;
-	int fd;
 
 	a.size = sizeof(a);
 	a.read_format = 0;
@@ -49,13 +34,7 @@ static int ring__open_fd(const struct perf_event_attr *ev, uint64_t period,
 	a.enable_on_exec = 0;
 	a.watermark = 1;
 	a.wakeup_watermark = (uint32_t)(data_size / 2);
-	fd = pmu_sys__open_task(&a, tid, -1);
-	if (fd >= ceiling) {
-		pmu_sys__close(fd);
-		errno = EMFILE;
-		return -1;
-	}
-	return fd;
+	return pmu_sys__open_below(&a, tid, ceiling);
 }
 
 int pmu_ring__open(struct pmu_ring *r, const struct perf_event_attr *ev,

@@ -74,6 +74,5 @@ void pmu_fd__disable(int fd, bool group);
 
 /* The descriptor ceiling that keeps a quarter of RLIMIT_NOFILE (at least
  * 16) for the program, as the counters do. */
-int pmu_sys__fd_ceiling(void);
 
 #endif

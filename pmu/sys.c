@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -26,6 +27,36 @@ int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd)
 		return -1;
 	pmu_fdtab__own((int)fd);
 	return (int)fd;
+}
+
+/* Descriptors from the returned number on are the program's: a quarter of
+ * RLIMIT_NOFILE, at least RESERVE_MIN, is never used for our events. */
+#define RESERVE_MIN 16
+
+int pmu_sys__fd_ceiling(void)
+{
+	struct rlimit rl;
+	rlim_t reserve;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > (1u << 30))
+		return 1 << 30;
+	reserve = rl.rlim_cur / 4 > RESERVE_MIN ? rl.rlim_cur / 4 : RESERVE_MIN;
+	return rl.rlim_cur > reserve ? (int)(rl.rlim_cur - reserve) : 0;
+}
+
+/* Opens a group leader or lone event for tid; a descriptor at or above
+ * ceiling is closed again (EMFILE): that range is left to the program. */
+int pmu_sys__open_below(struct perf_event_attr *attr, pid_t tid, int ceiling)
+{
+	int fd = pmu_sys__open_task(attr, tid, -1);
+
+	if (fd >= ceiling) {
+		pmu_sys__close(fd);
+		errno = EMFILE;
+		return -1;
+	}
+	return fd;
 }
 
 int pmu_sys__paranoid(void)
