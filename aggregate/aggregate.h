@@ -152,6 +152,8 @@ struct agg_pmu_info {
 	const char *privilege_note;      /* NULL, or why counted != requested   */
 };
 
+struct agg_metrics; /* aggregate/metric.h */
+
 /* Every string member must be non-NULL (use "" for unknown). */
 struct agg_process {
 	pid_t pid, ppid;
@@ -174,6 +176,7 @@ struct agg_process {
 	const struct agg_uncovered *uncovered;
 	int nuncovered;
 	const struct agg_range_info *range; /* NULL unless ranges were asked */
+	const struct agg_metrics *metrics; /* presets/opcode classes, or NULL */
 };
 
 /* Statistics of one value across threads. */

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "aggregate/aggregate.h"
+#include "aggregate/metric.h"
 
 /* Snapshot with relaxed loads: the owning thread may still be running. */
 static struct count load_count(const struct count *c)
@@ -96,6 +97,7 @@ static void add_counts(json_object *parent, const char *key,
 		snprintf(k, sizeof(k), "%s_multiplexed", key);
 		json_object_object_add(parent, k, mux);
 	}
+	agg_metrics__add_counts(parent, key, p, c, missing);
 }
 
 static json_object *json_process(const struct agg_process *p)
@@ -380,14 +382,17 @@ static json_object *json_regions(const struct agg_process *p)
 		json_object_object_add(o, "inclusive", json_stats(p, rs->st));
 		json_object_object_add(o, "exclusive", json_stats(p, rs->st + p->nev));
 		json_object_object_add(o, "per_call", json_percall(p, &rs->percall));
+		agg_metrics__add_stats(o, "inclusive", p, rs->st);
+		agg_metrics__add_stats(o, "exclusive", p, rs->st + p->nev);
 		json_object_array_add(a, o);
 	}
 	lh_table_free(tab);
 	return a;
 }
 
-/* Process totals: per event the sum of the threads' estimates. */
-static json_object *json_totals(const struct agg_process *p)
+/* Process totals: per event the sum of the threads' estimates (and the
+ * metrics over those sums). */
+static void json_totals(json_object *doc, const struct agg_process *p)
 {
 	struct agg_stat st[p->nev ? p->nev : 1];
 	json_object *o = json_object_new_object();
@@ -401,7 +406,8 @@ static json_object *json_totals(const struct agg_process *p)
 		json_object_object_add(o, p->ev[i].name, st[i].n ?
 				       json_u64((uint64_t)llround(st[i].sum)) : NULL);
 	}
-	return o;
+	json_object_object_add(doc, "totals", o);
+	agg_metrics__add_stats(doc, "totals", p, st);
 }
 
 static json_object *json_uncovered(const struct agg_process *p)
@@ -434,7 +440,8 @@ static json_object *json_document(const struct agg_process *p)
 	json_object_object_add(doc, "process", json_process(p));
 	json_object_object_add(doc, "pmu", json_pmu(p));
 	json_object_object_add(doc, "events", json_events(p));
-	json_object_object_add(doc, "totals", json_totals(p));
+	agg_metrics__add_sets(doc, p);
+	json_totals(doc, p);
 	for (const struct agg_thread *t = p->threads; t; t = t->next, nthreads++)
 		json_object_array_add(threads, json_thread(p, t));
 	json_object_object_add(doc, "thread_count", json_object_new_int(nthreads));

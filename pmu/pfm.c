@@ -60,3 +60,52 @@ int pmu_pfm__encode(const char *spec, struct pmu_encoding *enc, char *fq,
 	free(fstr);
 	return 0;
 }
+
+/* The first present core PMU in libpfm4's table: the model it detected
+ * from CPUID/MIDR, or the one LIBPFM_FORCE_PMU forced (then the only one
+ * present).  Presets are chosen by this name. */
+int pmu_pfm__host_model(char *name, size_t len, char *reason, size_t reasonlen)
+{
+	pfm_pmu_t p;
+
+	name[0] = '\0';
+	pthread_once(&pfm_once, pfm_init);
+	if (pfm_init_rc != PFM_SUCCESS) {
+		snprintf(reason, reasonlen, "libpfm4 initialisation failed: %s",
+			 pfm_strerror(pfm_init_rc));
+		return -1;
+	}
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t info;
+
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		if (pfm_get_pmu_info(p, &info) != PFM_SUCCESS || !info.is_present ||
+		    info.type != PFM_PMU_TYPE_CORE)
+			continue;
+		snprintf(name, len, "%s", info.name);
+		return 0;
+	}
+	snprintf(reason, reasonlen, "libpfm4 detects no core PMU model on this "
+		 "CPU");
+	return -1;
+}
+
+bool pmu_pfm__knows_model(const char *model)
+{
+	pfm_pmu_t p;
+
+	pthread_once(&pfm_once, pfm_init);
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t info;
+
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		/* pfm_get_pmu_info answers for PMUs that are compiled in,
+		 * present or not. */
+		if (pfm_get_pmu_info(p, &info) == PFM_SUCCESS && info.name &&
+		    strcmp(info.name, model) == 0)
+			return true;
+	}
+	return false;
+}

@@ -18,4 +18,11 @@ struct pmu_encoding {
 int pmu_pfm__encode(const char *spec, struct pmu_encoding *enc, char *fq,
 		    size_t fqlen, char *reason, size_t reasonlen);
 
+/* The core PMU model libpfm4 detects, or the one LIBPFM_FORCE_PMU forces
+ * (libpfm4 PMU name: "clx", "amd64_fam19h_zen4", "arm_n1", ...).  -1 with
+ * reason when libpfm4 finds none (name is then ""). */
+int pmu_pfm__host_model(char *name, size_t len, char *reason, size_t reasonlen);
+/* Whether this libpfm4 build has tables for a model (present or not). */
+bool pmu_pfm__knows_model(const char *model);
+
 #endif

@@ -104,6 +104,25 @@ static bool config__user_read(const char *v)
 	return true;
 }
 
+/* The preset variables are kept as text: preload/presets.c resolves them
+ * once libpfm4 has told the CPU model. */
+static void config__presets(struct hs_config *cfg)
+{
+	const char *v = getenv("HPCSHIM_LIST");
+
+	cfg->presets = getenv("HPCSHIM_PRESET") ? strdup(getenv("HPCSHIM_PRESET")) : NULL;
+	cfg->opcodes = getenv("HPCSHIM_OPCODE") ? strdup(getenv("HPCSHIM_OPCODE")) : NULL;
+	cfg->preset_path = getenv("HPCSHIM_PRESET_PATH") ?
+			   strdup(getenv("HPCSHIM_PRESET_PATH")) : NULL;
+	if (v && *v && strcmp(v, "0") != 0) {
+		if (strcmp(v, "1") == 0)
+			cfg->list = true;
+		else
+			hs_log(HS_LOG_ERROR, "HPCSHIM_LIST='%.40s%s' is not 0 or 1; "
+			       "not listing", v, strlen(v) > 40 ? "..." : "");
+	}
+}
+
 void hs_config__from_env(struct hs_config *cfg)
 {
 	const char *ev = getenv("HPCSHIM_EVENTS");
@@ -126,6 +145,8 @@ void hs_config__from_env(struct hs_config *cfg)
 		for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
 			config__add(cfg, default_events[i], strlen(default_events[i]));
 	}
+	cfg->nuser = cfg->nevents;
+	config__presets(cfg);
 }
 
 void hs_config__free(struct hs_config *cfg)
@@ -133,4 +154,8 @@ void hs_config__free(struct hs_config *cfg)
 	for (int i = 0; i < cfg->nevents; i++)
 		free(cfg->events[i]);
 	cfg->nevents = 0;
+	free(cfg->presets);
+	free(cfg->opcodes);
+	free(cfg->preset_path);
+	cfg->presets = cfg->opcodes = cfg->preset_path = NULL;
 }

@@ -6,6 +6,11 @@
  *   HPCSHIM_READ     auto (user-space counter reads if able) | syscall
  *   HPCSHIM_PRIVILEGE, HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD,
  *   HPCSHIM_CHECKPOINT, HPCSHIM_TRIGGER   see preload/range.h
+ *   HPCSHIM_PRESET, HPCSHIM_OPCODE  comma lists of preset / opcode-class
+ *                    names (resolved by preload/presets.c)
+ *   HPCSHIM_PRESET_PATH  colon list of directories searched before the
+ *                    installed presets
+ *   HPCSHIM_LIST     1: print what is usable on this host at start
  *
  * Documented for users in docs/environment.md.
  */
@@ -28,6 +33,10 @@ struct hs_config {
 	int verbose;
 	bool user_read;               /* HPCSHIM_READ=auto                   */
 	struct hs_range_config range; /* HPCSHIM_PRIVILEGE, _RANGE*, _CHECKPOINT, _TRIGGER */
+	/* Presets (preload/presets.c appends their events after nuser). */
+	char *presets, *opcodes, *preset_path; /* as given, or NULL        */
+	bool list;                    /* HPCSHIM_LIST=1                     */
+	int nuser;                    /* events from HPCSHIM_EVENTS/default */
 };
 
 /* Fills cfg from the environment.  Malformed values are reported with one

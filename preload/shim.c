@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "preload/log.h"
+#include "preload/presets.h"
 #include "preload/shim.h"
 
 struct hs_process hs_proc = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -75,7 +76,8 @@ static void shim__report_drops(void)
 	int n = 0, len = 0;
 
 	line[0] = '\0';
-	for (int i = 0; i < el->nevents; i++) {
+	/* Only the user's list: preset events are judged per set. */
+	for (int i = 0; i < el->nevents && i < cfg->nuser; i++) {
 		const struct pmu_event *e = &el->ev[i];
 
 		if (e->status == PMU_EV_OK)
@@ -141,6 +143,7 @@ static void shim__init(int argc, char **argv, char **envp)
 	hs_proc.start_ns = hs_now_ns();
 	shim__copy_argv(argc, argv);
 	hs_config__from_env(&hs_proc.cfg);
+	hs_presets__select(&hs_proc.cfg);
 
 	pmu_evlist__init(&hs_proc.evlist);
 	hs_proc.evlist.user_read = hs_proc.cfg.user_read;
@@ -154,6 +157,7 @@ static void shim__init(int argc, char **argv, char **envp)
 			hs_proc.main_ev = i;
 	shim__describe_events();
 	shim__report_events();
+	hs_presets__finish(&hs_proc.evlist);
 	/* With no event left the shim still runs: regions are still called
 	 * and counted, and the results say why nothing else is there.  (A
 	 * user's list was reported above; the default set always has
@@ -261,6 +265,7 @@ static void shim__write(struct agg_thread *threads, uint64_t end_ns,
 		.uncovered_calls = __atomic_load_n(&hs_proc.uncovered_calls,
 						   __ATOMIC_RELAXED),
 		.uncovered = unc, .nuncovered = nunc,
+		.metrics = hs_presets__view(),
 		.pmu = {
 			.cpu_pmu = hs_proc.evlist.cpu_pmu,
 			.hardware = hs_proc.evlist.hardware,

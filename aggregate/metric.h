@@ -1,0 +1,69 @@
+/* metric.h - derived metrics over counts, and the sets they came from.
+ *
+ * preload/presets.c fills an agg_metrics once the events are probed; json.c
+ * asks metric.c for a "<key>_metrics" object next to every event-keyed
+ * object (thread totals, region inclusive/exclusive, process totals and
+ * the cross-thread region summary) and for the "presets" array.  Metrics
+ * are evaluated from the scaled estimates (count__estimate); an input that
+ * is unknown there makes the metric null with the reason.
+ */
+#ifndef HPCSHIM_AGGREGATE_METRIC_H
+#define HPCSHIM_AGGREGATE_METRIC_H
+
+#include <stdint.h>
+
+#include "aggregate/aggregate.h"
+#include "pmu/formula.h"
+
+struct json_object;
+
+/* One derived metric, its formula's names mapped to events. */
+struct agg_metric {
+	const char *name;             /* key in "<key>_metrics"            */
+	const char *set;              /* preset or opcode class it is from  */
+	const struct formula *f;
+	int evidx[FORMULA_MAX_VARS];  /* per f->var: index into ev[], or -1 */
+	const char *why[FORMULA_MAX_VARS]; /* evidx -1: why there is none   */
+};
+
+/* One requested preset or opcode class, as the results describe it. */
+struct agg_set {
+	const char *kind;         /* "preset" or "opcode"                    */
+	const char *name;
+	const char *status;       /* ok, partial, dropped, unavailable, unknown */
+	const char *reason;       /* NULL when ok                             */
+	const char *model;        /* the CPU model it was chosen for, or ""   */
+	const char *file;         /* the block's file and line, or NULL       */
+	int line;
+	const char *description;  /* or NULL */
+	int nevents;
+	const char *const *alias; /* [nevents] */
+	const char *const *event; /* [nevents] event specs (keys in ev[])   */
+	int nmetrics;
+	const char *const *mname; /* [nmetrics] */
+	const char *const *mtext; /* [nmetrics] formulas as written          */
+};
+
+struct agg_metrics {
+	const char *model;        /* libpfm4 PMU model, "" if none detected   */
+	int nsets;
+	const struct agg_set *sets;
+	int nmetrics;
+	const struct agg_metric *m;
+};
+
+/* Adds "<key>_metrics" to parent for counts c[] of one thread interval
+ * (missing: bit i set when event i is not counted in that thread).  Does
+ * nothing when p has no metrics. */
+void agg_metrics__add_counts(struct json_object *parent, const char *key,
+			     const struct agg_process *p, const struct count *c,
+			     uint64_t missing);
+/* The same over cross-thread sums (process totals, region summary):
+ * st[i].n == 0 means no thread had a value. */
+void agg_metrics__add_stats(struct json_object *parent, const char *key,
+			    const struct agg_process *p, const struct agg_stat *st);
+/* Adds the "presets" object (model, sets) to the document, if any set was
+ * requested. */
+void agg_metrics__add_sets(struct json_object *doc, const struct agg_process *p);
+
+#endif

@@ -1,0 +1,108 @@
+/* preset.h - named event sets and opcode classes from data files.
+ *
+ * A preset file (format: docs/presets.md) holds blocks:
+ *
+ *   preset NAME MODEL...      or    opcode CLASS MODEL...
+ *     description TEXT
+ *     event ALIAS = SPEC
+ *     metric NAME = FORMULA
+ *     unavailable REASON
+ *   end
+ *
+ * MODEL is a libpfm4 PMU name (skl, amd64_fam19h_zen4, arm_n1, ...) or '*'.
+ * The table holds every valid block of every file on the search path; a
+ * malformed block is reported through the caller's callback as
+ * "FILE:LINE: what" and left out.  pmu/ never logs: the caller decides.
+ */
+#ifndef HPCSHIM_PMU_PRESET_H
+#define HPCSHIM_PMU_PRESET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "pmu/formula.h"
+
+#define PRESET_MAX_EVENTS 16
+#define PRESET_MAX_METRICS 16
+#define PRESET_NAME_MAX 48
+#define PRESET_TEXT_MAX 256
+#define PRESET_SPEC_MAX 128 /* = PMU_NAME_MAX */
+
+enum preset_kind { PRESET_NAMED, PRESET_OPCODE };
+
+struct preset_event {
+	char alias[FORMULA_NAME_MAX];
+	char spec[PRESET_SPEC_MAX];
+};
+
+struct preset_metric {
+	char name[PRESET_NAME_MAX];
+	char text[PRESET_TEXT_MAX]; /* the formula as written */
+};
+
+struct preset {
+	enum preset_kind kind;
+	char name[PRESET_NAME_MAX];
+	char models[PRESET_TEXT_MAX];      /* as written, blank-separated    */
+	char description[PRESET_TEXT_MAX];
+	char unavailable[PRESET_TEXT_MAX]; /* non-empty: cannot be counted   */
+	int nevents;
+	struct preset_event ev[PRESET_MAX_EVENTS];
+	int nmetrics;
+	struct preset_metric m[PRESET_MAX_METRICS];
+	const char *file;                  /* owned by the table             */
+	int line;                          /* of the block's header          */
+	int dir;                           /* index of its search-path entry */
+};
+
+struct preset_table {
+	struct preset *p;
+	int n, cap;
+	char **files;                      /* file names the blocks point to */
+	int nfiles;
+	int ndirs;
+};
+
+/* Receives one diagnostic line ("FILE:LINE: what"), without prefix. */
+typedef void (*preset_err_fn)(void *ctx, const char *msg);
+
+void preset_table__init(struct preset_table *t);
+void preset_table__free(struct preset_table *t);
+
+/* Loads every "*.preset" file (in name order) of every directory of a
+ * colon-separated path, in path order.  Empty entries and missing
+ * directories are skipped.  Returns the number of files read. */
+int preset_table__load_path(struct preset_table *t, const char *path,
+			    preset_err_fn err, void *ctx);
+/* One stream; name is used in diagnostics, dir orders it among the
+ * search-path entries.  Returns the number of valid blocks read. */
+int preset_table__load_stream(struct preset_table *t, FILE *in,
+			      const char *name, int dir,
+			      preset_err_fn err, void *ctx);
+
+/* The block for name on this model (libpfm4 PMU name, "" if unknown):
+ * directories in search order; in the first directory that has a block
+ * of this name for the model, one listing the model wins over a '*'
+ * block, and in one directory the first one read wins.  NULL if none. */
+const struct preset *preset_table__find(const struct preset_table *t,
+					enum preset_kind kind, const char *name,
+					const char *model);
+/* Whether any block (any model) has this name. */
+bool preset_table__known(const struct preset_table *t, enum preset_kind kind,
+			 const char *name);
+/* Distinct names of one kind in first-seen order: calls fn per name. */
+void preset_table__names(const struct preset_table *t, enum preset_kind kind,
+			 void (*fn)(void *ctx, const char *name), void *ctx);
+/* Whether a block's model list names model (case-insensitive) or '*'. */
+bool preset__matches(const struct preset *p, const char *model, bool *exact);
+const char *preset_kind__name(enum preset_kind k);
+
+/* The search path: the user's directories (HPCSHIM_PRESET_PATH, may be
+ * NULL) first, then the installed $(pkgdatadir)/presets. */
+void preset__search_path(const char *user, char *buf, size_t len);
+
+/* Alias of an event spec inside a block, -1 if absent. */
+int preset__event(const struct preset *p, const char *alias);
+
+#endif

@@ -1,0 +1,415 @@
+/* presets.c - named presets and opcode classes in the process (presets.h).
+ *
+ * The constructor asks for them in two steps around the evlist's probe:
+ * select() reads the preset files, picks each requested set's block for
+ * the CPU model libpfm4 detects and appends the events; finish() turns the
+ * probe's verdict into a status per set and maps every metric's names to
+ * event indices.  The blocks chosen are copied and the file table freed:
+ * the process keeps only what the results need.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmu/list.h"
+#include "pmu/preset.h"
+#include "preload/log.h"
+#include "preload/presets.h"
+
+#define MAX_SETS 32
+#define WHY_LEN 200
+
+enum sel_state {
+	SEL_UNKNOWN,     /* no block of this name at all           */
+	SEL_NODEF,       /* blocks exist, none for this CPU model   */
+	SEL_UNAVAILABLE, /* the model's block says 'unavailable'    */
+	SEL_EVENTS,      /* the model's block has events            */
+};
+
+struct sel {
+	enum preset_kind kind;
+	char name[PRESET_NAME_MAX + 8];
+	enum sel_state state;
+	struct preset blk;
+	char *file;
+	int evidx[PRESET_MAX_EVENTS];        /* index into the event list, or -1 */
+	char evwhy[PRESET_MAX_EVENTS][WHY_LEN]; /* evidx -1: why                  */
+	struct formula f[PRESET_MAX_METRICS];
+	char reason[700];
+	const char *alias[PRESET_MAX_EVENTS], *event[PRESET_MAX_EVENTS];
+	const char *mname[PRESET_MAX_METRICS], *mtext[PRESET_MAX_METRICS];
+};
+
+/* Process-wide, written by the constructor only, read by the writer. */
+static struct {
+	char model[64];
+	char note[256];
+	int n;
+	struct sel *s;
+	struct agg_set sets[MAX_SETS];
+	struct agg_metric *m;
+	int nm;
+	struct agg_metrics view;
+} pr;
+
+static const char *var_of(enum preset_kind k)
+{
+	return k == PRESET_OPCODE ? "HPCSHIM_OPCODE" : "HPCSHIM_PRESET";
+}
+
+static const char *what_of(enum preset_kind k)
+{
+	return k == PRESET_OPCODE ? "class" : "preset";
+}
+
+static void presets__file_error(void *ctx, const char *msg)
+{
+	(void)ctx;
+	hs_log(HS_LOG_ERROR, "%s", msg);
+}
+
+static void presets__emit(void *ctx, const char *line)
+{
+	(void)ctx;
+	hs_log(HS_LOG_ERROR, "%s", line);
+}
+
+struct names {
+	char buf[400];
+	size_t len;
+	bool cut;
+};
+
+static void names__add(struct names *n, const char *name)
+{
+	size_t need = strlen(name) + 2;
+
+	if (n->cut || n->len + need + 4 >= sizeof(n->buf)) {
+		if (!n->cut)
+			n->len += (size_t)snprintf(n->buf + n->len, sizeof(n->buf) - n->len,
+						   "%s...", n->len ? ", " : "");
+		n->cut = true;
+		return;
+	}
+	n->len += (size_t)snprintf(n->buf + n->len, sizeof(n->buf) - n->len, "%s%s",
+				   n->len ? ", " : "", name);
+}
+
+static void names__cb(void *ctx, const char *name)
+{
+	names__add(ctx, name);
+}
+
+static struct sel *presets__new(enum preset_kind kind, const char *name)
+{
+	struct sel *ns, *s;
+
+	if (pr.n >= MAX_SETS)
+		return NULL;
+	ns = realloc(pr.s, (size_t)(pr.n + 1) * sizeof(*ns));
+	if (!ns)
+		return NULL;
+	pr.s = ns;
+	s = &pr.s[pr.n++];
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	return s;
+}
+
+static bool presets__seen(enum preset_kind kind, const char *name)
+{
+	for (int i = 0; i < pr.n; i++)
+		if (pr.s[i].kind == kind && strcmp(pr.s[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* One requested name: which block, or why none. */
+static void presets__pick(struct sel *s, const struct preset_table *t)
+{
+	const struct preset *p;
+
+	if (!preset_table__known(t, s->kind, s->name)) {
+		s->state = SEL_UNKNOWN;
+		snprintf(s->reason, sizeof(s->reason), "unknown %s '%s'",
+			 what_of(s->kind), s->name);
+		return;
+	}
+	p = preset_table__find(t, s->kind, s->name, pr.model);
+	if (!p) {
+		s->state = SEL_NODEF;
+		if (pr.model[0])
+			snprintf(s->reason, sizeof(s->reason), "no definition for "
+				 "CPU model '%s'", pr.model);
+		else
+			snprintf(s->reason, sizeof(s->reason), "no definition for "
+				 "this CPU (%s)", pr.note);
+		return;
+	}
+	s->blk = *p;
+	s->file = strdup(p->file);
+	s->blk.file = s->file;
+	if (p->unavailable[0]) {
+		s->state = SEL_UNAVAILABLE;
+		snprintf(s->reason, sizeof(s->reason), "CPU model '%s': %s",
+			 pr.model[0] ? pr.model : "(none)", p->unavailable);
+		return;
+	}
+	s->state = SEL_EVENTS;
+}
+
+/* A comma list of names: every unknown one in a single line. */
+static void presets__resolve(const struct preset_table *t, enum preset_kind kind,
+			     const char *list)
+{
+	struct names unknown = { .len = 0 }, known = { .len = 0 };
+	int nunknown = 0, ignored = 0;
+	const char *p = list;
+
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char name[PRESET_NAME_MAX + 8];
+		struct sel *s;
+
+		while (len && (*p == ' ' || *p == '\t'))
+			p++, len--;
+		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+			len--;
+		if (len) {
+			/* An overlong name is unknown anyway: keep a prefix. */
+			snprintf(name, sizeof(name), "%.*s%s",
+				 (int)(len < PRESET_NAME_MAX - 4 ? len : PRESET_NAME_MAX - 4),
+				 p, len < PRESET_NAME_MAX - 4 ? "" : "...");
+			if (!presets__seen(kind, name)) {
+				if (!(s = presets__new(kind, name))) {
+					ignored++;
+				} else {
+					presets__pick(s, t);
+					if (s->state == SEL_UNKNOWN) {
+						char q[PRESET_NAME_MAX + 12];
+
+						snprintf(q, sizeof(q), "'%s'", s->name);
+						names__add(&unknown, q);
+						nunknown++;
+					}
+				}
+			}
+		}
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	if (nunknown) {
+		preset_table__names(t, kind, names__cb, &known);
+		hs_log(HS_LOG_ERROR, "%s: unknown %s%s %s (known: %s)", var_of(kind),
+		       what_of(kind), nunknown > 1 ? (kind == PRESET_OPCODE ?
+		       "es" : "s") : "", unknown.buf, known.len ? known.buf : "none");
+	}
+	if (ignored)
+		hs_log(HS_LOG_ERROR, "%s: %d names beyond the limit of %d sets "
+		       "ignored", var_of(kind), ignored, MAX_SETS);
+}
+
+/* The sets' events go after the user's (HPCSHIM_EVENTS) and replace the
+ * default set: asking for a preset is asking for its events. */
+static void presets__append(struct hs_config *cfg)
+{
+	int over = 0;
+	bool any = false;
+
+	for (int i = 0; i < pr.n; i++)
+		any |= pr.s[i].state == SEL_EVENTS;
+	if (!any)
+		return;
+	if (cfg->events_default) {
+		for (int i = 0; i < cfg->nevents; i++)
+			free(cfg->events[i]);
+		cfg->nevents = cfg->nuser = 0;
+		cfg->events_default = false;
+	}
+	for (int i = 0; i < pr.n; i++) {
+		struct sel *s = &pr.s[i];
+
+		if (s->state != SEL_EVENTS)
+			continue;
+		for (int e = 0; e < s->blk.nevents; e++) {
+			const char *spec = s->blk.ev[e].spec;
+			int j;
+
+			s->evidx[e] = -1;
+			for (j = 0; j < cfg->nevents; j++)
+				if (strcmp(cfg->events[j], spec) == 0)
+					break;
+			if (j == cfg->nevents && cfg->nevents < PMU_MAX_EVENTS &&
+			    (cfg->events[j] = strdup(spec)))
+				cfg->nevents++;
+			if (j < cfg->nevents) {
+				s->evidx[e] = j;
+			} else {
+				snprintf(s->evwhy[e], WHY_LEN, "event '%.60s' not "
+					 "counted: more than %d events requested",
+					 spec, PMU_MAX_EVENTS);
+				over++;
+			}
+		}
+	}
+	if (over)
+		hs_log(HS_LOG_ERROR, "HPCSHIM_PRESET/HPCSHIM_OPCODE: %d events beyond "
+		       "the limit of %d not counted", over, PMU_MAX_EVENTS);
+}
+
+void hs_presets__select(struct hs_config *cfg)
+{
+	struct preset_table t;
+	char path[8192];
+
+	if (!cfg->presets && !cfg->opcodes && !cfg->list)
+		return;
+	if (pmu_pfm__host_model(pr.model, sizeof(pr.model), pr.note,
+				sizeof(pr.note)) < 0)
+		pr.model[0] = '\0';
+	preset__search_path(cfg->preset_path, path, sizeof(path));
+	preset_table__init(&t);
+	preset_table__load_path(&t, path, presets__file_error, NULL);
+	if (cfg->list) {
+		struct pmu_list_env env = { .model = pr.model, .model_note = pr.note,
+					    .path = path, .table = &t };
+
+		pmu_list__run(&env, presets__emit, NULL);
+	}
+	presets__resolve(&t, PRESET_NAMED, cfg->presets);
+	presets__resolve(&t, PRESET_OPCODE, cfg->opcodes);
+	preset_table__free(&t);
+	presets__append(cfg);
+}
+
+/* Status of a set with events, from the probe. */
+static void presets__judge(struct sel *s, const struct pmu_evlist *el,
+			   struct agg_set *as)
+{
+	int nok = 0;
+
+	s->reason[0] = '\0';
+	for (int e = 0; e < s->blk.nevents; e++) {
+		int i = s->evidx[e];
+
+		if (i >= 0 && i < el->nevents && el->ev[i].status == PMU_EV_OK) {
+			nok++;
+			continue;
+		}
+		if (s->reason[0])
+			continue;
+		if (i < 0)
+			snprintf(s->reason, sizeof(s->reason), "%s", s->evwhy[e]);
+		else
+			snprintf(s->reason, sizeof(s->reason), "event '%s' dropped: %s",
+				 el->ev[i].name, el->ev[i].reason);
+	}
+	if (nok == s->blk.nevents) {
+		as->status = "ok";
+		return;
+	}
+	as->status = nok ? "partial" : "dropped";
+	as->reason = s->reason;
+	hs_log(HS_LOG_INFO, "%s: %s '%s' %s: %s", var_of(s->kind), what_of(s->kind),
+	       s->name, nok ? "partly counted" : "not counted", s->reason);
+}
+
+static const struct agg_metric *presets__metric(const char *name)
+{
+	for (int i = 0; i < pr.nm; i++)
+		if (strcmp(pr.m[i].name, name) == 0)
+			return &pr.m[i];
+	return NULL;
+}
+
+/* The block's metrics over event indices.  A name another set already
+ * defined keeps its first definition: keys in the results are unique. */
+static void presets__metrics(struct sel *s)
+{
+	for (int k = 0; k < s->blk.nmetrics; k++) {
+		const struct preset_metric *pm = &s->blk.m[k];
+		const struct agg_metric *prev = presets__metric(pm->name);
+		struct agg_metric *m;
+		char err[200];
+
+		if (prev) {
+			hs_log(HS_LOG_INFO, "%s: metric '%s' of %s '%s' left out: "
+			       "already defined by '%s'", var_of(s->kind), pm->name,
+			       what_of(s->kind), s->name, prev->set);
+			continue;
+		}
+		/* Checked when the file was read; parsing again cannot fail. */
+		if (formula__parse(&s->f[k], pm->text, err, sizeof(err)) < 0)
+			continue;
+		m = &pr.m[pr.nm++];
+		memset(m, 0, sizeof(*m));
+		m->name = pm->name;
+		m->set = s->name;
+		m->f = &s->f[k];
+		for (int v = 0; v < m->f->nvars; v++) {
+			int e = preset__event(&s->blk, m->f->var[v]);
+
+			m->evidx[v] = e >= 0 ? s->evidx[e] : -1;
+			m->why[v] = e >= 0 && s->evidx[e] < 0 ? s->evwhy[e] : NULL;
+		}
+	}
+}
+
+void hs_presets__finish(const struct pmu_evlist *el)
+{
+	if (pr.n == 0)
+		return;
+	pr.m = calloc((size_t)pr.n * PRESET_MAX_METRICS, sizeof(*pr.m));
+	for (int i = 0; i < pr.n; i++) {
+		struct sel *s = &pr.s[i];
+		struct agg_set *as = &pr.sets[i];
+
+		*as = (struct agg_set){
+			.kind = preset_kind__name(s->kind), .name = s->name,
+			.model = pr.model, .file = s->file, .line = s->blk.line,
+			.description = s->blk.description[0] ? s->blk.description : NULL,
+		};
+		switch (s->state) {
+		case SEL_UNKNOWN:
+			as->status = "unknown";
+			as->reason = s->reason; /* reported by presets__resolve */
+			continue;
+		case SEL_NODEF:
+		case SEL_UNAVAILABLE:
+			as->status = "unavailable";
+			as->reason = s->reason;
+			hs_log(HS_LOG_INFO, "%s: %s '%s' not counted: %s",
+			       var_of(s->kind), what_of(s->kind), s->name, s->reason);
+			continue;
+		case SEL_EVENTS:
+			break;
+		}
+		presets__judge(s, el, as);
+		for (int e = 0; e < s->blk.nevents; e++) {
+			s->alias[e] = s->blk.ev[e].alias;
+			s->event[e] = s->blk.ev[e].spec;
+		}
+		for (int k = 0; k < s->blk.nmetrics; k++) {
+			s->mname[k] = s->blk.m[k].name;
+			s->mtext[k] = s->blk.m[k].text;
+		}
+		as->nevents = s->blk.nevents;
+		as->alias = s->alias;
+		as->event = s->event;
+		as->nmetrics = s->blk.nmetrics;
+		as->mname = s->mname;
+		as->mtext = s->mtext;
+		if (pr.m)
+			presets__metrics(s);
+	}
+	pr.view = (struct agg_metrics){ .model = pr.model, .nsets = pr.n,
+		.sets = pr.sets, .nmetrics = pr.nm, .m = pr.m };
+}
+
+const struct agg_metrics *hs_presets__view(void)
+{
+	return pr.n ? &pr.view : NULL;
+}
