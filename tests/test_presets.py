@@ -1,0 +1,278 @@
+"""Presets (HPCSHIM_PRESET), opcode classes (HPCSHIM_OPCODE) and the listing
+(HPCSHIM_LIST, hpcshim-list): derived metrics equal the formulas over the
+raw counts of the same JSON, sets the host cannot count are dropped with
+reasons while the program runs unchanged, and bad names or files give one
+line each."""
+import os
+import subprocess
+import tempfile
+
+from hpctest import (Tap, workload, run, WORKLOAD, BUILD, region, proc_region,
+                     main_thread, can_open_hardware)
+
+t = Tap()
+SRC = os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DATA = os.path.join(SRC, "data", "presets")
+BASE = {"HPCSHIM_PRESET_PATH": DATA}
+HW = can_open_hardware()
+REL = 1e-9
+
+
+def env(**kw):
+    e = dict(BASE)
+    e.update({k: str(v) for k, v in kw.items()})
+    return e
+
+
+def close(got, want):
+    return isinstance(got, (int, float)) and abs(got - want) <= REL * max(1.0, abs(want))
+
+
+def metric(obj, key, name):
+    return obj.get(key + "_metrics", {}).get(name)
+
+
+def sets(doc):
+    return {(s["kind"], s["name"]): s for s in doc.get("presets", {}).get("sets", [])}
+
+
+# ---- software preset: metrics equal the ratio of the raw counts ----------
+N = 3000
+r = workload("touch", N, env=env(HPCSHIM_PRESET="software"))
+d = r.doc
+mt = main_thread(d)
+touch = region(mt, "touch")
+t.eq(touch["inclusive"]["page-faults"], N, "software preset: touch %d pages gives %d faults" % (N, N))
+names = [e["name"] for e in d["events"]]
+t.eq(names, ["task-clock", "page-faults", "minor-faults", "major-faults",
+             "context-switches", "cpu-migrations"],
+     "software preset replaces the default set with its own events, in order")
+t.eq(sets(d)[("preset", "software")]["status"], "ok", "software preset status ok")
+for key in ("inclusive", "exclusive"):
+    c = touch[key]
+    m = metric(touch, key, "faults_per_ms")
+    t.ok(m and close(m["value"], c["page-faults"] / (c["task-clock"] / 1e6)),
+         "touch %s: faults_per_ms = page-faults / task-clock ms (%r vs %r / %r)"
+         % (key, m, c["page-faults"], c["task-clock"]))
+    m = metric(touch, key, "ns_per_fault")
+    t.ok(m and close(m["value"], c["task-clock"] / c["page-faults"]),
+         "touch %s: ns_per_fault = task-clock / page-faults (%r)" % (key, m))
+    m = metric(touch, key, "major_fault_share")
+    t.ok(m and close(m["value"], c["major-faults"] / c["page-faults"]),
+         "touch %s: major_fault_share = major / all faults (%r)" % (key, m))
+rs = workload("sleep", 20, 200, env=env(HPCSHIM_PRESET="software"))
+sl = region(main_thread(rs.doc), "sleep")
+c = sl["inclusive"]
+t.ok(c["context-switches"] >= 20, "20 sleeps: >= 20 context switches (%r)" % c["context-switches"])
+m = metric(sl, "inclusive", "cs_per_ms")
+t.ok(m and close(m["value"], c["context-switches"] / (c["task-clock"] / 1e6)),
+     "sleep: cs_per_ms = context-switches / task-clock ms (%r)" % m)
+# cpu-migrations / context-switches in touch: a division by zero when the
+# region did not switch, else the ratio.
+m = metric(touch, "inclusive", "migrations_per_cs")
+if touch["inclusive"]["context-switches"] == 0:
+    t.eq(m, {"value": None, "reason": "division by zero"},
+         "touch without switches: migrations_per_cs is null, division by zero")
+else:
+    t.ok(close(m["value"], touch["inclusive"]["cpu-migrations"] / touch["inclusive"]["context-switches"]),
+         "touch with switches: migrations_per_cs is the ratio")
+tot = d["totals"]
+m = metric(d, "totals", "faults_per_ms")
+t.ok(m and close(m["value"], tot["page-faults"] / (tot["task-clock"] / 1e6)),
+     "process totals_metrics over the process totals (%r)" % m)
+m = metric(mt, "totals", "ns_per_fault")
+t.ok(m and close(m["value"], mt["totals"]["task-clock"] / mt["totals"]["page-faults"]),
+     "thread totals_metrics over the thread totals (%r)" % m)
+pr = proc_region(d, "touch")
+m = metric(pr, "inclusive", "faults_per_ms")
+t.ok(m and close(m["value"], pr["inclusive"]["page-faults"]["sum"] /
+                 (pr["inclusive"]["task-clock"]["sum"] / 1e6)),
+     "region summary metrics over the sums across threads (%r)" % m)
+t.eq(r.shim_lines(), [], "software preset: no hpcshim line")
+
+# Per thread: each thread's own counts.
+r = workload("threads", 3, 100, env=env(HPCSHIM_PRESET="software"))
+ok = True
+for th in r.doc["threads"]:
+    w = region(th, "work")
+    if w:
+        m = metric(w, "inclusive", "faults_per_ms")
+        c = w["inclusive"]
+        ok &= bool(m) and close(m["value"], c["page-faults"] / (c["task-clock"] / 1e6))
+t.ok(ok and len(r.doc["threads"]) == 4, "3 threads: every thread's work region has its own metric")
+
+# ---- hardware presets and classes on a host without a PMU ----------------
+HWSETS = dict(HPCSHIM_PRESET="cpi,cache", HPCSHIM_OPCODE="loads,branches,divides")
+bare = workload("touch", 100, "exit", 5, preload=False)
+r = workload("touch", 100, "exit", 5, env=env(**HWSETS))
+t.eq((r.rc, r.out), (bare.rc, bare.out), "hardware sets: exit code and stdout unchanged")
+if HW:
+    t.skip("hardware sets dropped with reasons", "this host has a hardware PMU")
+else:
+    d = r.doc
+    t.eq(r.shim_lines(), [], "hardware sets on a VM: no line at verbosity 0")
+    ss = sets(d)
+    t.eq(sorted(ss), [("opcode", "branches"), ("opcode", "divides"), ("opcode", "loads"),
+                      ("preset", "cache"), ("preset", "cpi")], "every requested set is listed")
+    t.ok(all(s["status"] == "dropped" and "dropped: ENOENT" in s["reason"] for s in ss.values()),
+         "every hardware set dropped with the ENOENT reason")
+    dropped = [e for e in d["events"] if e["status"] == "dropped"]
+    t.ok(dropped and all(e["error"] == "ENOENT" for e in dropped) and len(dropped) == len(d["events"]),
+         "their events are in events[] as dropped, ENOENT (%d)" % len(dropped))
+    mm = main_thread(d)["totals_metrics"]
+    t.ok(mm and all(v["value"] is None and v["reason"].startswith("event '") and "dropped" in v["reason"]
+                    for v in mm.values()),
+         "every metric is null with the dropped event as reason (%d metrics)" % len(mm))
+    t.ok("l1_miss_per_load" in mm and "cpi" in mm and "divider_busy_fraction" in mm,
+         "metrics of presets and classes are all there")
+    t.eq(d["totals"], {}, "nothing counted: empty totals, no garbage")
+    rv = workload("touch", 100, "exit", 5, env=env(HPCSHIM_VERBOSE=1, **HWSETS))
+    lines = [l for l in rv.shim_lines() if "not counted" in l]
+    t.eq(len(lines), 5, "verbosity 1: one line per set not counted (%r)" % lines)
+    t.ok(any(l.startswith("hpcshim: HPCSHIM_OPCODE: class 'loads' not counted: event '") for l in lines),
+         "verbosity 1: the class line names the event and reason")
+
+# All classes at once: the program runs, each class has a status and a reason.
+allc = "loads,stores,branches,flops,fp-single,fp-double,simd,sw-prefetch,atomics,split,divides"
+r = workload("touch", 10, env=env(HPCSHIM_OPCODE=allc, HPCSHIM_PRESET="software"))
+ss = sets(r.doc)
+t.eq(len(ss), 12, "all 11 opcode classes and the software preset are listed")
+t.ok(all(s["status"] == "ok" or s.get("reason") for s in ss.values()),
+     "each set is ok or carries a reason")
+t.eq(ss[("preset", "software")]["status"], "ok", "software preset still counted next to all classes")
+t.eq(region(main_thread(r.doc), "touch")["inclusive"]["page-faults"], 10,
+     "touch 10 under all classes: exact faults")
+
+# ---- HPCSHIM_EVENTS and presets together ----------------------------------
+r = workload("touch", 50, env=env(HPCSHIM_EVENTS="page-faults,cs", HPCSHIM_PRESET="software"))
+names = [e["name"] for e in r.doc["events"]]
+t.eq(names, ["page-faults", "cs", "task-clock", "minor-faults", "major-faults",
+             "context-switches", "cpu-migrations"],
+     "user events first, preset events after, a shared spec counted once")
+t.ok(all(e["status"] == "ok" for e in r.doc["events"]), "all of them counted")
+m = metric(region(main_thread(r.doc), "touch"), "inclusive", "faults_per_ms")
+t.ok(m and m["value"] is not None, "the metric uses the user's page-faults event")
+r = workload(env=env(HPCSHIM_EVENTS="task-clock", HPCSHIM_PRESET="cpi"))
+t.ok(not HW and r.shim_lines() == [] or HW,
+     "dropped preset events are not reported as HPCSHIM_EVENTS problems")
+
+# ---- unknown names: one line each, the program runs ----------------------
+r = workload("touch", 20, "exit", 4, env=env(HPCSHIM_PRESET="nope,software,other"))
+l = r.shim_lines()
+t.eq(len(l), 1, "unknown presets: one line (%r)" % l)
+t.ok(l and l[0].startswith("hpcshim: HPCSHIM_PRESET: unknown presets 'nope', 'other' (known: ")
+     and "software" in l[0], "the line names them and the known presets: %r" % l)
+t.eq((r.rc, r.out), (4, workload("touch", 20, "exit", 4, preload=False).out),
+     "unknown presets: the program runs unchanged")
+ss = sets(r.doc)
+t.eq((ss[("preset", "nope")]["status"], ss[("preset", "nope")]["reason"]),
+     ("unknown", "unknown preset 'nope'"), "unknown preset in the results with its reason")
+r = workload("touch", 20, env=env(HPCSHIM_OPCODE="loadz"))
+l = r.shim_lines()
+t.ok(len(l) == 1 and l[0].startswith("hpcshim: HPCSHIM_OPCODE: unknown class 'loadz' (known: loads, "),
+     "unknown class: one line with the known classes (%r)" % l)
+t.eq(r.doc["events"][0]["name"], "task-clock", "only unknown names: the default set is counted")
+t.eq(region(main_thread(r.doc), "touch")["inclusive"]["page-faults"], 20, "and it counts")
+
+# ---- preset files: user path first, malformed blocks skipped -------------
+with tempfile.TemporaryDirectory() as tmp:
+    os.chmod(tmp, 0o755)
+    with open(os.path.join(tmp, "mine.preset"), "w") as f:
+        f.write("# a user's presets\n"
+                "preset faults *\n"
+                "  event pf = page-faults\n"
+                "  event clk = task-clock\n"
+                "  metric per_us = pf / (clk / 1000)\n"
+                "end\n"
+                "preset broken *\n"
+                "  event pf = page-faults\n"
+                "  metric bad = pf / (pf\n"
+                "end\n"
+                "preset software *\n"
+                "  description my own software set\n"
+                "  event pf = page-faults\n"
+                "  metric pages = pf\n"
+                "end\n")
+    e = {"HPCSHIM_PRESET_PATH": tmp + ":" + DATA}
+    e["HPCSHIM_PRESET"] = "faults,broken,software,generic"
+    r = workload("touch", 64, "exit", 2, env=e)
+    l = r.shim_lines()
+    path = os.path.join(tmp, "mine.preset")
+    t.eq(l, ["hpcshim: %s:9: preset 'broken': metric 'bad': column 10: expected ')' (preset skipped)" % path,
+             "hpcshim: HPCSHIM_PRESET: unknown preset 'broken' (known: faults, software, cpi, branch, "
+             "cache, tlb, flops, generic)"],
+         "malformed block: FILE:LINE diagnostic, then the name is unknown")
+    t.eq(r.rc, 2, "malformed preset file: the program runs (exit 2)")
+    ss = sets(r.doc)
+    touch = region(main_thread(r.doc), "touch")
+    t.eq(ss[("preset", "software")]["description"], "my own software set",
+         "a user directory's block wins over the installed one")
+    t.eq(metric(touch, "inclusive", "pages"), {"value": 64.0}, "user metric pages = 64 touched pages")
+    m = metric(touch, "inclusive", "per_us")
+    c = touch["inclusive"]
+    t.ok(m and close(m["value"], c["page-faults"] / (c["task-clock"] / 1000)),
+         "user formula evaluated over the raw counts (%r)" % m)
+    t.ok(ss[("preset", "generic")]["defined_at"].startswith(DATA),
+         "a name the user does not define comes from the installed files")
+
+# ---- model selection by libpfm4's PMU (LIBPFM_FORCE_PMU) ------------------
+r = workload(env=env(LIBPFM_FORCE_PMU="amd64_fam19h_zen4", HPCSHIM_PRESET="cpi,software",
+                     HPCSHIM_OPCODE="atomics"))
+d = r.doc
+ss = sets(d)
+t.eq(d["presets"]["model"], "amd64_fam19h_zen4", "forced model recorded")
+t.ok(ss[("preset", "cpi")]["defined_at"].startswith(os.path.join(DATA, "amd.preset")),
+     "zen4: cpi from amd.preset (%s)" % ss[("preset", "cpi")]["defined_at"])
+t.eq(ss[("preset", "cpi")]["events"]["inst"], "RETIRED_INSTRUCTIONS", "zen4: AMD event names")
+t.eq(ss[("opcode", "atomics")]["status"], "unavailable", "zen4: atomics unavailable")
+t.ok(ss[("opcode", "atomics")]["reason"].startswith("CPU model 'amd64_fam19h_zen4': Zen 3/4 count only bus locks"),
+     "zen4: the data file's reason (%r)" % ss[("opcode", "atomics")]["reason"])
+t.eq(ss[("preset", "software")]["status"], "ok", "software preset works under a forced model")
+r = workload(env=env(LIBPFM_FORCE_PMU="hsw", HPCSHIM_PRESET="cpi,tlb", HPCSHIM_OPCODE="loads"))
+ss = sets(r.doc)
+t.ok(ss[("preset", "cpi")]["defined_at"].startswith(os.path.join(DATA, "generic.preset")),
+     "hsw (no block): cpi falls back to the '*' definition on generic events")
+t.eq(ss[("preset", "cpi")]["events"], {"cycles": "cycles", "inst": "instructions"},
+     "the fallback counts perf generic events")
+t.eq((ss[("preset", "tlb")]["status"], ss[("preset", "tlb")]["reason"].split(": ", 1)[0]),
+     ("unavailable", "CPU model 'hsw'"), "hsw: tlb unavailable from its '*' block")
+t.eq((ss[("opcode", "loads")]["status"], ss[("opcode", "loads")]["reason"]),
+     ("unavailable", "no definition for CPU model 'hsw'"), "hsw: no opcode class definition")
+
+# ---- event limit: preset events beyond 64 ---------------------------------
+user = ",".join("r%x" % (0x100 + i) for i in range(62))
+r = workload("touch", 5, env=env(HPCSHIM_EVENTS=user, HPCSHIM_PRESET="software"))
+l = [x for x in r.shim_lines() if "beyond the limit" in x]
+t.eq(l, ["hpcshim: HPCSHIM_PRESET/HPCSHIM_OPCODE: 4 events beyond the limit of 64 not counted"],
+     "62 user events + 6 preset events: 4 not counted, one line")
+t.eq(len(r.doc["events"]), 64, "the list holds 64 events")
+mm = main_thread(r.doc)["totals_metrics"]
+t.ok(mm["cs_per_ms"]["reason"] == "event 'context-switches' not counted: more than 64 events requested",
+     "a metric over an event left out says so (%r)" % mm["cs_per_ms"])
+
+# ---- listing: HPCSHIM_LIST=1 and hpcshim-list ------------------------------
+bare = workload("touch", 10, preload=False)
+r = workload("touch", 10, env=env(HPCSHIM_LIST=1))
+l = r.shim_lines()
+t.eq((r.rc, r.out), (bare.rc, bare.out), "HPCSHIM_LIST=1: the program runs unchanged")
+t.ok(l and l[0].startswith("hpcshim: CPU model (libpfm4): "), "listing starts with the CPU model")
+t.ok("hpcshim: presets (HPCSHIM_PRESET):" in l and "hpcshim: opcode classes (HPCSHIM_OPCODE):" in l,
+     "listing has the preset and opcode-class sections")
+sw = [x for x in l if x.startswith("hpcshim:   software ")]
+t.ok(len(sw) == 1 and " usable: 6 events, 5 metrics " in sw[0], "software preset listed usable (%r)" % sw)
+if not HW:
+    ld = [x for x in l if x.startswith("hpcshim:   loads ")]
+    t.ok(len(ld) == 1 and "not usable: event '" in ld[0] and "ENOENT" in ld[0],
+         "loads listed not usable, with the reason (%r)" % ld)
+t.eq(region(main_thread(r.doc), "touch")["inclusive"]["page-faults"], 10, "HPCSHIM_LIST=1: counting goes on")
+p = subprocess.run([os.path.join(BUILD, "hpcshim-list")], capture_output=True, encoding="utf-8",
+                   env=dict(os.environ, HPCSHIM_PRESET_PATH=DATA, LIBPFM_FORCE_PMU="arm_n1"))
+# An x86 libpfm4 cannot force an Arm model: then no model, '*' only.
+out = p.stdout.splitlines()
+t.ok(p.returncode == 0 and out and out[0].startswith("CPU model (libpfm4): "),
+     "hpcshim-list runs and prints the model (%r)" % out[:1])
+t.ok(any(x.startswith("  software ") and "usable" in x for x in out), "hpcshim-list lists the software preset")
+r = workload(env=env(HPCSHIM_LIST="yes"))
+t.eq(r.shim_lines(), ["hpcshim: HPCSHIM_LIST='yes' is not 0 or 1; not listing"], "bad HPCSHIM_LIST: one line")
+
+t.done()
