@@ -30,7 +30,8 @@ struct agg_metric {
 struct agg_set {
 	const char *kind;         /* "preset" or "opcode"                    */
 	const char *name;
-	const char *status;       /* ok, partial, dropped, unavailable, unknown */
+	const char *status;       /* ok, partial, dropped, unavailable, unknown,
+				   * invalid (malformed definition)         */
 	const char *reason;       /* NULL when ok                             */
 	const char *model;        /* the CPU model it was chosen for, or ""   */
 	const char *file;         /* the block's file and line, or NULL       */

@@ -27,6 +27,7 @@ void preset_table__free(struct preset_table *t)
 		free(t->files[i]);
 	free(t->files);
 	free(t->p);
+	free(t->bad);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -66,6 +67,19 @@ static void reader__fail(struct reader *r, const char *fmt, ...)
 		snprintf(msg, sizeof(msg), "%s:%d: %s", r->file, r->line, what);
 	if (r->err)
 		r->err(r->ctx, msg);
+	if (r->open && !r->skipping) {
+		struct preset_bad *nb = realloc(r->t->bad, (size_t)(r->t->nbad + 1) *
+						sizeof(*nb));
+
+		/* Remembered so that a request for it can say why. */
+		if (nb) {
+			r->t->bad = nb;
+			nb[r->t->nbad].kind = r->cur.kind;
+			snprintf(nb[r->t->nbad].name, PRESET_NAME_MAX, "%s", r->cur.name);
+			snprintf(nb[r->t->nbad].msg, sizeof(nb->msg), "%s", msg);
+			r->t->nbad++;
+		}
+	}
 	if (r->open)
 		r->skipping = true;
 }
@@ -512,6 +526,15 @@ const struct preset *preset_table__find(const struct preset_table *t,
 		if (star)
 			return star;
 	}
+	return NULL;
+}
+
+const char *preset_table__bad(const struct preset_table *t, enum preset_kind kind,
+			      const char *name)
+{
+	for (int i = 0; i < t->nbad; i++)
+		if (t->bad[i].kind == kind && !strcmp(t->bad[i].name, name))
+			return t->bad[i].msg;
 	return NULL;
 }
 

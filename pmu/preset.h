@@ -56,9 +56,18 @@ struct preset {
 	int dir;                           /* index of its search-path entry */
 };
 
+/* A block left out as malformed: its name and the diagnostic. */
+struct preset_bad {
+	enum preset_kind kind;
+	char name[PRESET_NAME_MAX];
+	char msg[1000];
+};
+
 struct preset_table {
 	struct preset *p;
 	int n, cap;
+	struct preset_bad *bad;
+	int nbad;
 	char **files;                      /* file names the blocks point to */
 	int nfiles;
 	int ndirs;
@@ -88,6 +97,9 @@ int preset_table__load_stream(struct preset_table *t, FILE *in,
 const struct preset *preset_table__find(const struct preset_table *t,
 					enum preset_kind kind, const char *name,
 					const char *model);
+/* The diagnostic of a malformed block of this name, or NULL. */
+const char *preset_table__bad(const struct preset_table *t, enum preset_kind kind,
+			      const char *name);
 /* Whether any block (any model) has this name. */
 bool preset_table__known(const struct preset_table *t, enum preset_kind kind,
 			 const char *name);

@@ -21,6 +21,7 @@
 
 enum sel_state {
 	SEL_UNKNOWN,     /* no block of this name at all           */
+	SEL_INVALID,     /* only malformed blocks (reported as read) */
 	SEL_NODEF,       /* blocks exist, none for this CPU model   */
 	SEL_UNAVAILABLE, /* the model's block says 'unavailable'    */
 	SEL_EVENTS,      /* the model's block has events            */
@@ -35,7 +36,7 @@ struct sel {
 	int evidx[PRESET_MAX_EVENTS];        /* index into the event list, or -1 */
 	char evwhy[PRESET_MAX_EVENTS][WHY_LEN]; /* evidx -1: why                  */
 	struct formula f[PRESET_MAX_METRICS];
-	char reason[700];
+	char reason[1100];
 	const char *alias[PRESET_MAX_EVENTS], *event[PRESET_MAX_EVENTS];
 	const char *mname[PRESET_MAX_METRICS], *mtext[PRESET_MAX_METRICS];
 };
@@ -130,6 +131,13 @@ static void presets__pick(struct sel *s, const struct preset_table *t)
 {
 	const struct preset *p;
 
+	if (!preset_table__known(t, s->kind, s->name) &&
+	    preset_table__bad(t, s->kind, s->name)) {
+		s->state = SEL_INVALID;
+		snprintf(s->reason, sizeof(s->reason), "malformed definition: %s",
+			 preset_table__bad(t, s->kind, s->name));
+		return;
+	}
 	if (!preset_table__known(t, s->kind, s->name)) {
 		s->state = SEL_UNKNOWN;
 		snprintf(s->reason, sizeof(s->reason), "unknown %s '%s'",
@@ -376,6 +384,10 @@ void hs_presets__finish(const struct pmu_evlist *el)
 		case SEL_UNKNOWN:
 			as->status = "unknown";
 			as->reason = s->reason; /* reported by presets__resolve */
+			continue;
+		case SEL_INVALID:
+			as->status = "invalid";
+			as->reason = s->reason; /* reported when the file was read */
 			continue;
 		case SEL_NODEF:
 		case SEL_UNAVAILABLE:
