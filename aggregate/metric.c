@@ -150,7 +150,7 @@ static json_object *set__json(const struct agg_set *s)
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "kind", json_object_new_string(s->kind));
-	json_object_object_add(o, "name", json_object_new_string(s->name));
+	json_object_object_add(o, "name", text(s->name));
 	json_object_object_add(o, "status", json_object_new_string(s->status));
 	if (s->reason)
 		json_object_object_add(o, "reason", text(s->reason));

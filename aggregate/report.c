@@ -9,7 +9,9 @@
  * A null count (event not covered) is shown as "n/a".  A region count that
  * was multiplexed on some thread is a scaled estimate over a short interval
  * and is shown as "n/a" too; thread totals that were multiplexed are shown
- * with a '*' (scaled estimate).  Unreadable or invalid files are reported on
+ * with a '*' (scaled estimate).  Requested presets and opcode classes are
+ * listed with their status, and their derived metrics in a table (process
+ * and the first regions; "n/a" with the reason below).  Unreadable or invalid files are reported on
  * stderr as "hpcshim-report: FILE: reason", the other files are still
  * summarised, and the exit status is 1.
  */
@@ -521,6 +523,72 @@ static void print_regions(json_object *doc, const struct evlist *el,
 	table_free(&t);
 }
 
+/* ---- presets and derived metrics ------------------------------------- */
+
+#define METRIC_REGIONS 6 /* region columns in the metrics table */
+
+static void fmt_metric(char *buf, size_t len, json_object *m)
+{
+	json_object *v = get(m, "value");
+
+	if (json_object_is_type(v, json_type_double) ||
+	    json_object_is_type(v, json_type_int))
+		snprintf(buf, len, "%.4g", json_object_get_double(v));
+	else
+		snprintf(buf, len, "n/a");
+}
+
+/* The requested sets with their status, then one row per metric: the
+ * process value and the inclusive value of the first regions (over the
+ * sums across threads).  A metric without a process value is listed with
+ * its reason below the table. */
+static void print_metrics(json_object *doc)
+{
+	json_object *pr = get(doc, "presets"), *sets = get(pr, "sets");
+	json_object *tm = get(doc, "totals_metrics"), *regs = get(doc, "regions");
+	size_t nreg = arr_len(regs) < METRIC_REGIONS ? arr_len(regs) : METRIC_REGIONS;
+	struct table t;
+	char v[64];
+
+	if (arr_len(sets) == 0)
+		return;
+	printf("\npresets (CPU model %s):\n", get_str(pr, "model", "unknown"));
+	for (size_t i = 0; i < arr_len(sets); i++) {
+		json_object *s = arr_at(sets, i);
+		const char *reason = get_str(s, "reason", NULL);
+
+		printf("  %s %s: %s%s%s\n", get_str(s, "kind", "?"), get_str(s, "name", "?"),
+		       get_str(s, "status", "?"), reason ? ": " : "", reason ? reason : "");
+	}
+	if (!json_object_is_type(tm, json_type_object) || json_object_object_length(tm) == 0)
+		return;
+	puts("\nderived metrics (process; regions inclusive, over the sums across threads):");
+	table_init(&t, 2 + (int)nreg);
+	table_add_row(&t);
+	table_set(&t, 0, "metric");
+	table_set(&t, 1, "process");
+	for (size_t k = 0; k < nreg; k++)
+		table_set(&t, 2 + (int)k, get_str(arr_at(regs, k), "name", "?"));
+	json_object_object_foreach(tm, key, val) {
+		table_add_row(&t);
+		table_set(&t, 0, key);
+		fmt_metric(v, sizeof(v), val);
+		table_set(&t, 1, v);
+		for (size_t k = 0; k < nreg; k++) {
+			fmt_metric(v, sizeof(v), get(get(arr_at(regs, k), "inclusive_metrics"), key));
+			table_set(&t, 2 + (int)k, v);
+		}
+	}
+	table_print(&t);
+	table_free(&t);
+	json_object_object_foreach(tm, key2, val2) {
+		const char *reason = get_str(val2, "reason", NULL);
+
+		if (reason)
+			printf("  n/a %s: %s\n", key2, reason);
+	}
+}
+
 /* Threads by tid: stable across runs of the same program and, tids being
  * handed out in increasing order, the main thread and then the others
  * roughly in creation order (start_ns is when counting began, which
@@ -599,6 +667,7 @@ static void report(json_object *doc)
 	print_header(doc);
 	print_totals(doc, &el, &nt);
 	print_regions(doc, &el, &nt);
+	print_metrics(doc);
 	print_threads(doc, &el, &nt);
 	print_notes(&nt);
 	free(el.name);

@@ -209,13 +209,20 @@ static void presets__resolve(const struct preset_table *t, enum preset_kind kind
 			break;
 		p = end + 1;
 	}
-	if (nunknown) {
+	if (nunknown)
 		preset_table__names(t, kind, names__cb, &known);
+	/* Everything wrong with the variable in one line. */
+	if (nunknown && ignored)
+		hs_log(HS_LOG_ERROR, "%s: unknown %s%s %s (known: %s); %d names "
+		       "beyond the limit of %d sets ignored", var_of(kind),
+		       what_of(kind), nunknown > 1 ? (kind == PRESET_OPCODE ? "es" :
+		       "s") : "", unknown.buf, known.len ? known.buf : "none",
+		       ignored, MAX_SETS);
+	else if (nunknown)
 		hs_log(HS_LOG_ERROR, "%s: unknown %s%s %s (known: %s)", var_of(kind),
 		       what_of(kind), nunknown > 1 ? (kind == PRESET_OPCODE ?
 		       "es" : "s") : "", unknown.buf, known.len ? known.buf : "none");
-	}
-	if (ignored)
+	else if (ignored)
 		hs_log(HS_LOG_ERROR, "%s: %d names beyond the limit of %d sets "
 		       "ignored", var_of(kind), ignored, MAX_SETS);
 }

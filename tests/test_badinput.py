@@ -25,6 +25,15 @@ cases = [
     ("HPCSHIM_OUTPUT", "", "empty"),
     ("HPCSHIM_OUTPUT", "/" + "d" * BIG, "120 KiB path"),
     ("HPCSHIM_OUTPUT", os.fsdecode(b"/tmp/\xff\xfe-missing"), "non-UTF-8 missing dir"),
+    ("HPCSHIM_PRESET", "", "empty"),
+    ("HPCSHIM_PRESET", "a," * (BIG // 2), "120 KiB of unknown presets"),
+    ("HPCSHIM_PRESET", "x" * BIG, "one 120 KiB name"),
+    ("HPCSHIM_PRESET", os.fsdecode(b"software,\xff\xfe,\"q\\"), "non-UTF-8 and quotes"),
+    ("HPCSHIM_OPCODE", ",,, ,", "only empty items"),
+    ("HPCSHIM_OPCODE", "loads," * (BIG // 6), "the same class 20000 times"),
+    ("HPCSHIM_PRESET_PATH", "/" + "d" * BIG, "120 KiB path"),
+    ("HPCSHIM_PRESET_PATH", os.fsdecode(b"::/nonexistent:\xff:/etc"), "missing and odd dirs"),
+    ("HPCSHIM_LIST", "v" * BIG, "120 KiB"),
 ]
 for var, val, desc in cases:
     r = workload(*STEPS, env={var: val})

@@ -275,4 +275,20 @@ t.ok(any(x.startswith("  software ") and "usable" in x for x in out), "hpcshim-l
 r = workload(env=env(HPCSHIM_LIST="yes"))
 t.eq(r.shim_lines(), ["hpcshim: HPCSHIM_LIST='yes' is not 0 or 1; not listing"], "bad HPCSHIM_LIST: one line")
 
+# ---- hpcshim-report prints the sets and the metrics ------------------------
+with tempfile.TemporaryDirectory() as tmp:
+    os.chmod(tmp, 0o1777)
+    r = workload("touch", 500, outdir=tmp, env=env(HPCSHIM_PRESET="software,cpi"))
+    files = [os.path.join(tmp, f) for f in os.listdir(tmp) if f.endswith(".json")]
+    p = subprocess.run([os.path.join(BUILD, "hpcshim-report")] + files, capture_output=True,
+                       encoding="utf-8")
+    rep = p.stdout.splitlines()
+    c = region(main_thread(r.doc), "touch")["inclusive"]
+    want = "%.4g" % (c["page-faults"] / (c["task-clock"] / 1e6))
+    row = [x.split() for x in rep if x.split()[:1] == ["faults_per_ms"]]
+    t.ok(p.returncode == 0 and "  preset software: ok" in rep, "report lists the software preset as ok")
+    t.ok(row and row[0][2] == want, "report: faults_per_ms of region touch is %s (%r)" % (want, row))
+    t.ok(any(x.startswith("  n/a cpi: event 'CPU_CLK_UNHALTED:THREAD_P' dropped") for x in rep) or HW,
+         "report: a null metric is shown with its reason")
+
 t.done()
