@@ -23,7 +23,8 @@ trap 'rm -rf "$work"' EXIT
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -I$top $(pkg-config --cflags json-c)"
 if ! $cc $flags -o "$work/fuzz_config" "$top/tests/fuzz/fuzz_config.c" \
 	"$top/preload/config.c" "$top/preload/range_spec.c" "$top/preload/log.c" "$top/pmu/event.c" "$top/pmu/pfm.c" \
-	"$top/pmu/error.c" "$top/aggregate/utf8.c" -lpfm >"$work/build.log" 2>&1; then
+	"$top/pmu/error.c" "$top/aggregate/utf8.c" \
+	"$top/pmu/formula.c" "$top/pmu/preset.c" -lpfm >"$work/build.log" 2>&1; then
 	cat "$work/build.log"
 	echo "FAIL: fuzz (build)"
 	exit 1

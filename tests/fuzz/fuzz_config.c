@@ -4,7 +4,9 @@
  * every event spec is resolved (generic table, raw, libpfm4), and every
  * string that could reach the JSON is made valid UTF-8.  Further lines
  * become HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD, HPCSHIM_CHECKPOINT,
- * HPCSHIM_TRIGGER and HPCSHIM_PRIVILEGE (parsed with the config).  No counter is
+ * HPCSHIM_TRIGGER and HPCSHIM_PRIVILEGE (parsed with the config).  The whole input
+ * is also read as a preset file and its first line as a metric formula
+ * (evaluated over fixed inputs).  No counter is
  * opened: this is about parsing garbage, not about the kernel.
  * Built and run by tools/fuzz.sh (clang -fsanitize=fuzzer,address,undefined).
  */
@@ -16,6 +18,7 @@
 
 #include "aggregate/aggregate.h"
 #include "pmu/pmu.h"
+#include "pmu/preset.h"
 #include "preload/config.h"
 #include "preload/log.h"
 
@@ -74,6 +77,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)pmu_event__privilege(&ev);
 	}
 	free(agg_utf8__clean(events));
+	{
+		static const double vals[FORMULA_MAX_VARS] = { 3, 0, -1, 1e300 };
+		const char *why[FORMULA_MAX_VARS] = { 0 }, *reason;
+		struct preset_table t;
+		struct formula f;
+		char err[200];
+		double out;
+		FILE *in = fmemopen((void *)data, size, "r");
+
+		if (formula__parse(&f, events, err, sizeof(err)) == 0)
+			(void)formula__eval(&f, vals, why, &out, &reason);
+		preset_table__init(&t);
+		if (in) {
+			preset_table__load_stream(&t, in, "fuzz.preset", 0, NULL, NULL);
+			fclose(in);
+		}
+		(void)preset_table__find(&t, PRESET_OPCODE, "loads", events);
+		preset_table__free(&t);
+	}
 	hs_config__free(&cfg);
 	free(events);
 	free(verbose);
