@@ -11,6 +11,13 @@ set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=${TMPDIR:-/tmp}/hpcshim-presets-arm.$$
 lib=/usr/lib/aarch64-linux-gnu
+# The test bed (tests/pmubed/run.sh) installs the cross compiler and the
+# arm64 libpfm4; the emulator is ours to install (as root, when missing).
+if ! command -v qemu-aarch64-static >/dev/null && [ "$(id -u)" = 0 ] &&
+   command -v apt-get >/dev/null; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		qemu-user-static >/dev/null 2>&1 || true
+fi
 if ! command -v aarch64-linux-gnu-gcc >/dev/null || ! command -v qemu-aarch64-static >/dev/null ||
    [ ! -e $lib/libpfm.so ]; then
 	echo "1..0 # SKIP needs gcc-aarch64-linux-gnu, libpfm4-dev:arm64 and qemu-user-static"
