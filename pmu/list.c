@@ -1,10 +1,12 @@
-/* list.c - the listing of usable presets and opcode classes (list.h).
+/* list.c - the listing of usable presets, opcode classes and range forms
+ * (list.h).
  *
  * "Usable" is decided the way the shim decides at start: the block chosen
  * for this CPU model, its events encoded and opened once.  Every line says
  * why a set is not usable, so the listing answers "what can I ask for
  * here" without a trial run.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 
 #include "pmu/list.h"
 #include "pmu/pmu.h"
+#include "pmu/sample.h"
 
 int pmu_preset__probe(const struct preset *p, char *reason, size_t len)
 {
@@ -104,14 +107,66 @@ static void section__opcodes(struct lister *l)
 	section__sets(l, PRESET_OPCODE);
 }
 
-/* One entry per kind of preset.  The range-restriction forms of
- * HPCSHIM_RANGE add theirs here. */
+/* Can this thread sample ev (PERF_SAMPLE_IP, as HPCSHIM_RANGE does)?
+ * 0, or the errno of the refusal. */
+static int range__sampling(uint32_t type, uint64_t config, uint64_t period)
+{
+	struct perf_event_attr a = {
+		.type = type, .size = sizeof(a), .config = config,
+		.sample_period = period, .disabled = 1, .exclude_kernel = 1,
+		.exclude_hv = 1, .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+	};
+	int fd = pmu_sys__open(&a, -1);
+
+	if (fd < 0)
+		return errno;
+	pmu_sys__close(fd);
+	return 0;
+}
+
+static void range__line(struct lister *l, const char *form, int err,
+			const char *usable)
+{
+	if (err)
+		lister__line(l, "  %-24s not usable: %s: %s", form,
+			     pmu_errno__name(err), pmu_errno__reason(err));
+	else
+		lister__line(l, "  %-24s usable: %s", form, usable);
+}
+
+/* The forms of HPCSHIM_RANGE, HPCSHIM_CHECKPOINT, HPCSHIM_TRIGGER and
+ * HPCSHIM_PRIVILEGE, each tried the way the shim uses it. */
+static void section__ranges(struct lister *l)
+{
+	int err = 0, bps = pmu_bp__limit(&err);
+	int paranoid = pmu_sys__paranoid();
+	char bp[80];
+
+	range__line(l, "ranges, software events",
+		    range__sampling(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 1),
+		    "IP sampling (func:, so:, exe, addr:, kernel, !form)");
+	range__line(l, "ranges, hardware events",
+		    range__sampling(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1000003),
+		    "IP sampling of hardware events");
+	snprintf(bp, sizeof(bp), "%d execute breakpoints per thread", bps);
+	range__line(l, "checkpoints, triggers", bps > 0 ? 0 : err, bp);
+	if (paranoid > 1)
+		lister__line(l, "  %-24s %s: perf_event_paranoid is %d (user only "
+			     "unless the process has CAP_PERFMON)", "privilege kernel",
+			     "depends", paranoid);
+	else
+		range__line(l, "privilege kernel", 0, "perf_event_paranoid allows it");
+}
+
+/* One entry per kind of thing a user can ask for. */
 static const struct {
 	const char *title;
 	void (*fn)(struct lister *l);
 } sections[] = {
 	{ "presets (HPCSHIM_PRESET)", section__presets },
 	{ "opcode classes (HPCSHIM_OPCODE)", section__opcodes },
+	{ "range forms (HPCSHIM_RANGE, _CHECKPOINT, _TRIGGER, _PRIVILEGE)",
+	  section__ranges },
 };
 
 void pmu_list__run(const struct pmu_list_env *env, pmu_list_emit emit, void *ctx)

@@ -72,7 +72,4 @@ int pmu_bp__limit(int *err);
 void pmu_fd__enable(int fd, bool group);
 void pmu_fd__disable(int fd, bool group);
 
-/* The descriptor ceiling that keeps a quarter of RLIMIT_NOFILE (at least
- * 16) for the program, as the counters do. */
-
 #endif

@@ -272,6 +272,18 @@ out = p.stdout.splitlines()
 t.ok(p.returncode == 0 and out and out[0].startswith("CPU model (libpfm4): "),
      "hpcshim-list runs and prints the model (%r)" % out[:1])
 t.ok(any(x.startswith("  software ") and "usable" in x for x in out), "hpcshim-list lists the software preset")
+# Range forms, tried as the shim uses them: software sampling works here,
+# hardware sampling has no PMU (ENOENT), x86 has 4 debug registers.
+ranges = {x[2:26].strip(): x[26:].strip() for x in out if x.startswith("  ") and
+          (x[2:].startswith("ranges") or x[2:].startswith("checkpoints") or
+           x[2:].startswith("privilege"))}
+t.ok(ranges.get("ranges, software events", "").startswith("usable"),
+     "listing: ranges on software events usable (%r)" % ranges.get("ranges, software events"))
+t.eq(ranges.get("ranges, hardware events", "")[:21], "not usable: ENOENT: e",
+     "listing: hardware sampling not usable here, with the errno")
+if os.uname().machine == "x86_64":
+    t.eq(ranges.get("checkpoints, triggers"), "usable: 4 execute breakpoints per thread",
+         "listing: x86's 4 debug registers")
 r = workload(env=env(HPCSHIM_LIST="yes"))
 t.eq(r.shim_lines(), ["hpcshim: HPCSHIM_LIST='yes' is not 0 or 1; not listing"], "bad HPCSHIM_LIST: one line")
 
