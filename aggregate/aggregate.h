@@ -24,6 +24,10 @@
 
 #define AGG_SCHEMA "hpcshim/1"
 
+struct agg_mux;
+struct agg_rotation;
+struct agg_series;
+
 /* One requested event as the results describe it. */
 struct agg_event {
 	const char *name;
@@ -88,6 +92,8 @@ struct agg_thread {
 	size_t hash_cap, nregions;
 	struct agg_thread_warnings warn;
 	struct agg_range_thread *range; /* HPCSHIM_RANGE & co., or NULL    */
+	struct agg_rotation *rot;   /* rotation statistics, or NULL (mux.h) */
+	struct agg_series *series;  /* time series, or NULL (mux.h)         */
 	struct agg_thread *next;  /* process list link */
 };
 
@@ -177,6 +183,7 @@ struct agg_process {
 	int nuncovered;
 	const struct agg_range_info *range; /* NULL unless ranges were asked */
 	const struct agg_metrics *metrics; /* presets/opcode classes, or NULL */
+	const struct agg_mux *mux; /* groups and multiplexing (mux.h), or NULL */
 };
 
 /* Statistics of one value across threads. */

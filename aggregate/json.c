@@ -17,17 +17,8 @@
 
 #include "aggregate/aggregate.h"
 #include "aggregate/metric.h"
+#include "aggregate/mux.h"
 
-/* Snapshot with relaxed loads: the owning thread may still be running. */
-static struct count load_count(const struct count *c)
-{
-	struct count s = {
-		__atomic_load_n(&c->value, __ATOMIC_RELAXED),
-		__atomic_load_n(&c->enabled, __ATOMIC_RELAXED),
-		__atomic_load_n(&c->running, __ATOMIC_RELAXED),
-	};
-	return s;
-}
 
 static json_object *json_u64(uint64_t v)
 {
@@ -61,13 +52,16 @@ static json_object *json_double(double v)
 }
 
 /* {"event": number|null, ...} over counted events, plus a sibling
- * "<key>_multiplexed" entry in parent when coverage < 1 somewhere. */
+ * "<key>_multiplexed" entry in parent when coverage < 1 somewhere.  The
+ * counts of thread t (NULL: not a thread's) as reported: agg_mux__view. */
 static void add_counts(json_object *parent, const char *key,
-		       const struct agg_process *p, const struct count *c,
-		       uint64_t missing)
+		       const struct agg_process *p, const struct agg_thread *t,
+		       const struct count *c, uint64_t missing)
 {
 	json_object *vals = json_object_new_object(), *mux = NULL;
+	struct count view[p->nev ? p->nev : 1];
 
+	agg_mux__view(p, t ? t->rot : NULL, c, view);
 	for (int i = 0; i < p->nev; i++) {
 		struct count s;
 
@@ -77,18 +71,13 @@ static void add_counts(json_object *parent, const char *key,
 			json_object_object_add(vals, p->ev[i].name, NULL);
 			continue;
 		}
-		s = load_count(&c[i]);
+		s = view[i];
 		json_object_object_add(vals, p->ev[i].name, json_estimate(&s));
 		if (s.running != s.enabled) {
-			json_object *m = json_object_new_object();
-			json_object_object_add(m, "raw", json_u64(s.value));
-			json_object_object_add(m, "enabled", json_u64(s.enabled));
-			json_object_object_add(m, "running", json_u64(s.running));
-			json_object_object_add(m, "coverage",
-					       json_double(count__coverage(&s)));
 			if (!mux)
 				mux = json_object_new_object();
-			json_object_object_add(mux, p->ev[i].name, m);
+			json_object_object_add(mux, p->ev[i].name,
+					       agg_mux__entry(p, t, i, &s, &c[i]));
 		}
 	}
 	json_object_object_add(parent, key, vals);
@@ -271,7 +260,7 @@ static json_object *json_thread(const struct agg_process *p,
 			json_object_object_add(o, "errno",
 				json_object_new_string(strerrorname_np(t->err)));
 	}
-	add_counts(o, "totals", p, t->totals, t->missing);
+	add_counts(o, "totals", p, t, t->totals, t->missing);
 	for (r = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE); r;
 	     r = __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)) {
 		json_object *ro = json_object_new_object();
@@ -279,8 +268,8 @@ static json_object *json_thread(const struct agg_process *p,
 		json_object_object_add(ro, "name", json_text(r->name));
 		json_object_object_add(ro, "calls",
 			json_u64(__atomic_load_n(&r->calls, __ATOMIC_RELAXED)));
-		add_counts(ro, "inclusive", p, r->c, t->missing);
-		add_counts(ro, "exclusive", p, r->c + r->nev, t->missing);
+		add_counts(ro, "inclusive", p, t, r->c, t->missing);
+		add_counts(ro, "exclusive", p, t, r->c + r->nev, t->missing);
 		struct agg_percall pc = load_percall(&r->percall);
 		json_object_object_add(ro, "per_call", json_percall(p, &pc));
 		json_object_array_add(regs, ro);
@@ -289,6 +278,10 @@ static json_object *json_thread(const struct agg_process *p,
 	json_object_object_add(o, "warnings", json_warnings(&t->warn));
 	if (t->range && p->range)
 		json_object_object_add(o, "ranges", agg_range__thread_json(p, t));
+	if (p->mux && p->mux->mode == AGG_MUX_ROTATE)
+		json_object_object_add(o, "rotation", agg_rotation__json(p, t));
+	if (t->series)
+		json_object_object_add(o, "series", agg_series__json(p, t));
 	return o;
 }
 
@@ -298,6 +291,7 @@ struct region_sum {
 	uint64_t calls;
 	int threads;
 	struct agg_percall percall;
+	struct agg_mux_sum *mx; /* [2 nev], after st[] in the same block */
 	struct agg_stat st[]; /* [0, nev) inclusive, [nev, 2 nev) exclusive */
 };
 
@@ -307,10 +301,14 @@ static void region_sum__free(struct lh_entry *e)
 }
 
 static void stats_add(struct agg_stat *st, const struct agg_process *p,
-		      const struct count *c, uint64_t missing)
+		      const struct agg_thread *t, const struct count *c,
+		      uint64_t missing)
 {
+	struct count view[p->nev ? p->nev : 1];
+
+	agg_mux__view(p, t->rot, c, view);
 	for (int i = 0; i < p->nev; i++) {
-		struct count s = load_count(&c[i]);
+		struct count s = view[i];
 		double v;
 
 		if (p->ev[i].ok && !(missing & (1ull << i)) &&
@@ -348,7 +346,8 @@ static json_object *json_stats(const struct agg_process *p,
 static json_object *json_regions(const struct agg_process *p)
 {
 	struct lh_table *tab = lh_kchar_table_new(64, region_sum__free);
-	size_t sz = sizeof(struct region_sum) + 2 * (size_t)p->nev * sizeof(struct agg_stat);
+	size_t sz = sizeof(struct region_sum) + 2 * (size_t)p->nev *
+		(sizeof(struct agg_stat) + sizeof(struct agg_mux_sum));
 	json_object *a = json_object_new_array();
 	struct lh_entry *e;
 
@@ -362,14 +361,17 @@ static json_object *json_regions(const struct agg_process *p)
 				if (!rs)
 					continue;
 				rs->name = r->name;
+				rs->mx = (struct agg_mux_sum *)(rs->st + 2 * p->nev);
 				lh_table_insert(tab, rs->name, rs);
 			}
 			rs->calls += __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
 			rs->threads++;
 			struct agg_percall pc = load_percall(&r->percall);
 			percall_merge(&rs->percall, &pc);
-			stats_add(rs->st, p, r->c, t->missing);
-			stats_add(rs->st + p->nev, p, r->c + r->nev, t->missing);
+			stats_add(rs->st, p, t, r->c, t->missing);
+			stats_add(rs->st + p->nev, p, t, r->c + r->nev, t->missing);
+			agg_mux_sum__add(rs->mx, p, t, r->c, t->missing);
+			agg_mux_sum__add(rs->mx + p->nev, p, t, r->c + r->nev, t->missing);
 		}
 	}
 	lh_foreach(tab, e) {
@@ -380,7 +382,9 @@ static json_object *json_regions(const struct agg_process *p)
 		json_object_object_add(o, "calls", json_u64(rs->calls));
 		json_object_object_add(o, "threads", json_object_new_int(rs->threads));
 		json_object_object_add(o, "inclusive", json_stats(p, rs->st));
+		agg_mux_sum__json(o, "inclusive", p, rs->mx);
 		json_object_object_add(o, "exclusive", json_stats(p, rs->st + p->nev));
+		agg_mux_sum__json(o, "exclusive", p, rs->mx + p->nev);
 		json_object_object_add(o, "per_call", json_percall(p, &rs->percall));
 		agg_metrics__add_stats(o, "inclusive", p, rs->st);
 		agg_metrics__add_stats(o, "exclusive", p, rs->st + p->nev);
@@ -391,15 +395,19 @@ static json_object *json_regions(const struct agg_process *p)
 }
 
 /* Process totals: per event the sum of the threads' estimates (and the
- * metrics over those sums). */
-static void json_totals(json_object *doc, const struct agg_process *p)
+ * metrics over those sums); their coverage and standard error go to mx
+ * (the "totals_multiplexed" entry). */
+static void json_totals(json_object *doc, const struct agg_process *p,
+			struct agg_mux_sum *mx)
 {
 	struct agg_stat st[p->nev ? p->nev : 1];
 	json_object *o = json_object_new_object();
 
 	memset(st, 0, sizeof(st));
-	for (const struct agg_thread *t = p->threads; t; t = t->next)
-		stats_add(st, p, t->totals, t->missing);
+	for (const struct agg_thread *t = p->threads; t; t = t->next) {
+		stats_add(st, p, t, t->totals, t->missing);
+		agg_mux_sum__add(mx, p, t, t->totals, t->missing);
+	}
 	for (int i = 0; i < p->nev; i++) {
 		if (!p->ev[i].ok)
 			continue;
@@ -432,6 +440,7 @@ static json_object *json_document(const struct agg_process *p)
 	json_object *doc = json_object_new_object();
 	json_object *tool = json_object_new_object(), *threads = json_object_new_array();
 	int nthreads = 0;
+	struct agg_mux_sum mx[p->nev ? p->nev : 1];
 
 	json_object_object_add(doc, "schema", json_object_new_string(AGG_SCHEMA));
 	json_object_object_add(tool, "name", json_object_new_string("hpcshim"));
@@ -441,7 +450,13 @@ static json_object *json_document(const struct agg_process *p)
 	json_object_object_add(doc, "pmu", json_pmu(p));
 	json_object_object_add(doc, "events", json_events(p));
 	agg_metrics__add_sets(doc, p);
-	json_totals(doc, p);
+	if (p->mux) {
+		json_object_object_add(doc, "mux", agg_mux__json(p));
+		json_object_object_add(doc, "groups", agg_groups__json(p));
+	}
+	memset(mx, 0, sizeof(mx));
+	json_totals(doc, p, mx);
+	agg_mux_sum__json(doc, "totals", p, mx);
 	for (const struct agg_thread *t = p->threads; t; t = t->next, nthreads++)
 		json_object_array_add(threads, json_thread(p, t));
 	json_object_object_add(doc, "thread_count", json_object_new_int(nthreads));

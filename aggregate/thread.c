@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "aggregate/aggregate.h"
+#include "aggregate/mux.h"
 
 #define HASH_INIT 64
 
@@ -48,6 +49,8 @@ void agg_thread__delete(struct agg_thread *t)
 	free(t->hash);
 	free(t->totals);
 	agg_range_thread__delete(t->range);
+	agg_rotation__free(t->rot);
+	agg_series__free(t->series);
 	free(t);
 }
 

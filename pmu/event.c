@@ -154,6 +154,7 @@ static int event__resolve(struct pmu_event *ev, const char *spec)
 
 	memset(ev, 0, sizeof(*ev));
 	ev->group = -1;
+	ev->ugroup = -1;
 	snprintf(ev->name, sizeof(ev->name), "%s", spec);
 	if (spec[0] == '\0') {
 		event__drop(ev, EINVAL, "empty event name");

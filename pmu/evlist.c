@@ -20,6 +20,24 @@ void pmu_evlist__init(struct pmu_evlist *el)
 	el->paranoid = -99;
 }
 
+int pmu_evlist__find(const struct pmu_evlist *el, const char *name)
+{
+	for (int i = 0; i < el->nevents; i++)
+		if (strcmp(el->ev[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int pmu_evlist__add_grouped(struct pmu_evlist *el, const char *spec,
+			    int ugroup, bool pinned)
+{
+	if (pmu_evlist__add(el, spec) < 0)
+		return -1;
+	el->ev[el->nevents - 1].ugroup = ugroup;
+	el->ev[el->nevents - 1].pinned = pinned;
+	return 0;
+}
+
 int pmu_evlist__add(struct pmu_evlist *el, const char *spec)
 {
 	struct pmu_event *ev;
@@ -112,34 +130,179 @@ static bool is_clock(const struct pmu_event *ev)
  * read 180-197 ms for a 200 ms busy loop.  Alone they are exact, and the
  * other software events are exact together.  So clock events always get a
  * group of their own, and are tried last so they do not split the rest. */
-static int evlist__order(const struct pmu_evlist *el, bool software, int *order)
+static const char clock_alone[] = "task-clock and cpu-clock are always alone "
+	"(kernel quirk: wrong counts in a group with other events)";
+
+/* A user group is software when all its members are. */
+static bool evlist__software(const struct pmu_evlist *el, int i)
+{
+	int ug = el->ev[i].ugroup;
+
+	if (ug < 0)
+		return el->ev[i].attr.type == PERF_TYPE_SOFTWARE;
+	for (int j = 0; j < el->nevents; j++)
+		if (el->ev[j].ugroup == ug && el->ev[j].status == PMU_EV_OK &&
+		    el->ev[j].attr.type != PERF_TYPE_SOFTWARE)
+			return false;
+	return true;
+}
+
+static bool evlist__first_of_ugroup(const struct pmu_evlist *el, int i)
+{
+	for (int j = 0; j < i; j++)
+		if (el->ev[j].ugroup == el->ev[i].ugroup)
+			return false;
+	return true;
+}
+
+/* One class (pinned or not, software or not) in placement order: user
+ * groups at their first member and the other non-clock events in list
+ * order, then the clock events. */
+static int evlist__order(const struct pmu_evlist *el, bool pinned,
+			 bool software, int *order)
 {
 	int n = 0;
 
-	for (int pass = 0; pass < 2; pass++) /* non-clock events first */
+	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < el->nevents; i++) {
 			const struct pmu_event *ev = &el->ev[i];
-			if (ev->status == PMU_EV_OK &&
-			    (ev->attr.type == PERF_TYPE_SOFTWARE) == software &&
-			    is_clock(ev) == (pass == 1))
+			bool user = ev->ugroup >= 0;
+
+			if (ev->status != PMU_EV_OK || ev->pinned != pinned ||
+			    evlist__software(el, i) != software)
+				continue;
+			if (user ? pass == 0 && evlist__first_of_ugroup(el, i)
+				 : is_clock(ev) == (pass == 1))
 				order[n++] = i;
 		}
 	return n;
 }
 
-/* Partitions the OK events of one class (software or not) into groups. */
-static void evlist__partition(struct pmu_evlist *el, bool software)
+/* "{a,b,c}" of user group ug, cut to fit. */
+static void evlist__ugroup_name(const struct pmu_evlist *el, int ug,
+				char *buf, size_t len)
+{
+	size_t o = 0;
+
+	o += (size_t)snprintf(buf, len, "{");
+	for (int j = 0; j < el->nevents && o < len; j++)
+		if (el->ev[j].ugroup == ug)
+			o += (size_t)snprintf(buf + o, len - o, "%s%.40s",
+					      o > 1 ? "," : "", el->ev[j].name);
+	if (o < len)
+		snprintf(buf + o, len - o, "}");
+}
+
+static void evlist__drop_ugroup(struct pmu_evlist *el, int ug, int err,
+				const char *why)
+{
+	char name[120];
+
+	evlist__ugroup_name(el, ug, name, sizeof(name));
+	for (int j = 0; j < el->nevents; j++) {
+		struct pmu_event *ev = &el->ev[j];
+
+		if (ev->ugroup != ug || ev->status != PMU_EV_OK)
+			continue;
+		ev->status = PMU_EV_DROPPED;
+		ev->err = err;
+		snprintf(ev->reason, sizeof(ev->reason),
+			 "user group %s is counted as one or not at all: %s", name, why);
+	}
+}
+
+/* A member of a user group that was dropped takes the group with it: a
+ * user group is never split. */
+static void evlist__ugroups_whole(struct pmu_evlist *el)
+{
+	for (int i = 0; i < el->nevents; i++) {
+		const struct pmu_event *ev = &el->ev[i];
+		char why[PMU_REASON_MAX];
+
+		if (ev->ugroup < 0 || ev->status == PMU_EV_OK)
+			continue;
+		snprintf(why, sizeof(why), "'%.60s' was dropped (%.120s)", ev->name,
+			 ev->reason);
+		evlist__drop_ugroup(el, ev->ugroup, ev->err, why);
+	}
+}
+
+static struct pmu_group *evlist__new_group(struct pmu_evlist *el, bool pinned,
+					   bool user, const char *why)
+{
+	struct pmu_group *g = &el->grp[el->ngroups++];
+
+	memset(g, 0, sizeof(*g));
+	g->pinned = pinned;
+	g->user = user;
+	snprintf(g->why, sizeof(g->why), "%s", why);
+	return g;
+}
+
+/* Opens user group ug as one group (list order, the first member leads).
+ * Any refusal drops the whole group.  The open fds go to fds[]. */
+static void evlist__place_ugroup(struct pmu_evlist *el, int ug, bool pinned,
+				 int *fds, int *nfds)
+{
+	int members[PMU_MAX_EVENTS], n = 0, leader = -1, first = *nfds;
+	struct pmu_group *g;
+
+	for (int j = 0; j < el->nevents; j++)
+		if (el->ev[j].ugroup == ug && el->ev[j].status == PMU_EV_OK)
+			members[n++] = j;
+	for (int m = 0; n > 1 && m < n; m++)
+		if (is_clock(&el->ev[members[m]])) {
+			evlist__drop_ugroup(el, ug, EINVAL, clock_alone);
+			return;
+		}
+	for (int m = 0; m < n; m++) {
+		int fd = pmu_sys__open(&el->ev[members[m]].attr, leader);
+
+		if (fd < 0) {
+			char why[PMU_REASON_MAX];
+			int err = errno;
+
+			snprintf(why, sizeof(why), "the kernel refused '%.60s' in it: "
+				 "%s: %s", el->ev[members[m]].name,
+				 pmu_errno__name(err), pmu_errno__reason(err));
+			close_all(fds + first, *nfds - first);
+			*nfds = first;
+			evlist__drop_ugroup(el, ug, err, why);
+			return;
+		}
+		fds[(*nfds)++] = fd;
+		if (m == 0)
+			leader = fd;
+	}
+	g = evlist__new_group(el, pinned, true, "user group");
+	for (int m = 0; m < n; m++) {
+		el->ev[members[m]].group = (int)(g - el->grp);
+		g->idx[g->n++] = members[m];
+	}
+}
+
+/* Partitions the OK events of one class (pinned or not, software or not)
+ * into groups; every new group records why it was started. */
+static void evlist__partition(struct pmu_evlist *el, bool pinned, bool software)
 {
 	int fds[PMU_MAX_EVENTS], order[PMU_MAX_EVENTS], nfds = 0;
-	int n = evlist__order(el, software, order);
+	int n = evlist__order(el, pinned, software, order);
 	struct pmu_group *g = NULL;
 	int leader = -1;
 
 	for (int k = 0; k < n; k++) {
 		struct pmu_event *ev = &el->ev[order[k]];
 		bool may_join = g && !is_clock(ev) && !is_clock(&el->ev[g->idx[0]]);
-		int fd = may_join ? pmu_sys__open(&ev->attr, leader) : -1;
+		int fd, err = 0;
+		char why[PMU_REASON_MAX];
 
+		if (ev->ugroup >= 0) {
+			evlist__place_ugroup(el, ev->ugroup, pinned, fds, &nfds);
+			continue;
+		}
+		fd = may_join ? pmu_sys__open(&ev->attr, leader) : -1;
+		if (may_join && fd < 0)
+			err = errno;
 		if (fd < 0) {
 			/* Start a new group with this event as its leader. */
 			fd = pmu_sys__open(&ev->attr, -1);
@@ -147,8 +310,18 @@ static void evlist__partition(struct pmu_evlist *el, bool software)
 				evlist__drop(ev, errno);
 				continue;
 			}
-			g = &el->grp[el->ngroups++];
-			g->n = 0;
+			if (is_clock(ev))
+				snprintf(why, sizeof(why), "%s", clock_alone);
+			else if (err)
+				snprintf(why, sizeof(why), "the kernel refused '%.60s' "
+					 "in group %d: %s: %s", ev->name,
+					 (int)(g - el->grp), pmu_errno__name(err),
+					 pmu_errno__reason(err));
+			else
+				snprintf(why, sizeof(why), "first group of the %s%s "
+					 "events", pinned ? "pinned " : "",
+					 software ? "software" : "hardware");
+			g = evlist__new_group(el, pinned, false, why);
 			leader = fd;
 		}
 		fds[nfds++] = fd;
@@ -165,8 +338,13 @@ int pmu_evlist__probe(struct pmu_evlist *el)
 	for (int i = 0; i < el->nevents; i++)
 		if (el->ev[i].status == PMU_EV_OK)
 			evlist__probe_one(&el->ev[i], el->user_read);
-	evlist__partition(el, true);
-	evlist__partition(el, false);
+	evlist__ugroups_whole(el);
+	/* Pinned classes first: they get the lower group numbers, and the
+	 * kernel puts pinned groups on the PMU before any other. */
+	for (int pinned = 1; pinned >= 0; pinned--) {
+		evlist__partition(el, pinned, true);
+		evlist__partition(el, pinned, false);
+	}
 	el->hardware = false;
 	for (int i = 0; i < el->nevents; i++)
 		if (el->ev[i].status == PMU_EV_OK &&

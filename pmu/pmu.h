@@ -49,11 +49,26 @@ struct pmu_event {
 	int err;                      /* positive errno of the failure, or 0 */
 	char reason[PMU_REASON_MAX];  /* human reason when dropped           */
 	int group;                    /* group index when OK                 */
+	int ugroup;                   /* user group ({a,b} in the list), or -1 */
+	bool pinned;                  /* HPCSHIM_MUX_PINNED: never rotated,
+				       * attr.pinned on its group's leader  */
 };
 
 struct pmu_group {
 	int n;
 	int idx[PMU_MAX_EVENTS]; /* event indices; idx[0] is the leader */
+	bool user;               /* a {...} group of the user's list       */
+	bool pinned;             /* never multiplexed: pinned events, or any
+				  * group kept by HPCSHIM_MUX=off            */
+	bool rotated;            /* time-shared by the shim (HPCSHIM_MUX=rotate) */
+	char why[PMU_REASON_MAX];/* why this group exists apart from the others */
+};
+
+/* How groups that do not fit on the PMU at once share it (schedule.c). */
+enum pmu_mux {
+	PMU_MUX_KERNEL, /* all enabled; the kernel multiplexes and scales   */
+	PMU_MUX_ROTATE, /* one rotated group enabled at a time (the shim)   */
+	PMU_MUX_OFF,    /* only groups that fit at once are kept            */
 };
 
 struct pmu_evlist {
@@ -81,6 +96,12 @@ void pmu_evlist__init(struct pmu_evlist *el);
 /* Adds a spec; duplicates and unknown names are kept as dropped entries so
  * they appear in the results with their reason.  -1 when the list is full. */
 int pmu_evlist__add(struct pmu_evlist *el, const char *spec);
+/* The same for a member of user group ugroup (-1: none), pinned or not.
+ * A user group is opened as one or dropped whole, never split. */
+int pmu_evlist__add_grouped(struct pmu_evlist *el, const char *spec,
+			    int ugroup, bool pinned);
+/* Index of the event named name, or -1. */
+int pmu_evlist__find(const struct pmu_evlist *el, const char *name);
 /* Opens every event once on the calling thread (privilege downgrade on
  * EACCES unless explicit), drops what does not open, and partitions the rest
  * into groups by trial opening.  Returns the number of OK events. */
@@ -122,6 +143,46 @@ int pmu_counters__read_other(struct pmu_counters *c, struct count *out);
 void pmu_counters__close(struct pmu_counters *c);
 /* In a fork()ed child, before closing inherited counters. */
 void pmu_counters__forget_pages(struct pmu_counters *c);
+
+/* schedule.c: after the probe.  Checks by trial which hardware groups can
+ * be on the PMU together (pinned groups, then the others in OFF mode, each
+ * rotated group next to the pinned ones in ROTATE mode), drops what cannot
+ * be counted as asked (with a reason), sets attr.pinned on the leaders of
+ * groups that must never be multiplexed and attr.disabled on rotated ones.
+ * sampler (or NULL) is a hardware sampling event that will be on the PMU
+ * too.  Returns the number of OK events. */
+int pmu_schedule__apply(struct pmu_evlist *el, enum pmu_mux mode,
+			const struct perf_event_attr *sampler);
+
+/* sampler.c: an event that interrupts the thread every period ns of its
+ * CPU time (task-clock) or every period instructions, with signo. */
+void pmu_sampler__attr(struct perf_event_attr *a, bool instructions,
+		       uint64_t period);
+/* Opens a once on the calling thread (downgrading to user level when
+ * refused); 0, or -1 with errno. */
+int pmu_sampler__probe(struct perf_event_attr *a);
+/* Opens a for the calling thread, disabled, owned by the thread (F_SETOWN_EX
+ * F_OWNER_TID) and signalling signo (si_fd = the descriptor) on overflow.
+ * -1 with errno. */
+int pmu_sampler__open(const struct perf_event_attr *a, int signo);
+/* One more overflow, then the event disables itself (async-signal-safe):
+ * a thread that blocks the signal never has more than one queued. */
+int pmu_sampler__arm(int fd);
+void pmu_sampler__close(int fd);
+/* The thread's task clock, counted all the time (pinned, no signal), with
+ * the privilege of sampler a: the rotation's time reference.  -1 with
+ * errno.  Its value (8 bytes from read()) is in the clock of the kernel's
+ * time enabled/running of the thread's events. */
+int pmu_sampler__open_clock(const struct perf_event_attr *a);
+
+/* groupctl.c: one group of a thread's counters, async-signal-safe (no
+ * allocation, no lock, nothing but the system call on the group leader).
+ * Both return -1 when the group is not open here or the program closed its
+ * descriptor. */
+int pmu_group__enable(const struct pmu_counters *c, int g, bool on);
+/* One read() of group g into out[] (by event index); nothing else is
+ * touched (no tally, no missing bit). */
+int pmu_group__read(const struct pmu_counters *c, int g, struct count *out);
 
 /* userread.c: counters read from user space through the mmap page. */
 bool pmu_userread__supported(void);

@@ -22,35 +22,27 @@ static void config__add(struct hs_config *cfg, const char *spec, size_t len)
 		return;
 	}
 	cfg->events[cfg->nevents] = strndup(spec, len);
+	cfg->event_group[cfg->nevents] = -1;
 	if (cfg->events[cfg->nevents])
 		cfg->nevents++;
 }
 
-/* Splits the list.  Problems are counted, not logged: the shim reports
- * everything wrong with the list in one line once events are probed. */
+/* Splits the list ({a,b} user groups: muxconfig.c).  Problems are counted,
+ * not logged: the shim reports everything wrong with the list in one line
+ * once events are probed. */
 static void config__events(struct hs_config *cfg, const char *v)
 {
-	const char *p = v;
+	struct hs_speclist l;
 
-	while (*p) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-
-		/* Trim blanks around an item: "a, b" is a common spelling. */
-		while (len && (*p == ' ' || *p == '\t'))
-			p++, len--;
-		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
-			len--;
-		if (len == 0)
-			cfg->events_empty++;
-		else
-			config__add(cfg, p, len);
-		if (!end)
-			break;
-		p = end + 1;
-		if (*p == '\0')
-			cfg->events_empty++;
+	hs_speclist__parse(&l, v);
+	for (int i = 0; i < l.n; i++) {
+		cfg->events[i] = l.spec[i];
+		cfg->event_group[i] = l.group[i];
 	}
+	cfg->nevents = l.n;
+	cfg->events_empty = l.empty;
+	cfg->events_ignored = l.ignored;
+	cfg->events_braces = l.braces;
 }
 
 static int config__verbose(const char *v)
@@ -128,11 +120,15 @@ void hs_config__from_env(struct hs_config *cfg)
 	const char *ev = getenv("HPCSHIM_EVENTS");
 
 	memset(cfg, 0, sizeof(*cfg));
+	/* Events appended later (presets) belong to no user group. */
+	for (int i = 0; i < PMU_MAX_EVENTS; i++)
+		cfg->event_group[i] = -1;
 	cfg->verbose = config__verbose(getenv("HPCSHIM_VERBOSE"));
 	hs_log_set_level(cfg->verbose);
 	config__output(cfg, getenv("HPCSHIM_OUTPUT"));
 	cfg->user_read = config__user_read(getenv("HPCSHIM_READ"));
 	hs_range_config__from_env(&cfg->range);
+	hs_mux_config__from_env(&cfg->mux);
 	if (ev)
 		config__events(cfg, ev);
 	if (cfg->nevents == 0) {
@@ -141,7 +137,7 @@ void hs_config__from_env(struct hs_config *cfg)
 			       "event; using the default set", ev,
 			       strlen(ev) > 40 ? "..." : "");
 		cfg->events_default = true;
-		cfg->events_empty = cfg->events_ignored = 0;
+		cfg->events_empty = cfg->events_ignored = cfg->events_braces = 0;
 		for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
 			config__add(cfg, default_events[i], strlen(default_events[i]));
 	}
@@ -158,4 +154,5 @@ void hs_config__free(struct hs_config *cfg)
 	free(cfg->opcodes);
 	free(cfg->preset_path);
 	cfg->presets = cfg->opcodes = cfg->preset_path = NULL;
+	hs_speclist__free(&cfg->mux.pinned);
 }

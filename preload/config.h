@@ -11,6 +11,8 @@
  *   HPCSHIM_PRESET_PATH  colon list of directories searched before the
  *                    installed presets
  *   HPCSHIM_LIST     1: print what is usable on this host at start
+ *   HPCSHIM_MUX, HPCSHIM_MUX_SLICE, HPCSHIM_MUX_PINNED, HPCSHIM_MUX_SEED,
+ *   HPCSHIM_INTERVAL, HPCSHIM_INTERVAL_POINTS   see muxconfig.c
  *
  * Documented for users in docs/environment.md.
  */
@@ -19,9 +21,47 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "pmu/pmu.h"
 #include "preload/range.h"
+
+/* Multiplexing and time series (muxconfig.c). */
+enum hs_mux_mode {
+	HS_MUX_KERNEL, /* every group its own leader, the kernel rotates   */
+	HS_MUX_ROTATE, /* the shim rotates groups per thread (rotate.c)     */
+	HS_MUX_OFF,    /* groups that do not fit at once are dropped        */
+};
+
+/* A comma list of event specs with optional {a,b} groups. */
+struct hs_speclist {
+	char *spec[PMU_MAX_EVENTS];
+	int group[PMU_MAX_EVENTS]; /* user group number, or -1        */
+	int n, ngroups;
+	int empty;                 /* empty items (ignored)            */
+	int ignored;               /* items beyond PMU_MAX_EVENTS      */
+	int braces;                /* misplaced or unbalanced braces   */
+};
+
+struct hs_mux_config {
+	enum hs_mux_mode mode;
+	bool slice_instructions;   /* slices in instructions, not ns   */
+	uint64_t slice;            /* ns, or instructions              */
+	struct hs_speclist pinned; /* HPCSHIM_MUX_PINNED               */
+	bool seeded;               /* HPCSHIM_MUX_SEED given           */
+	uint64_t seed;
+	uint64_t interval_ns;      /* HPCSHIM_INTERVAL, 0 = no series  */
+	int interval_points;       /* series buffer size per thread    */
+};
+
+#define HS_MUX_SLICE_NS 1000000ull     /* 1 ms of thread CPU time   */
+#define HS_MUX_INTERVAL_POINTS 512
+
+/* muxconfig.c */
+void hs_speclist__parse(struct hs_speclist *l, const char *v);
+void hs_speclist__free(struct hs_speclist *l);
+void hs_mux_config__from_env(struct hs_mux_config *m);
+const char *hs_mux_mode__name(enum hs_mux_mode m);
 
 struct hs_config {
 	char *events[PMU_MAX_EVENTS]; /* specs, in order                   */
@@ -37,6 +77,9 @@ struct hs_config {
 	char *presets, *opcodes, *preset_path; /* as given, or NULL        */
 	bool list;                    /* HPCSHIM_LIST=1                     */
 	int nuser;                    /* events from HPCSHIM_EVENTS/default */
+	int event_group[PMU_MAX_EVENTS]; /* user group ({a,b}) of each spec, or -1 */
+	int events_braces;            /* misplaced or unbalanced braces      */
+	struct hs_mux_config mux;     /* muxconfig.c                         */
 };
 
 /* Fills cfg from the environment.  Malformed values are reported with one

@@ -14,8 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aggregate/mux.h"
 #include "preload/log.h"
 #include "preload/presets.h"
+#include "preload/mux.h"
 #include "preload/shim.h"
 
 struct hs_process hs_proc = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -102,6 +104,10 @@ static void shim__report_drops(void)
 		len += snprintf(line + len, sizeof(line) - (size_t)len,
 				"%s%d empty items ignored", len ? "; " : "",
 				cfg->events_empty);
+	if (cfg->events_braces + cfg->mux.pinned.braces)
+		len += snprintf(line + len, sizeof(line) - (size_t)len,
+				"%s%d misplaced braces ignored (a group is {a,b})",
+				len ? "; " : "", cfg->events_braces + cfg->mux.pinned.braces);
 	if (len && pmu_evlist__nok(el) == 0)
 		snprintf(line + len, sizeof(line) - (size_t)len,
 			 "; no event left to count");
@@ -147,14 +153,11 @@ static void shim__init(int argc, char **argv, char **envp)
 
 	pmu_evlist__init(&hs_proc.evlist);
 	hs_proc.evlist.user_read = hs_proc.cfg.user_read;
-	for (int i = 0; i < hs_proc.cfg.nevents; i++)
-		pmu_evlist__add(&hs_proc.evlist, hs_proc.cfg.events[i]);
+	hs_mux__add_events(&hs_proc.evlist, &hs_proc.cfg);
 	pmu_evlist__set_privilege(&hs_proc.evlist, hs_proc.cfg.range.privilege);
 	pmu_evlist__probe(&hs_proc.evlist);
-	hs_proc.main_ev = -1;
-	for (int i = hs_proc.evlist.nevents - 1; i >= 0; i--)
-		if (hs_proc.evlist.ev[i].status == PMU_EV_OK)
-			hs_proc.main_ev = i;
+	hs_mux__setup(&hs_proc.evlist, &hs_proc.cfg);
+	hs_proc.main_ev = hs_mux__main_event(&hs_proc.evlist);
 	shim__describe_events();
 	shim__report_events();
 	hs_presets__finish(&hs_proc.evlist);
@@ -205,8 +208,11 @@ static struct agg_thread *shim__collect(uint64_t end_ns)
 		/* Another live thread owns t->now (its region path writes it
 		 * concurrently): read it into a buffer of our own. */
 		struct count *buf = t == hs_self ? t->now : other;
-		bool ok = (t == hs_self ? pmu_counters__read(&t->ctr, buf)
-			   : pmu_counters__read_other(&t->ctr, buf)) == 0;
+		bool ok;
+
+		hs_rotate__collect(t, t == hs_self);
+		ok = (t == hs_self ? pmu_counters__read(&t->ctr, buf)
+		      : pmu_counters__read_other(&t->ctr, buf)) == 0;
 
 		if (!ok)
 			agg_acc(&t->agg->warn.read_errors, 1);
@@ -266,6 +272,7 @@ static void shim__write(struct agg_thread *threads, uint64_t end_ns,
 						   __ATOMIC_RELAXED),
 		.uncovered = unc, .nuncovered = nunc,
 		.metrics = hs_presets__view(),
+		.mux = hs_mux__agg(),
 		.pmu = {
 			.cpu_pmu = hs_proc.evlist.cpu_pmu,
 			.hardware = hs_proc.evlist.hardware,

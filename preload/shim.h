@@ -41,8 +41,11 @@ struct hs_thread {
 	int main_ev;           /* event of the per-call stats, or -1   */
 	struct agg_region **byid; /* records by process-wide region id  */
 	int nids;              /* entries in byid                      */
+	struct hs_rot *rot;    /* rotation and series (rotate.c), or NULL */
 	struct hs_thread *prev, *next; /* live list, under hs_proc.lock   */
 };
+
+struct hs_rot;
 
 struct hs_process {
 	int state;                     /* enum hs_state, atomic          */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "preload/log.h"
+#include "preload/mux.h"
 #include "preload/shim.h"
 
 __thread struct hs_thread *hs_self __attribute__((tls_model("initial-exec")));
@@ -114,6 +115,7 @@ struct hs_thread *hs_thread__start(void)
 	hs_proc.live = t;
 	pthread_mutex_unlock(&hs_proc.lock);
 	hs_range__thread_start(t);
+	hs_rotate__start(t);
 	return t;
 
 fail_free:
@@ -136,6 +138,7 @@ void hs_thread__stop(struct hs_thread *t)
 		pthread_mutex_unlock(&hs_proc.lock);
 		return;
 	}
+	hs_rotate__stop(t);
 	ok = pmu_counters__read(&t->ctr, t->now) == 0;
 	if (!ok)
 		agg_acc(&t->agg->warn.read_errors, 1);
@@ -161,6 +164,7 @@ void hs_thread__stop(struct hs_thread *t)
 /* Frees a thread object and its results (fork child: not our threads). */
 void hs_thread__discard(struct hs_thread *t)
 {
+	hs_rotate__forget(t);
 	pmu_counters__forget_pages(&t->ctr);
 	pmu_counters__close(&t->ctr);
 	agg_thread__delete(t->agg);
@@ -172,6 +176,7 @@ int hs_thread__rebirth(struct hs_thread *t)
 	struct agg_thread *agg = agg_thread__new(gettid(), t->nev);
 
 	/* The inherited fds count the parent's thread: close them. */
+	hs_rotate__forget(t);
 	pmu_counters__forget_pages(&t->ctr);
 	pmu_counters__close(&t->ctr);
 	if (!agg)
@@ -201,6 +206,7 @@ int hs_thread__rebirth(struct hs_thread *t)
 	t->omp_checked = false;
 	hs_thread__sync_missing(t);
 	t->prev = t->next = NULL;
+	hs_rotate__start(t);
 	return 0;
 }
 

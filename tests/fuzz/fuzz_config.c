@@ -1,13 +1,14 @@
 /* fuzz_config.c - libFuzzer target over the configuration and event-spec
- * parsers: the input becomes HPCSHIM_EVENTS (and, split at its first
- * newline, HPCSHIM_VERBOSE and HPCSHIM_OUTPUT), is parsed into a config,
- * every event spec is resolved (generic table, raw, libpfm4), and every
- * string that could reach the JSON is made valid UTF-8.  Further lines
- * become HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD, HPCSHIM_CHECKPOINT,
- * HPCSHIM_TRIGGER and HPCSHIM_PRIVILEGE (parsed with the config).  The whole input
- * is also read as a preset file and its first line as a metric formula
- * (evaluated over fixed inputs).  No counter is
- * opened: this is about parsing garbage, not about the kernel.
+ * parsers: the input's lines become HPCSHIM_EVENTS, HPCSHIM_VERBOSE,
+ * HPCSHIM_OUTPUT, HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD, HPCSHIM_CHECKPOINT,
+ * HPCSHIM_TRIGGER, HPCSHIM_PRIVILEGE, HPCSHIM_MUX, HPCSHIM_MUX_SLICE,
+ * HPCSHIM_INTERVAL and HPCSHIM_MUX_PINNED (missing lines: empty), are
+ * parsed into a config, every event spec (pinned ones too) is resolved
+ * (generic table, raw, libpfm4), and every string that could reach the
+ * JSON is made valid UTF-8.  The whole input is also read as a preset
+ * file and its first line as a metric formula (evaluated over fixed
+ * inputs).  No counter is opened: this is about parsing garbage, not
+ * about the kernel.
  * Built and run by tools/fuzz.sh (clang -fsanitize=fuzzer,address,undefined).
  */
 #include <fcntl.h>
@@ -50,23 +51,29 @@ static char *field(const uint8_t **p, const uint8_t *end)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *p = data, *end = data + size;
-	static const char *const range_vars[] = {
+	/* One variable per line of the input, in this order. */
+	static const char *const vars[] = {
+		"HPCSHIM_EVENTS", "HPCSHIM_VERBOSE", "HPCSHIM_OUTPUT",
 		"HPCSHIM_RANGE", "HPCSHIM_RANGE_PERIOD", "HPCSHIM_CHECKPOINT",
 		"HPCSHIM_TRIGGER", "HPCSHIM_PRIVILEGE",
+		"HPCSHIM_MUX", "HPCSHIM_MUX_SLICE", "HPCSHIM_INTERVAL",
+		"HPCSHIM_MUX_PINNED",
 	};
-	char *events = field(&p, end), *verbose = field(&p, end), *output = field(&p, end);
+	char *val[sizeof(vars) / sizeof(vars[0])];
+	char *events;
 	static struct hs_config cfg; /* large (range places): not on the stack */
 
-	setenv("HPCSHIM_EVENTS", events, 1);
-	setenv("HPCSHIM_VERBOSE", verbose, 1);
-	setenv("HPCSHIM_OUTPUT", output, 1);
-	for (size_t i = 0; i < sizeof(range_vars) / sizeof(range_vars[0]); i++) {
-		char *v = field(&p, end);
-
-		setenv(range_vars[i], v, 1);
-		free(v);
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		val[i] = field(&p, end);
+		setenv(vars[i], val[i], 1);
 	}
+	events = val[0];
 	hs_config__from_env(&cfg);
+	for (int i = 0; i < cfg.mux.pinned.n; i++) {
+		struct pmu_event ev;
+
+		pmu_event__parse(&ev, cfg.mux.pinned.spec[i]);
+	}
 	for (int i = 0; i < cfg.nevents; i++) {
 		struct pmu_event ev;
 		char *clean;
@@ -97,8 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		preset_table__free(&t);
 	}
 	hs_config__free(&cfg);
-	free(events);
-	free(verbose);
-	free(output);
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		free(val[i]);
 	return 0;
 }

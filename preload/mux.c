@@ -1,0 +1,186 @@
+/* mux.c - the constructor's part of multiplexing (HPCSHIM_MUX, HPCSHIM_MUX_*,
+ * HPCSHIM_INTERVAL): the event list with its user groups and pinned events
+ * goes into the evlist; after the probe the schedule is decided
+ * (pmu/schedule.c), the samplers are probed, the signal handler of the
+ * rotation is installed, and the partition is described for the results.
+ * The per-thread part is rotate.c.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "aggregate/mux.h"
+#include "preload/log.h"
+#include "preload/mux.h"
+#include "preload/shim.h"
+
+static struct agg_group groups[PMU_MAX_EVENTS];
+static int leaders[PMU_MAX_EVENTS];
+static struct agg_mux mux;
+static struct hs_mux_setup setup = { .signo = -1 };
+static char note[320];
+
+const struct agg_mux *hs_mux__agg(void)
+{
+	return &mux;
+}
+
+/* HPCSHIM_EVENTS with its {groups}, then HPCSHIM_MUX_PINNED: a pinned name
+ * already in the list pins that event (with its whole user group), any
+ * other is added as a pinned event.  User group numbers of the pinned list
+ * follow those of the main list. */
+void hs_mux__add_events(struct pmu_evlist *el, const struct hs_config *cfg)
+{
+	const struct hs_speclist *pl = &cfg->mux.pinned;
+	int base = 0;
+
+	for (int i = 0; i < cfg->nevents; i++) {
+		pmu_evlist__add_grouped(el, cfg->events[i], cfg->event_group[i], false);
+		if (cfg->event_group[i] >= base)
+			base = cfg->event_group[i] + 1;
+	}
+	for (int i = 0; i < pl->n; i++) {
+		int k = pmu_evlist__find(el, pl->spec[i]);
+
+		if (k < 0) {
+			pmu_evlist__add_grouped(el, pl->spec[i],
+						pl->group[i] >= 0 ? base + pl->group[i] : -1,
+						true);
+			continue;
+		}
+		el->ev[k].pinned = true;
+		for (int j = 0; j < el->nevents; j++)
+			if (el->ev[k].ugroup >= 0 && el->ev[j].ugroup == el->ev[k].ugroup)
+				el->ev[j].pinned = true;
+	}
+}
+
+/* A real-time signal nobody has claimed yet (default disposition), from
+ * the upper middle of the range: programs tend to use SIGRTMIN + n or
+ * SIGRTMAX - n for small n. */
+static int mux__pick_signal(void)
+{
+	for (int s = SIGRTMAX - 7; s >= SIGRTMIN + 4; s--) {
+		struct sigaction old;
+
+		if (sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+		    !(old.sa_flags & SA_SIGINFO))
+			return s;
+	}
+	return -1;
+}
+
+/* One line now, and the same text in the results' "mux.note". */
+static void __attribute__((format(printf, 1, 2))) mux__note(const char *fmt, ...)
+{
+	size_t len = strlen(note);
+	va_list ap;
+
+	if (len)
+		len += (size_t)snprintf(note + len, sizeof(note) - len, "; ");
+	if (len >= sizeof(note))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(note + len, sizeof(note) - len, fmt, ap);
+	va_end(ap);
+	hs_log(HS_LOG_ERROR, "%s", note + len);
+}
+
+/* The samplers the threads will open, probed here once. */
+static void mux__samplers(const struct hs_mux_config *m)
+{
+	if (m->mode == HS_MUX_ROTATE) {
+		pmu_sampler__attr(&setup.rot_attr, m->slice_instructions, m->slice);
+		if (pmu_sampler__probe(&setup.rot_attr) == 0) {
+			setup.rotate = true;
+		} else if (m->slice_instructions) {
+			mux__note("HPCSHIM_MUX_SLICE: no instruction counter (%s); "
+				  "rotating in slices of 1ms of thread CPU time",
+				  pmu_errno__name(errno));
+			mux.slice_instructions = false;
+			mux.slice = HS_MUX_SLICE_NS;
+			pmu_sampler__attr(&setup.rot_attr, false, HS_MUX_SLICE_NS);
+			setup.rotate = pmu_sampler__probe(&setup.rot_attr) == 0;
+		}
+		if (!setup.rotate)
+			mux__note("HPCSHIM_MUX=rotate: the task-clock sampler does "
+				  "not open (%s); the kernel multiplexes instead",
+				  pmu_errno__name(errno));
+	}
+	if (m->interval_ns) {
+		pmu_sampler__attr(&setup.int_attr, false, m->interval_ns);
+		setup.interval = pmu_sampler__probe(&setup.int_attr) == 0;
+		if (!setup.interval)
+			mux__note("HPCSHIM_INTERVAL: the task-clock sampler does not "
+				  "open (%s); no time series", pmu_errno__name(errno));
+	}
+}
+
+static void mux__describe(const struct pmu_evlist *el)
+{
+	mux.ngroups = el->ngroups;
+	mux.grp = groups;
+	for (int g = 0; g < el->ngroups; g++) {
+		const struct pmu_group *pg = &el->grp[g];
+
+		groups[g] = (struct agg_group){
+			.n = pg->n, .idx = pg->idx, .user = pg->user,
+			.pinned = pg->pinned, .rotated = pg->rotated, .why = pg->why,
+		};
+		leaders[g] = pg->idx[0];
+	}
+	setup.leaders = leaders;
+	mux.note = note[0] ? note : NULL;
+}
+
+void hs_mux__setup(struct pmu_evlist *el, const struct hs_config *cfg)
+{
+	static const enum pmu_mux modes[] = {
+		[HS_MUX_KERNEL] = PMU_MUX_KERNEL, [HS_MUX_ROTATE] = PMU_MUX_ROTATE,
+		[HS_MUX_OFF] = PMU_MUX_OFF,
+	};
+	struct hs_mux_config m = cfg->mux;
+
+	/* A start/stop trigger enables and disables every group of every
+	 * thread at once (trigger.c): it cannot leave one rotated group on. */
+	if (m.mode == HS_MUX_ROTATE && (cfg->range.has_start || cfg->range.has_stop)) {
+		mux__note("HPCSHIM_MUX=rotate does not combine with HPCSHIM_TRIGGER "
+			  "(both switch the counters); the kernel multiplexes instead");
+		m.mode = HS_MUX_KERNEL;
+	}
+	mux.slice_instructions = m.slice_instructions;
+	mux.slice = m.slice;
+	mux.seeded = m.seeded;
+	mux.seed = m.seed;
+	mux.interval_points = m.interval_points;
+	setup.seed = m.seeded ? m.seed : hs_now_ns() ^ ((uint64_t)getpid() << 32);
+	mux__samplers(&m);
+	if ((setup.rotate || setup.interval) && (setup.signo = mux__pick_signal()) < 0) {
+		mux__note("HPCSHIM_MUX/HPCSHIM_INTERVAL: every real-time signal "
+			  "has a handler; the kernel multiplexes, no time series");
+		setup.rotate = setup.interval = false;
+	}
+	if (m.mode == HS_MUX_ROTATE && !setup.rotate)
+		m.mode = HS_MUX_KERNEL;
+	mux.mode = (enum agg_mux_mode)m.mode;
+	mux.interval_ns = setup.interval ? m.interval_ns : 0;
+	setup.interval_ns = mux.interval_ns;
+	setup.interval_points = m.interval_points;
+	pmu_schedule__apply(el, modes[m.mode], setup.rotate ? &setup.rot_attr : NULL);
+	mux__describe(el);
+	if (setup.rotate || setup.interval)
+		hs_rotate__init(&setup);
+}
+
+/* Per-call statistics need an exact per-call delta: a rotated event has
+ * none (its raw count covers only its slices). */
+int hs_mux__main_event(const struct pmu_evlist *el)
+{
+	for (int i = 0; i < el->nevents; i++)
+		if (el->ev[i].status == PMU_EV_OK && !el->grp[el->ev[i].group].rotated)
+			return i;
+	return -1;
+}

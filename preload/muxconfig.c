@@ -1,0 +1,253 @@
+/* muxconfig.c - event lists with {groups}, and the multiplexing and time
+ * series variables (see config.h, docs/environment.md):
+ *
+ *   HPCSHIM_MUX              kernel (default) | rotate | off
+ *   HPCSHIM_MUX_SLICE        rotation slice: 1ms (default), 500us, 2000000inst
+ *   HPCSHIM_MUX_PINNED       events (list syntax) never rotated, always counted
+ *   HPCSHIM_MUX_SEED         seed of the rotation order (default: from time)
+ *   HPCSHIM_INTERVAL         time series period (thread CPU time), e.g. 10ms
+ *   HPCSHIM_INTERVAL_POINTS  series points kept per thread (default 512)
+ *
+ * A bad value gives one "hpcshim:" line and its default.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preload/config.h"
+#include "preload/log.h"
+
+static void list__add(struct hs_speclist *l, const char *s, size_t len, int gid)
+{
+	if (l->n >= PMU_MAX_EVENTS) {
+		l->ignored++;
+		return;
+	}
+	l->spec[l->n] = strndup(s, len);
+	if (!l->spec[l->n])
+		return;
+	l->group[l->n++] = gid;
+}
+
+static const char *skip_blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* Items are separated by commas; "{a,b}" makes a and b one user group.
+ * Blanks around items are trimmed.  A nested '{', a '}' outside a group,
+ * a missing comma after '}' and an unclosed group are counted in braces
+ * (the brace is ignored; an unclosed group ends with the list). */
+void hs_speclist__parse(struct hs_speclist *l, const char *v)
+{
+	const char *p = v;
+	int gid = -1, members = 0;
+
+	memset(l, 0, sizeof(*l));
+	for (;;) {
+		const char *s, *e;
+
+		p = skip_blanks(p);
+		if (*p == '{') {
+			if (gid >= 0) {
+				l->braces++; /* nested: ignored */
+			} else {
+				gid = l->ngroups++;
+				members = 0;
+			}
+			p = skip_blanks(p + 1);
+		}
+		s = p;
+		while (*p && *p != ',' && *p != '{' && *p != '}')
+			p++;
+		e = p;
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		if (e > s) {
+			list__add(l, s, (size_t)(e - s), gid);
+			members += gid >= 0;
+		} else if (*p != '}' || members == 0) {
+			l->empty++;
+		}
+		if (*p == '}') {
+			if (gid < 0)
+				l->braces++;
+			gid = -1;
+			p = skip_blanks(p + 1);
+			if (*p == ',') {
+				p++;
+				continue;
+			}
+			if (*p == '\0')
+				break;
+			l->braces++; /* "{a}b": read as "{a},b" */
+			continue;
+		}
+		if (*p == '{') { /* "a{b": read as "a,{b" */
+			if (gid < 0)
+				l->braces++;
+			continue;
+		}
+		if (*p == ',') {
+			p++;
+			continue;
+		}
+		break;
+	}
+	if (gid >= 0)
+		l->braces++;
+}
+
+void hs_speclist__free(struct hs_speclist *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->spec[i]);
+	l->n = 0;
+}
+
+const char *hs_mux_mode__name(enum hs_mux_mode m)
+{
+	switch (m) {
+	case HS_MUX_KERNEL: return "kernel";
+	case HS_MUX_ROTATE: return "rotate";
+	case HS_MUX_OFF: return "off";
+	}
+	return "?";
+}
+
+static void bad(const char *var, const char *v, const char *what)
+{
+	hs_log(HS_LOG_ERROR, "%s='%.40s%s' %s", var, v, strlen(v) > 40 ? "..." : "",
+	       what);
+}
+
+/* "<digits><unit>" with unit ns, us, ms or s -> ns; false when malformed or
+ * outside [lo, hi]. */
+static bool parse_duration(const char *v, uint64_t lo, uint64_t hi, uint64_t *ns)
+{
+	static const struct { const char *unit; uint64_t mult; } units[] = {
+		{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000},
+	};
+	char *end;
+	unsigned long long n;
+
+	if (*v < '0' || *v > '9')
+		return false;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno)
+		return false;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit) != 0)
+			continue;
+		if (n > hi / units[i].mult || n * units[i].mult < lo)
+			return false;
+		*ns = n * units[i].mult;
+		return true;
+	}
+	return false;
+}
+
+static void mux__mode(struct hs_mux_config *m, const char *v)
+{
+	m->mode = HS_MUX_KERNEL;
+	if (!v || !*v || strcmp(v, "kernel") == 0)
+		return;
+	if (strcmp(v, "rotate") == 0)
+		m->mode = HS_MUX_ROTATE;
+	else if (strcmp(v, "off") == 0)
+		m->mode = HS_MUX_OFF;
+	else
+		bad("HPCSHIM_MUX", v, "is not kernel, rotate or off; using kernel");
+}
+
+/* The slice: a duration of thread CPU time (10us .. 10s), or a number of
+ * instructions ("<n>inst", 10000 .. 10^12). */
+static void mux__slice(struct hs_mux_config *m, const char *v)
+{
+	char *end;
+	unsigned long long n;
+
+	m->slice = HS_MUX_SLICE_NS;
+	m->slice_instructions = false;
+	if (!v || !*v)
+		return;
+	if (parse_duration(v, 10000, 10000000000ull, &m->slice))
+		return;
+	if (*v >= '0' && *v <= '9') {
+		errno = 0;
+		n = strtoull(v, &end, 10);
+		if (!errno && strcmp(end, "inst") == 0 && n >= 10000 &&
+		    n <= 1000000000000ull) {
+			m->slice = n;
+			m->slice_instructions = true;
+			return;
+		}
+	}
+	m->slice = HS_MUX_SLICE_NS;
+	bad("HPCSHIM_MUX_SLICE", v, "is not a duration (10us..10s, e.g. 1ms) "
+	    "or an instruction count (e.g. 1000000inst); using 1ms");
+}
+
+static void mux__seed(struct hs_mux_config *m, const char *v)
+{
+	char *end;
+
+	if (!v || !*v)
+		return;
+	errno = 0;
+	m->seed = strtoull(v, &end, 0);
+	if (errno || *end || *v == '-') {
+		m->seed = 0;
+		bad("HPCSHIM_MUX_SEED", v, "is not an unsigned number; using a "
+		    "seed from the clock");
+		return;
+	}
+	m->seeded = true;
+}
+
+static void mux__interval(struct hs_mux_config *m, const char *v)
+{
+	m->interval_ns = 0;
+	if (!v || !*v)
+		return;
+	if (!parse_duration(v, 100000, 3600000000000ull, &m->interval_ns)) {
+		m->interval_ns = 0;
+		bad("HPCSHIM_INTERVAL", v, "is not a duration (100us..1h, e.g. "
+		    "10ms); no time series");
+	}
+}
+
+static void mux__points(struct hs_mux_config *m, const char *v)
+{
+	char *end;
+	long n;
+
+	m->interval_points = HS_MUX_INTERVAL_POINTS;
+	if (!v || !*v)
+		return;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || *end || n < 16 || n > 1000000) {
+		bad("HPCSHIM_INTERVAL_POINTS", v, "is not a number 16..1000000; "
+		    "using 512");
+		return;
+	}
+	m->interval_points = (int)(n + (n & 1)); /* even: points merge in pairs */
+}
+
+void hs_mux_config__from_env(struct hs_mux_config *m)
+{
+	const char *pinned = getenv("HPCSHIM_MUX_PINNED");
+
+	memset(m, 0, sizeof(*m));
+	mux__mode(m, getenv("HPCSHIM_MUX"));
+	mux__slice(m, getenv("HPCSHIM_MUX_SLICE"));
+	mux__seed(m, getenv("HPCSHIM_MUX_SEED"));
+	mux__interval(m, getenv("HPCSHIM_INTERVAL"));
+	mux__points(m, getenv("HPCSHIM_INTERVAL_POINTS"));
+	if (pinned)
+		hs_speclist__parse(&m->pinned, pinned);
+}
