@@ -506,6 +506,35 @@ def check_group8(tap, c):
     check_estimates(tap, r, INSTR_PER_ITER * G8_N, events_ok(d), "group8")
 
 
+def short_regions(t, ok, scaled_ok):
+    """The SHORT_K short regions of thread t: (nulls, exact values,
+    problems).  Each value is exact (user-level instructions within LOOSE
+    of the truth, zero events 0), null with coverage 0, or - when scaled_ok
+    - scaled consistently with its coverage."""
+    nulls, exact, bad = 0, 0, []
+    for k in range(SHORT_K):
+        s = region(t, "short%d" % k)
+        if s is None:
+            bad.append("short%d missing" % k)
+            continue
+        bad += ["short%d %s" % (k, b) for b in mux_problems(s, "inclusive", ok)]
+        m = s.get("inclusive_multiplexed", {})
+        for e in ok:
+            v = s["inclusive"][e]
+            if v is None:
+                nulls += 1
+            elif e not in m:
+                exact += 1
+                lo = INSTR_PER_ITER * SHORT_N
+                if e in USER_INSTR and not lo <= v <= lo + LOOSE:
+                    bad.append("short%d %s: exact %d not in [%d, %d]" % (k, e, v, lo, lo + LOOSE))
+                if e in ZERO and v != 0:
+                    bad.append("short%d %s: %d != 0" % (k, e, v))
+            elif not scaled_ok:
+                bad.append("short%d %s: %r scaled in a region shorter than a slice" % (k, e, m[e]))
+    return nulls, exact, bad
+
+
 def check_mux12(tap, c):
     d = c.docs[0]
     ok = events_ok(d)
@@ -534,25 +563,7 @@ def check_mux12(tap, c):
            "mux12: thread totals carry coverage (totals_multiplexed) and are consistent", "\n".join(bad))
     # Short regions (2 us of virtual time, the mux interval is 4 ms): one
     # group is on the counters, the other never is -> null, coverage 0.
-    nulls, bad, exact = 0, [], 0
-    for k in range(SHORT_K):
-        s = region(t, "short%d" % k)
-        if s is None:
-            bad.append("short%d missing" % k)
-            continue
-        bad += ["short%d %s" % (k, b) for b in mux_problems(s, "inclusive", ok)]
-        m = s.get("inclusive_multiplexed", {})
-        for e in ok:
-            v = s["inclusive"][e]
-            if v is None:
-                nulls += 1
-            elif e not in m:
-                exact += 1
-                lo = INSTR_PER_ITER * SHORT_N
-                if e in USER_INSTR and not lo <= v <= lo + LOOSE:
-                    bad.append("short%d %s: exact %d not in [%d, %d]" % (k, e, v, lo, lo + LOOSE))
-                if e in ZERO and v != 0:
-                    bad.append("short%d %s: %d != 0" % (k, e, v))
+    nulls, exact, bad = short_regions(t, ok, scaled_ok=True)
     tap.ok(not bad, "mux12: %d short regions: each value exact, scaled or null with coverage 0" % SHORT_K,
            "\n".join(bad))
     tap.ok(nulls > 0, "mux12: events that never got a counter in a short region are null with coverage 0, "
@@ -632,25 +643,7 @@ def check_mux12rot_short(tap, c):
     # Short regions (2 us of virtual time) in 1 ms slices: the group on the
     # PMU counts them exactly (coverage 1), every other group is null with
     # coverage 0.
-    nulls, exact, bad = 0, 0, []
-    for k in range(SHORT_K):
-        s = region(t, "short%d" % k)
-        if s is None:
-            bad.append("short%d missing" % k)
-            continue
-        bad += ["short%d %s" % (k, b) for b in mux_problems(s, "inclusive", ok)]
-        m = s.get("inclusive_multiplexed", {})
-        for e in ok:
-            v = s["inclusive"][e]
-            if v is None:
-                nulls += 1
-            elif e not in m:
-                exact += 1
-                lo = INSTR_PER_ITER * SHORT_N
-                if e in USER_INSTR and not lo <= v <= lo + LOOSE:
-                    bad.append("short%d %s: exact %d not in [%d, %d]" % (k, e, v, lo, lo + LOOSE))
-            else:
-                bad.append("short%d %s: %r scaled in a region shorter than a slice" % (k, e, m[e]))
+    nulls, exact, bad = short_regions(t, ok, scaled_ok=False)
     tap.ok(not bad and nulls > 0 and exact > 0,
            "mux12rot: %d short regions: the group on the PMU exact (%d values), the others null with "
            "coverage 0, not 0 (%d)" % (SHORT_K, exact, nulls), "\n".join(bad))
