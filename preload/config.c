@@ -6,6 +6,7 @@
 
 #include "preload/config.h"
 #include "preload/log.h"
+#include "preload/varparse.h"
 
 /* Software events first: they open everywhere.  The hardware ones are
  * dropped with a reason where no PMU is exposed (VMs, CI). */
@@ -87,13 +88,9 @@ static void config__output(struct hs_config *cfg, const char *v)
  * access misbehaves. */
 static bool config__user_read(const char *v)
 {
-	if (!v || !*v || strcmp(v, "auto") == 0)
-		return true;
-	if (strcmp(v, "syscall") == 0)
-		return false;
-	hs_log(HS_LOG_ERROR, "HPCSHIM_READ='%.40s%s' is not auto or syscall; "
-	       "using auto", v, strlen(v) > 40 ? "..." : "");
-	return true;
+	static const char *const modes[] = { "auto", "syscall" };
+
+	return hs_var__choice("HPCSHIM_READ", v, modes, 2, 0) == 0;
 }
 
 /* The preset variables are kept as text: preload/presets.c resolves them

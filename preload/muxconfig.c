@@ -16,6 +16,7 @@
 
 #include "preload/config.h"
 #include "preload/log.h"
+#include "preload/varparse.h"
 
 static void list__add(struct hs_speclist *l, const char *s, size_t len, int gid)
 {
@@ -152,15 +153,11 @@ static bool parse_duration(const char *v, uint64_t lo, uint64_t hi, uint64_t *ns
 
 static void mux__mode(struct hs_mux_config *m, const char *v)
 {
-	m->mode = HS_MUX_KERNEL;
-	if (!v || !*v || strcmp(v, "kernel") == 0)
-		return;
-	if (strcmp(v, "rotate") == 0)
-		m->mode = HS_MUX_ROTATE;
-	else if (strcmp(v, "off") == 0)
-		m->mode = HS_MUX_OFF;
-	else
-		bad("HPCSHIM_MUX", v, "is not kernel, rotate or off; using kernel");
+	static const char *const names[] = { "kernel", "rotate", "off" };
+	static const enum hs_mux_mode modes[] = { HS_MUX_KERNEL, HS_MUX_ROTATE,
+						  HS_MUX_OFF };
+
+	m->mode = modes[hs_var__choice("HPCSHIM_MUX", v, names, 3, 0)];
 }
 
 /* The slice: a duration of thread CPU time (10us .. 10s), or a number of

@@ -14,6 +14,7 @@
 #include "pmu/list.h"
 #include "pmu/preset.h"
 #include "preload/log.h"
+#include "preload/varparse.h"
 #include "preload/presets.h"
 
 #define MAX_SETS 32
@@ -167,64 +168,64 @@ static void presets__pick(struct sel *s, const struct preset_table *t)
 	s->state = SEL_EVENTS;
 }
 
+/* What resolving one variable's list found, for its single line. */
+struct resolve {
+	const struct preset_table *t;
+	enum preset_kind kind;
+	struct names unknown;
+	int nunknown, ignored;
+};
+
+static void resolve__item(void *ctx, const char *p, size_t len)
+{
+	struct resolve *rs = ctx;
+	char name[PRESET_NAME_MAX + 8];
+	struct sel *s;
+
+	/* An overlong name is unknown anyway: keep a prefix. */
+	snprintf(name, sizeof(name), "%.*s%s",
+		 (int)(len < PRESET_NAME_MAX - 4 ? len : PRESET_NAME_MAX - 4),
+		 p, len < PRESET_NAME_MAX - 4 ? "" : "...");
+	if (presets__seen(rs->kind, name))
+		return;
+	if (!(s = presets__new(rs->kind, name))) {
+		rs->ignored++;
+		return;
+	}
+	presets__pick(s, rs->t);
+	if (s->state == SEL_UNKNOWN) {
+		char q[PRESET_NAME_MAX + 12];
+
+		snprintf(q, sizeof(q), "'%s'", s->name);
+		names__add(&rs->unknown, q);
+		rs->nunknown++;
+	}
+}
+
 /* A comma list of names: every unknown one in a single line. */
 static void presets__resolve(const struct preset_table *t, enum preset_kind kind,
 			     const char *list)
 {
-	struct names unknown = { .len = 0 }, known = { .len = 0 };
-	int nunknown = 0, ignored = 0;
-	const char *p = list;
+	struct resolve rs = { .t = t, .kind = kind, .unknown = { .len = 0 } };
+	struct names known = { .len = 0 };
 
-	while (p && *p) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		char name[PRESET_NAME_MAX + 8];
-		struct sel *s;
-
-		while (len && (*p == ' ' || *p == '\t'))
-			p++, len--;
-		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
-			len--;
-		if (len) {
-			/* An overlong name is unknown anyway: keep a prefix. */
-			snprintf(name, sizeof(name), "%.*s%s",
-				 (int)(len < PRESET_NAME_MAX - 4 ? len : PRESET_NAME_MAX - 4),
-				 p, len < PRESET_NAME_MAX - 4 ? "" : "...");
-			if (!presets__seen(kind, name)) {
-				if (!(s = presets__new(kind, name))) {
-					ignored++;
-				} else {
-					presets__pick(s, t);
-					if (s->state == SEL_UNKNOWN) {
-						char q[PRESET_NAME_MAX + 12];
-
-						snprintf(q, sizeof(q), "'%s'", s->name);
-						names__add(&unknown, q);
-						nunknown++;
-					}
-				}
-			}
-		}
-		if (!end)
-			break;
-		p = end + 1;
-	}
-	if (nunknown)
+	hs_var__each_item(list, resolve__item, &rs);
+	if (rs.nunknown)
 		preset_table__names(t, kind, names__cb, &known);
 	/* Everything wrong with the variable in one line. */
-	if (nunknown && ignored)
+	if (rs.nunknown && rs.ignored)
 		hs_log(HS_LOG_ERROR, "%s: unknown %s%s %s (known: %s); %d names "
 		       "beyond the limit of %d sets ignored", var_of(kind),
-		       what_of(kind), nunknown > 1 ? (kind == PRESET_OPCODE ? "es" :
-		       "s") : "", unknown.buf, known.len ? known.buf : "none",
-		       ignored, MAX_SETS);
-	else if (nunknown)
+		       what_of(kind), rs.nunknown > 1 ? (kind == PRESET_OPCODE ? "es" :
+		       "s") : "", rs.unknown.buf, known.len ? known.buf : "none",
+		       rs.ignored, MAX_SETS);
+	else if (rs.nunknown)
 		hs_log(HS_LOG_ERROR, "%s: unknown %s%s %s (known: %s)", var_of(kind),
-		       what_of(kind), nunknown > 1 ? (kind == PRESET_OPCODE ?
-		       "es" : "s") : "", unknown.buf, known.len ? known.buf : "none");
-	else if (ignored)
+		       what_of(kind), rs.nunknown > 1 ? (kind == PRESET_OPCODE ?
+		       "es" : "s") : "", rs.unknown.buf, known.len ? known.buf : "none");
+	else if (rs.ignored)
 		hs_log(HS_LOG_ERROR, "%s: %d names beyond the limit of %d sets "
-		       "ignored", var_of(kind), ignored, MAX_SETS);
+		       "ignored", var_of(kind), rs.ignored, MAX_SETS);
 }
 
 /* The sets' events go after the user's (HPCSHIM_EVENTS) and replace the

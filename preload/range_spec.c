@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "preload/log.h"
+#include "preload/varparse.h"
 #include "preload/range.h"
 
 static const char range_forms[] = "expected func:NAME[@OBJ], so:OBJ, exe, "
@@ -57,22 +58,24 @@ static void problems__report(const struct problems *pr)
 typedef void (*item_fn)(void *ctx, struct problems *pr, const char *s, size_t len);
 
 /* Calls fn for every non-empty, trimmed item of a comma list. */
+struct each_ctx {
+	item_fn fn;
+	void *ctx;
+	struct problems *pr;
+};
+
+static void each__item(void *c, const char *s, size_t len)
+{
+	struct each_ctx *e = c;
+
+	e->fn(e->ctx, e->pr, s, len);
+}
+
 static void each_item(const char *v, item_fn fn, void *ctx, struct problems *pr)
 {
-	const char *p = v;
+	struct each_ctx e = { fn, ctx, pr };
 
-	while (p && *p) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-
-		while (len && (*p == ' ' || *p == '\t'))
-			p++, len--;
-		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
-			len--;
-		if (len)
-			fn(ctx, pr, p, len);
-		p = end ? end + 1 : NULL;
-	}
+	hs_var__each_item(v, each__item, &e);
 }
 
 /* 0x... hexadecimal, else decimal: no sign, no octal surprise. */
@@ -345,15 +348,11 @@ static void period__item(void *ctx, struct problems *pr, const char *s, size_t l
 
 static enum pmu_plm privilege(const char *v)
 {
-	if (!v || !*v || strcmp(v, "all") == 0)
-		return PMU_PLM_ALL;
-	if (strcmp(v, "user") == 0)
-		return PMU_PLM_USER;
-	if (strcmp(v, "kernel") == 0)
-		return PMU_PLM_KERNEL;
-	hs_log(HS_LOG_ERROR, "HPCSHIM_PRIVILEGE='%.40s%s' is not user, kernel or "
-	       "all; using all", v, strlen(v) > 40 ? "..." : "");
-	return PMU_PLM_ALL;
+	static const char *const names[] = { "user", "kernel", "all" };
+	static const enum pmu_plm plm[] = { PMU_PLM_USER, PMU_PLM_KERNEL,
+					    PMU_PLM_ALL };
+
+	return plm[hs_var__choice("HPCSHIM_PRIVILEGE", v, names, 3, 2)];
 }
 
 static void parse_var(const char *var, item_fn fn, struct hs_range_config *rc)

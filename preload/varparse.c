@@ -1,0 +1,44 @@
+/* varparse.c - comma lists and keyword values of HPCSHIM_* (varparse.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "preload/log.h"
+#include "preload/varparse.h"
+
+void hs_var__each_item(const char *v, hs_var_item_fn fn, void *ctx)
+{
+	const char *p = v;
+
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		while (len && (*p == ' ' || *p == '\t'))
+			p++, len--;
+		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+			len--;
+		if (len)
+			fn(ctx, p, len);
+		p = end ? end + 1 : NULL;
+	}
+}
+
+int hs_var__choice(const char *var, const char *v, const char *const *names,
+		   int n, int dflt)
+{
+	char alts[256] = "";
+	size_t at = 0;
+
+	if (!v || !*v)
+		return dflt;
+	for (int i = 0; i < n; i++)
+		if (strcmp(v, names[i]) == 0)
+			return i;
+	for (int i = 0; i < n && at < sizeof(alts); i++)
+		at += (size_t)snprintf(alts + at, sizeof(alts) - at, "%s%s",
+				       i == 0 ? "" : i == n - 1 ? " or " : ", ",
+				       names[i]);
+	hs_log(HS_LOG_ERROR, "%s='%.40s%s' is not %s; using %s", var, v,
+	       strlen(v) > 40 ? "..." : "", alts, names[dflt]);
+	return dflt;
+}

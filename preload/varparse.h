@@ -1,0 +1,23 @@
+/* varparse.h - the shapes HPCSHIM_* values share (internal).
+ *
+ * Every comma list is split the same way (blanks trimmed, empty items
+ * skipped) and every keyword variable is checked and reported the same
+ * way, whichever module owns the variable. */
+#ifndef HPCSHIM_VARPARSE_H
+#define HPCSHIM_VARPARSE_H
+
+#include <stddef.h>
+
+/* Receives one item: not NUL-terminated, len > 0. */
+typedef void (*hs_var_item_fn)(void *ctx, const char *item, size_t len);
+
+/* Calls fn for every non-empty item of the comma list v (NULL: none),
+ * blanks and tabs around it trimmed. */
+void hs_var__each_item(const char *v, hs_var_item_fn fn, void *ctx);
+
+/* The index of v in names[0..n); unset or empty gives dflt, anything else
+ * one line "VAR='v' is not a, b or c; using <names[dflt]>" and dflt. */
+int hs_var__choice(const char *var, const char *v, const char *const *names,
+		   int n, int dflt);
+
+#endif
