@@ -25,32 +25,7 @@
 #include <sys/mman.h>
 
 #include "annotate/hpcshim.h"
-
-#define PAGE 4096
-
-static char *map_pages(long pages)
-{
-	char *p = mmap(NULL, (size_t)(pages ? pages : 1) * PAGE,
-		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED) {
-		perror("mmap");
-		exit(99);
-	}
-	madvise(p, (size_t)(pages ? pages : 1) * PAGE, MADV_NOHUGEPAGE);
-	return p;
-}
-
-static void touch(char *p, long pages)
-{
-	for (long i = 0; i < pages; i++)
-		p[i * PAGE] = 1;
-}
-
-static void unmap(char *p, long pages)
-{
-	munmap(p, (size_t)(pages ? pages : 1) * PAGE);
-}
+#include "tests/pages.h"
 
 static void sites(long a, long b)
 {
@@ -62,8 +37,8 @@ static void sites(long a, long b)
 	touch(pb, b);
 	HPC_END("s_inner");
 	HPC_END("s_outer");
-	unmap(pa, a);
-	unmap(pb, b);
+	unmap_pages(pa, a);
+	unmap_pages(pb, b);
 }
 
 /* Leaves the scoped region by return from inside it. */
@@ -98,7 +73,7 @@ static void scoped(long pages)
 	}
 	scoped_return(p[3], pages);
 	for (int i = 0; i < 4; i++)
-		unmap(p[i], pages);
+		unmap_pages(p[i], pages);
 }
 
 static void percall(long k, long pages)
@@ -108,7 +83,7 @@ static void percall(long k, long pages)
 		HPC_BEGIN("pc");
 		touch(p, pages);
 		HPC_END("pc");
-		unmap(p, pages);
+		unmap_pages(p, pages);
 	}
 }
 
@@ -119,7 +94,7 @@ static void ramp(long k)
 		HPC_BEGIN("ramp");
 		touch(p, i + 1);
 		HPC_END("ramp");
-		unmap(p, i + 1);
+		unmap_pages(p, i + 1);
 	}
 }
 
@@ -174,7 +149,7 @@ static void shared(long n, long pages)
 	}
 	for (long i = 0; i < n; i++) {
 		pthread_join(tid[i], NULL);
-		unmap(jobs[i].mem, pages);
+		unmap_pages(jobs[i].mem, pages);
 	}
 	free(tid);
 	free(jobs);
@@ -206,7 +181,7 @@ static void recurse(long d, long pages)
 	touch(p, pages);
 	recurse(d - 1, pages);
 	HPC_END("lrec");
-	unmap(p, pages);
+	unmap_pages(p, pages);
 }
 
 static long arg(char **argv, int *i, int argc)

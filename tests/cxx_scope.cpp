@@ -31,8 +31,7 @@
 #include <string>
 
 #include "annotate/hpcshim.hpp"
-
-static const long PAGE = 4096;
+#include "tests/pages.h"
 
 #ifdef SCOPED_DYN
 /* The name copied once into a table: a pointer the compiler cannot see
@@ -62,30 +61,6 @@ static const char *const all_names[] = { "thrower", "outer", "same1", "same2", "
 struct unwind {
 	long pages;
 };
-
-static char *map_pages(long pages)
-{
-	void *p = mmap(NULL, (size_t)(pages * PAGE), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		perror("mmap");
-		exit(99);
-	}
-	/* No transparent huge pages: one fault must mean one 4 KiB page. */
-	madvise(p, (size_t)(pages * PAGE), MADV_NOHUGEPAGE);
-	return static_cast<char *>(p);
-}
-
-static void unmap_pages(char *p, long pages)
-{
-	munmap(p, (size_t)(pages * PAGE));
-}
-
-static void touch(char *p, long pages)
-{
-	for (long i = 0; i < pages; i++)
-		p[i * PAGE] = 1;
-}
 
 __attribute__((noinline)) static void deep(char *p, long n, bool raise)
 {

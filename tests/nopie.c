@@ -14,26 +14,7 @@
 #include <sys/mman.h>
 
 #include "annotate/hpcshim.h"
-
-#define PAGE 4096
-
-static char *map_pages(long pages)
-{
-	char *p = mmap(NULL, (size_t)pages * PAGE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		perror("mmap");
-		exit(99);
-	}
-	madvise(p, (size_t)pages * PAGE, MADV_NOHUGEPAGE);
-	return p;
-}
-
-static void touch(char *p, long pages)
-{
-	for (long i = 0; i < pages; i++)
-		p[i * PAGE] = 1;
-}
+#include "tests/pages.h"
 
 int main(int argc, char **argv)
 {

@@ -79,8 +79,7 @@
 #include <unistd.h>
 
 #include "annotate/hpcshim.h"
-
-#define PAGE 4096
+#include "tests/pages.h"
 
 static int catch_code;
 
@@ -100,27 +99,6 @@ static void busy(long ms)
 	while (thread_cpu_ns() < end)
 		for (int i = 0; i < 1000; i++)
 			x += (uint64_t)i;
-}
-
-/* Maps and touches fresh pages: exactly one minor fault per page.
- * The mapping is made before and removed after the caller's region. */
-static char *map_pages(long pages)
-{
-	char *p = mmap(NULL, (size_t)pages * PAGE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		perror("mmap");
-		exit(99);
-	}
-	/* No transparent huge pages: one fault must mean one 4 KiB page. */
-	madvise(p, (size_t)pages * PAGE, MADV_NOHUGEPAGE);
-	return p;
-}
-
-static void touch(char *p, long pages)
-{
-	for (long i = 0; i < pages; i++)
-		p[i * PAGE] = 1;
 }
 
 static void touch_region(const char *name, long pages)
