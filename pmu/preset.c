@@ -561,15 +561,3 @@ void preset_table__names(const struct preset_table *t, enum preset_kind kind,
 			fn(ctx, t->p[i].name);
 	}
 }
-
-#ifndef HPCSHIM_PRESET_DIR
-#define HPCSHIM_PRESET_DIR "/usr/local/share/hpcshim/presets"
-#endif
-
-void preset__search_path(const char *user, char *buf, size_t len)
-{
-	if (user && *user)
-		snprintf(buf, len, "%s:%s", user, HPCSHIM_PRESET_DIR);
-	else
-		snprintf(buf, len, "%s", HPCSHIM_PRESET_DIR);
-}

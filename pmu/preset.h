@@ -110,8 +110,10 @@ void preset_table__names(const struct preset_table *t, enum preset_kind kind,
 bool preset__matches(const struct preset *p, const char *model, bool *exact);
 const char *preset_kind__name(enum preset_kind k);
 
-/* The search path: the user's directories (HPCSHIM_PRESET_PATH, may be
- * NULL) first, then the installed $(pkgdatadir)/presets. */
+/* The search path (preset_path.c): the user's directories
+ * (HPCSHIM_PRESET_PATH, may be NULL) first, then the data found next to
+ * the running code (build tree or install prefix), then the configured
+ * $(pkgdatadir)/presets. */
 void preset__search_path(const char *user, char *buf, size_t len);
 
 /* Alias of an event spec inside a block, -1 if absent. */
