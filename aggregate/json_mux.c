@@ -209,7 +209,9 @@ json_object *agg_mux__entry(const struct agg_process *p,
 		json_object *ci = json_object_new_array();
 
 		json_object_object_add(m, "stderr", dbl(se));
-		json_object_array_add(ci, dbl(est - 1.96 * se > 0 ? est - 1.96 * se : 0));
+		/* The events seen happened: the truth is at least raw. */
+		json_object_array_add(ci, dbl(est - 1.96 * se > (double)v->value ?
+					      est - 1.96 * se : (double)v->value));
 		json_object_array_add(ci, dbl(est + 1.96 * se));
 		json_object_object_add(m, "ci95", ci);
 	}

@@ -188,7 +188,9 @@ void agg_mux__view(const struct agg_process *p, const struct agg_rotation *rot,
  * events and clocks are attributed least exactly (a cpu-clock loses about
  * 0.5 us per enable against its running time); together they are bounded
  * by est * g.  It is what keeps the interval honest for events whose rate
- * never varies (a rotated task-clock has no sampling error at all). */
+ * never varies (a rotated task-clock has no sampling error at all).
+ *
+ * A floor of one count is added to the sampling variance: see below. */
 bool agg_mux__stderr(const struct agg_process *p, const struct agg_rotation *rot,
 		     int e, const struct count *v, double *se)
 {
@@ -217,6 +219,12 @@ bool agg_mux__stderr(const struct agg_process *p, const struct agg_rotation *rot
 	f = (double)v->running / (double)v->enabled;
 	samp = ((double)v->enabled / tbar) *
 	       sqrt((1 - f) * s2 / ((double)v->running / tbar));
+	/* Counts are whole numbers, and s2 sees only the events that the
+	 * sampled slices caught: a rare event caught once or never gives
+	 * s2 ~ 0, yet each event seen stands for 1 / f of them.  One count's
+	 * extrapolation error, (1 - f) / f^2, is the floor of the sampling
+	 * variance (negligible next to s2 for frequent events). */
+	samp = sqrt(samp * samp + (1 - f) / (f * f));
 	sys = (double)v->value * ((double)v->enabled / (double)v->running) *
 	      view__gap_fraction(rot);
 	*se = sqrt(samp * samp + sys * sys);

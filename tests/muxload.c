@@ -4,12 +4,14 @@
  * Usage: muxload STEP [ARGS] [STEP [ARGS] ...]
  *   steady MS        region "steady", MS ms of thread CPU time of a steady
  *                    mix: each unit touches one fresh page (one page fault),
- *                    computes ~20 us, and every 8th unit sleeps 2 us (one
+ *                    computes ~17 us, and every 8th unit sleeps 50 us (one
  *                    context switch)
+ *   busy MS          region "busy": the same units without the sleeps (the
+ *                    only switches are the ones the scheduler imposes)
  *   phased N         region "phased": N pairs of phases of different
  *                    lengths: a touching phase (pages as fast as possible,
- *                    a 1 ns sleep every 64 pages) of 6..30 ms, then a
- *                    compute phase (no faults, no switches) of 9..45 ms
+ *                    a 50 us sleep every 256 pages) of 20..60 ms, then a
+ *                    compute phase (no faults, no switches) of 30..90 ms
  *   short K US GAP   K regions "short0".."short<K-1>" (K <= 100), each US
  *                    us of compute, GAP us of compute between them outside
  *                    any region
@@ -21,6 +23,7 @@
  * (CLOCK_THREAD_CPUTIME_ID), so they do not depend on the machine's load.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +37,20 @@
 #include "annotate/hpcshim.h"
 
 #define PAGE 4096
+/* A unit of the steady mix: one page touched, then ~17 us of compute.  A
+ * counted software event costs the thread time (~12 ns per occurrence
+ * and enabled event, measured here), so a rotated group of fault events
+ * slows a fault-bound loop while it is enabled: at a fault every 4 us that
+ * biased the estimate by -0.6%; at one every 20 us it is below the
+ * sampling error.  Hardware counters cost the program nothing. */
+#define UNIT_COMPUTE 10000
+/* A voluntary context switch: a 50 us sleep (timer slack is 1 ns).  A
+ * shorter sleep need not switch at all: on some kernels a 2 us timer has
+ * expired before the sleeper reaches schedule() (5 switches in 1000 sleeps
+ * of 2 us; 1000 in 1000 from 20 us up). */
+#define SLEEP_NS 50000
+/* Pages touched between the sleeps of a touching phase. */
+#define PHASE_PAGES 256
 #define POOL_PAGES 256 /* 1 MiB, given back and touched again: the
 			 * give-back is short, the fault rate stays even */
 
@@ -85,32 +102,39 @@ static void compute(long n)
 	sink = x;
 }
 
-/* A voluntary context switch: a 2 us sleep (timer slack is 1 ns). */
+/* One voluntary context switch (SLEEP_NS). */
 static void yield_cpu(void)
 {
-	struct timespec ts = {0, 2000};
+	struct timespec ts = {0, SLEEP_NS};
 
 	nanosleep(&ts, NULL);
 }
 
-static void steady(uint64_t ms)
+/* ms of thread CPU time in region name: units of one page touch and
+ * UNIT_COMPUTE, in eights, each eight followed by a sleep if asked. */
+static void mix(const char *name, uint64_t ms, bool sleeps)
 {
 	struct pool p;
 	uint64_t end;
-	long units = 0;
 
 	pool_init(&p);
-	HPC_BEGIN("steady");
+	HPC_BEGIN(name);
 	end = cpu_ns() + ms * 1000000;
 	while (cpu_ns() < end) {
-		for (int k = 0; k < 8; k++, units++) {
+		for (int k = 0; k < 8; k++) {
 			pool_touch(&p);
-			compute(2000);
+			compute(UNIT_COMPUTE);
 		}
-		yield_cpu();
+		if (sleeps)
+			yield_cpu();
 	}
-	HPC_END("steady");
+	HPC_END(name);
 	munmap(p.base, (size_t)POOL_PAGES * PAGE);
+}
+
+static void steady(uint64_t ms)
+{
+	mix("steady", ms, true);
 }
 
 static void phased(long n)
@@ -125,7 +149,7 @@ static void phased(long n)
 		uint64_t end = cpu_ns() + touch_ms * 1000000;
 
 		while (cpu_ns() < end) {
-			for (int k = 0; k < 64; k++)
+			for (int k = 0; k < PHASE_PAGES; k++)
 				pool_touch(&p);
 			yield_cpu();
 		}
@@ -191,6 +215,10 @@ int main(int argc, char **argv)
 			uint64_t ms = (uint64_t)num(argv, &i, argc);
 			steady(ms);
 			printf("steady %llu\n", (unsigned long long)ms);
+		} else if (strcmp(s, "busy") == 0) {
+			uint64_t ms = (uint64_t)num(argv, &i, argc);
+			mix("busy", ms, false);
+			printf("busy %llu\n", (unsigned long long)ms);
 		} else if (strcmp(s, "phased") == 0) {
 			long n = num(argv, &i, argc);
 			phased(n);

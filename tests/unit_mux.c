@@ -137,7 +137,8 @@ static void test_view(void)
 	 * counts of event 0 = 10, 20, 10, 20: rate r = 60/40 = 1.5, residuals
 	 * -5, 5, -5, 5, successive differences 10, -10, 10: s2 = 300 / (2 x 3)
 	 * = 50.  Interval T = 400, R = 300: tbar 10, N = 40, n' = 30, f = 0.75,
-	 * SE = 40 sqrt(0.25 x 50 / 30) = 25.8199. */
+	 * SE = 40 sqrt(0.25 x 50 / 30) = 25.8199, and with the floor of one
+	 * count's extrapolation, (1 - f) / f^2 = 0.4444 in quadrature: 25.8285. */
 	memset(rot->grp, 0, 3 * sizeof(*rot->grp));
 	memset(rot->ev, 0, 4 * sizeof(*rot->ev));
 	rot->active = true;
@@ -152,10 +153,18 @@ static void test_view(void)
 	}
 	agg_mux__view(&proc, rot, raw, v);
 	TAP_OK(agg_mux__stderr(&proc, rot, 0, &v[0], &se) &&
-	       fabs(se - 40 * sqrt(0.25 * 50.0 / 30)) < 1e-6,
-	       "stderr: successive differences by hand: 25.8199 (got %.4f)", se);
-	TAP_OK(agg_mux__stderr(&proc, rot, 1, &v[1], &se) && se == 0,
-	       "stderr: a constant rate has no sampling error (got %g)", se);
+	       fabs(se - sqrt(40 * 40 * 0.25 * 50.0 / 30 + 0.25 / 0.5625)) < 1e-6,
+	       "stderr: successive differences by hand, one-count floor: 25.8285 (got %.4f)", se);
+	TAP_OK(agg_mux__stderr(&proc, rot, 1, &v[1], &se) && fabs(se - sqrt(0.25 / 0.5625)) < 1e-9,
+	       "stderr: a constant rate has no sampling error but one count's (got %g)", se);
+	{
+		/* Event 1 (s2 = 0) seen 0 times at coverage 1/4: no proof of none. */
+		struct count zero = {0, 400, 100};
+
+		TAP_OK(agg_mux__stderr(&proc, rot, 1, &zero, &se) &&
+		       fabs(se - sqrt(0.75 / 0.0625)) < 1e-9,
+		       "stderr: a count of 0 seen at coverage 1/4 keeps an error (got %.4f)", se);
+	}
 	TAP_OK(!agg_mux__stderr(&proc, rot, 2, &v[2], &se),
 	       "stderr: unknown with fewer than two slices of the group");
 	TAP_OK(!agg_mux__stderr(&proc, rot, 3, &v[3], &se),
@@ -166,7 +175,9 @@ static void test_view(void)
 	{
 		double e0 = 1000.0 * 440 / 300, want;
 		double samp = (440.0 / 10) * sqrt((1 - 300.0 / 440) * 50 / 30);
-		want = sqrt(samp * samp + (0.1 * e0) * (0.1 * e0));
+		double f = 300.0 / 440;
+
+		want = sqrt(samp * samp + (1 - f) / (f * f) + (0.1 * e0) * (0.1 * e0));
 		TAP_OK(agg_mux__stderr(&proc, rot, 0, &v[0], &se) && fabs(se - want) < 1e-6,
 		       "stderr: sampling and gap terms in quadrature (%.4f, want %.4f)", se, want);
 	}
