@@ -110,6 +110,7 @@ json_object *agg_rotation__json(const struct agg_process *p,
 	json_object_object_add(o, "gap_ns", u64(get(&r->gap_ns)));
 	json_object_object_add(o, "rotated_ns", u64(get(&r->rotated_ns)));
 	json_object_object_add(o, "errors", u64(get(&r->errors)));
+	json_object_object_add(o, "deferred", u64(get(&r->deferred)));
 	ga = json_object_new_array();
 	for (int g = 0; g < r->ngroups; g++) {
 		json_object *go;

@@ -83,6 +83,8 @@ struct agg_rotation {
 	uint64_t rotated_ns;      /* ... and with one enabled (sum of the
 				   * groups' time enabled) at that switch  */
 	uint64_t errors;          /* failed ioctl/read in the handler      */
+	uint64_t deferred;        /* switches that waited for a boundary's
+				   * reads to end                          */
 	struct agg_rot_group *grp;/* [ngroups]                             */
 	struct agg_rot_event *ev; /* [nev]                                 */
 };

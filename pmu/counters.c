@@ -242,7 +242,23 @@ static int counters__read(struct pmu_counters *c, struct count *out,
 
 int pmu_counters__read(struct pmu_counters *c, struct count *out)
 {
-	return counters__read(c, out, true);
+	int rc;
+
+	c->reading = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rc = counters__read(c, out, true);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	c->reading = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(c->deferred, 0)) {
+		int saved = errno;
+
+		c->deferred = 0;
+		if (c->defer_fn)
+			c->defer_fn(c->defer_arg);
+		errno = saved;
+	}
+	return rc;
 }
 
 int pmu_counters__read_other(struct pmu_counters *c, struct count *out)

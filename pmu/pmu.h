@@ -130,6 +130,15 @@ struct pmu_counters {
 	uint64_t missing;       /* bit i: OK event i not counted here        */
 	int err;                /* errno of the first failure, or 0          */
 	const char *reason;     /* static text for missing events, or NULL   */
+	/* A read of all groups by the owner is one snapshot for the caller
+	 * (a region boundary).  A signal handler of the owner that would
+	 * change which groups count (the rotation) must not run inside it:
+	 * it sees `reading`, sets `deferred` and returns; the read runs
+	 * defer_fn(defer_arg) as it ends.  Touched only by the owner thread
+	 * and its handlers (signal fences). */
+	volatile int reading, deferred;
+	void (*defer_fn)(void *arg);
+	void *defer_arg;
 };
 int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el);
 /* One read() per group.  out[] is indexed by event index (nevents

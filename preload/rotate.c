@@ -30,6 +30,7 @@
  * preserved.  It finds its state through initial-exec TLS.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,7 @@
 #include "preload/shim.h"
 
 struct hs_rot {
-	const struct pmu_counters *ctr;
+	struct pmu_counters *ctr;      /* the thread's; its read defers switches */
 	struct agg_rotation *stats;  /* the thread's result owns it     */
 	struct agg_series *series;   /* idem, or NULL                    */
 	int fd_rot, fd_int;          /* samplers, or -1                  */
@@ -212,6 +213,32 @@ static void rot__point(struct hs_rot *r)
 		agg_rotation__acc(&r->stats->errors, 1);
 }
 
+/* One slice ends: the switch, then the sampler armed for the next. */
+static void rot__next(struct hs_rot *r)
+{
+	rot__switch(r);
+	if (pmu_sampler__arm(r->fd_rot) < 0)
+		agg_rotation__acc(&r->stats->errors, 1);
+}
+
+/* A switch deferred by a boundary, run by the owner as its reads end (the
+ * sampler is disarmed meanwhile: no other switch can come). */
+static void rot__deferred(void *arg)
+{
+	struct hs_rot *r = arg;
+
+	sigset_t sig, old;
+
+	if (__atomic_load_n(&r->off, __ATOMIC_RELAXED) || r->fd_rot < 0)
+		return;
+	/* The interval sampler's handler shares the scratch reading. */
+	sigemptyset(&sig);
+	sigaddset(&sig, cfg->signo);
+	pthread_sigmask(SIG_BLOCK, &sig, &old);
+	rot__next(r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 static void rot__handler(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
@@ -226,9 +253,15 @@ static void rot__handler(int sig, siginfo_t *si, void *uc)
 		goto out;
 	t0 = mono_ns();
 	if (si->si_fd == r->fd_rot && r->fd_rot >= 0) {
-		rot__switch(r);
-		if (pmu_sampler__arm(r->fd_rot) < 0)
-			agg_rotation__acc(&r->stats->errors, 1);
+		if (r->ctr->reading) {
+			/* Inside a boundary's reads: the switch waits for
+			 * their end (rot__deferred), so that every group of
+			 * one boundary is read on the same side of it. */
+			r->ctr->deferred = 1;
+			agg_rotation__acc(&r->stats->deferred, 1);
+			goto out;
+		}
+		rot__next(r);
 	} else if (si->si_fd == r->fd_int && r->fd_int >= 0) {
 		if (agg_series__tick(r->series))
 			rot__point(r);
@@ -334,6 +367,8 @@ void hs_rotate__start(struct hs_thread *t)
 	}
 	r->ctr = &t->ctr;
 	r->fd_rot = r->fd_int = r->fd_ref = -1;
+	t->ctr.defer_arg = r;
+	t->ctr.defer_fn = rot__deferred;
 	t->agg->rot = r->stats;
 	if (cfg->rotate)
 		rot__start_rotation(r, t);
@@ -372,6 +407,7 @@ void hs_rotate__stop(struct hs_thread *t)
 		rot__point(r);
 	if (rot_self == r)
 		rot_self = NULL;
+	t->ctr.defer_fn = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->rot = NULL;
 	rot__free(r);
@@ -390,6 +426,7 @@ void hs_rotate__forget(struct hs_thread *t)
 	pmu_sys__close(r->fd_ref);
 	if (rot_self == r)
 		rot_self = NULL;
+	t->ctr.defer_fn = NULL;
 	t->rot = NULL;
 	rot__free(r);
 }
