@@ -14,16 +14,19 @@
  * loop that happens to match the round.  A second sampler, if asked,
  * appends the thread's cumulative readings to its series every interval.
  *
- * Region boundaries are not touched and need no protection against the
- * handler: a boundary reads each group once, and each group read is a
- * consistent snapshot whenever the switch happens (read() is atomic per
- * group; a user-space read is a seqlock that retries, and finds the group
- * off the counters and falls back to read()).  A switch between the reads
- * of two groups of one boundary only shifts which slice the few
- * nanoseconds in between belong to.  The estimate of an interval depends
- * only on per-group deltas (aggregate/mux.c), so the hot path costs the
- * same as without rotation (when its groups are readable in user space; a
- * disabled group is read with read()).
+ * Region boundaries are not touched, but a switch must not fall between
+ * the group reads of one boundary: the groups read before it and after it
+ * would disagree by the handler's whole time (tens of us, under load a
+ * 200 us region's rotated clock read +15%).  The owner's read of all
+ * groups is therefore a section (pmu_counters__read): a slice signal that
+ * comes inside it only marks the switch deferred, and the read runs it as
+ * it ends (rot__deferred).  Each group read is itself a consistent
+ * snapshot (read() is atomic per group; a user-space read is a seqlock
+ * that retries, and finds a disabled group off the counters and falls back
+ * to read()).  The estimate of an interval depends only on per-group
+ * deltas (aggregate/mux.c), so the hot path costs the same as without
+ * rotation (when its groups are readable in user space; a disabled group
+ * is read with read()) but for the section's flag.
  *
  * The handler is async-signal-safe: system calls, relaxed atomic stores to
  * this thread's preallocated statistics, no allocation, no lock; errno is
@@ -226,7 +229,6 @@ static void rot__next(struct hs_rot *r)
 static void rot__deferred(void *arg)
 {
 	struct hs_rot *r = arg;
-
 	sigset_t sig, old;
 
 	if (__atomic_load_n(&r->off, __ATOMIC_RELAXED) || r->fd_rot < 0)
