@@ -53,7 +53,8 @@ p = subprocess.run([os.path.join(BUILD, "hpcshim-list")], capture_output=True, e
                    env=env, cwd=tempfile.gettempdir())
 out = p.stdout.splitlines()
 path = next((x for x in out if x.startswith("preset search path: ")), "")
-t.ok(p.returncode == 0 and os.path.join(os.path.realpath(BUILD), "data", "presets") in path,
+# (In a build outside the source tree, data/presets is a link to the source's.)
+t.ok(p.returncode == 0 and os.path.realpath(os.path.join(BUILD, "data", "presets")) in path.split(": ", 1)[-1].split(":"),
      "hpcshim-list from the build tree searches the build tree's data (%r)" % path)
 t.ok(any(x.startswith("  software ") and " usable" in x for x in out),
      "hpcshim-list finds the software preset without HPCSHIM_PRESET_PATH")
