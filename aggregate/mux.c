@@ -133,7 +133,7 @@ static double view__gap_fraction(const struct agg_rotation *rot)
 void agg_mux__view(const struct agg_process *p, const struct agg_rotation *rot,
 		   const struct count *raw, struct count *out)
 {
-	uint64_t base = 0;
+	uint64_t base = 0, ref = 0;
 	int ran = 0;
 
 	for (int e = 0; e < p->nev; e++) {
@@ -144,16 +144,28 @@ void agg_mux__view(const struct agg_process *p, const struct agg_rotation *rot,
 	}
 	if (!view__rotating(p, rot))
 		return;
-	for (int g = 0; g < p->mux->ngroups; g++)
-		if (p->mux->grp[g].rotated && out[p->mux->grp[g].idx[0]].enabled) {
-			base += out[p->mux->grp[g].idx[0]].enabled;
+	for (int g = 0; g < p->mux->ngroups; g++) {
+		uint64_t en = out[p->mux->grp[g].idx[0]].enabled;
+
+		if (!p->mux->grp[g].rotated) {
+			if (en > ref)
+				ref = en;
+		} else if (en) {
+			base += en;
 			ran++;
 		}
-	/* The time base extends over the switch gaps in proportion, so that
-	 * events extrapolate over the thread's whole time.  One group ran all
-	 * along: no switch inside the interval, no gap. */
+	}
+	/* The time base extends over the switch gaps, so that events
+	 * extrapolate over the thread's whole time.  A group that is never
+	 * rotated was enabled through them: its time enabled is the interval's
+	 * own, gaps included, exactly (one long gap, a handler delayed by
+	 * steal time, lands in the region that holds it).  Without one, the
+	 * gaps are spread in proportion (the thread's gap fraction).  One
+	 * group ran all along: no switch inside the interval, no gap. */
 	if (ran > 1)
-		base += (uint64_t)llround((double)base * view__gap_fraction(rot));
+		base = ref > base ? ref
+				  : base + (uint64_t)llround((double)base *
+						view__gap_fraction(rot));
 	for (int g = 0; g < p->mux->ngroups; g++) {
 		const struct agg_group *grp = &p->mux->grp[g];
 
