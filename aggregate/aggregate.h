@@ -20,7 +20,8 @@
 #include <sys/types.h>
 
 #include "aggregate/range.h"
-#include "pmu/count.h"
+#include "common/atomic.h"
+#include "common/count.h"
 
 #define AGG_SCHEMA "hpcshim/1"
 
@@ -97,19 +98,11 @@ struct agg_thread {
 	struct agg_thread *next;  /* process list link */
 };
 
-/* Adds d to a counter that another thread may read concurrently at exit:
- * relaxed atomics, plain moves on x86-64 and arm64 (no locked insns). */
-static inline void agg_acc(uint64_t *p, uint64_t d)
-{
-	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + d,
-			 __ATOMIC_RELAXED);
-}
-
 static inline void agg_count__acc(struct count *c, const struct count *d)
 {
-	agg_acc(&c->value, d->value);
-	agg_acc(&c->enabled, d->enabled);
-	agg_acc(&c->running, d->running);
+	hs_atomic__add(&c->value, d->value);
+	hs_atomic__add(&c->enabled, d->enabled);
+	hs_atomic__add(&c->running, d->running);
 }
 
 /* One event of one completed call: the exclusive delta always, the

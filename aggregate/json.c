@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "common/sys.h"
 #include "aggregate/aggregate.h"
 #include "aggregate/metric.h"
 #include "aggregate/mux.h"
@@ -29,7 +30,7 @@ static json_object *json_estimate(const struct count *c)
 {
 	double v;
 
-	if (!count__estimate(c, &v))
+	if (!hs_count__estimate(c, &v))
 		return NULL; /* json null: not covered */
 	if (c->running == c->enabled)
 		return json_u64(c->value);
@@ -312,7 +313,7 @@ static void stats_add(struct agg_stat *st, const struct agg_process *p,
 		double v;
 
 		if (p->ev[i].ok && !(missing & (1ull << i)) &&
-		    count__estimate(&s, &v))
+		    hs_count__estimate(&s, &v))
 			agg_stat__add(&st[i], v);
 	}
 }
@@ -542,10 +543,10 @@ int agg_process__write(const struct agg_process *p, const char *dir,
 	if (write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0) {
 		saved = errno;
 		snprintf(err, errlen, "cannot write to %s: %s", dir, strerror(saved));
-		close(fd);
+		hs_sys__close(fd);
 		goto fail_unlink;
 	}
-	if (close(fd) < 0) {
+	if (hs_sys__close(fd) < 0) {
 		snprintf(err, errlen, "cannot write to %s: %s", dir, strerror(errno));
 		goto fail_unlink;
 	}

@@ -179,7 +179,7 @@ json_object *agg_series__json(const struct agg_process *p,
 
 			if (!arr[e])
 				continue;
-			if ((t->missing & (1ull << e)) || !count__estimate(&v[e], &est))
+			if ((t->missing & (1ull << e)) || !hs_count__estimate(&v[e], &est))
 				json_object_array_add(arr[e], NULL);
 			else
 				json_object_array_add(arr[e], u64((uint64_t)llround(est)));
@@ -206,7 +206,7 @@ json_object *agg_mux__entry(const struct agg_process *p,
 	json_object_object_add(m, "running", u64(v->running));
 	json_object_object_add(m, "coverage", dbl(v->enabled ?
 		(double)v->running / (double)v->enabled : 1.0));
-	if (t && agg_mux__stderr(p, t->rot, e, v, &se) && count__estimate(v, &est)) {
+	if (t && agg_mux__stderr(p, t->rot, e, v, &se) && hs_count__estimate(v, &est)) {
 		json_object *ci = json_object_new_array();
 
 		json_object_object_add(m, "stderr", dbl(se));

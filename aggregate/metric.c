@@ -75,7 +75,7 @@ static json_object *metric__value(const struct agg_metric *m,
 		why[k] = i >= 0 && i < in->nev ? in->why[i] :
 			 (m->why[k] ? m->why[k] : "event not in the event list");
 	}
-	if (formula__eval(m->f, vals, why, &out, &reason)) {
+	if (hs_formula__eval(m->f, vals, why, &out, &reason)) {
 		json_object_object_add(o, "value", json_object_new_double(out));
 	} else {
 		json_object_object_add(o, "value", NULL);
@@ -119,7 +119,7 @@ void agg_metrics__add_counts(json_object *parent, const char *key,
 		s.value = __atomic_load_n(&c[i].value, __ATOMIC_RELAXED);
 		s.enabled = __atomic_load_n(&c[i].enabled, __ATOMIC_RELAXED);
 		s.running = __atomic_load_n(&c[i].running, __ATOMIC_RELAXED);
-		if (!count__estimate(&s, &in.v[i]))
+		if (!hs_count__estimate(&s, &in.v[i]))
 			inputs__unknown(&in, i, "event '%.60s' never ran on a "
 					"counter (multiplexed out)", p->ev[i].name);
 	}

@@ -4,7 +4,7 @@
  * asks metric.c for a "<key>_metrics" object next to every event-keyed
  * object (thread totals, region inclusive/exclusive, process totals and
  * the cross-thread region summary) and for the "presets" array.  Metrics
- * are evaluated from the scaled estimates (count__estimate); an input that
+ * are evaluated from the scaled estimates (hs_count__estimate); an input that
  * is unknown there makes the metric null with the reason.
  */
 #ifndef HPCSHIM_AGGREGATE_METRIC_H
@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "aggregate/aggregate.h"
-#include "pmu/formula.h"
+#include "common/formula.h"
 
 struct json_object;
 

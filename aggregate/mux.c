@@ -36,23 +36,6 @@ void agg_rotation__free(struct agg_rotation *r)
 	free(r);
 }
 
-void agg_rotation__acc(uint64_t *p, uint64_t d)
-{
-	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + d,
-			 __ATOMIC_RELAXED);
-}
-
-void agg_rotation__max(uint64_t *p, uint64_t v)
-{
-	if (v > __atomic_load_n(p, __ATOMIC_RELAXED))
-		__atomic_store_n(p, v, __ATOMIC_RELAXED);
-}
-
-static uint64_t load_u(const uint64_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_RELAXED);
-}
-
 static double load_d(const double *p)
 {
 	double v;
@@ -72,20 +55,20 @@ void agg_rotation__slice(struct agg_rotation *r, int g, const int *idx, int n,
 			 const struct count *c, uint64_t t)
 {
 	struct agg_rot_group *gr = &r->grp[g];
-	double td = (double)t, dt = td - (double)load_u(&gr->last_t);
-	bool first = load_u(&gr->slices) == 0;
+	double td = (double)t, dt = td - (double)hs_atomic__get(&gr->last_t);
+	bool first = hs_atomic__get(&gr->slices) == 0;
 
-	agg_rotation__acc(&gr->slices, 1);
-	agg_rotation__acc(&gr->sum_t, t);
+	hs_atomic__add(&gr->slices, 1);
+	hs_atomic__add(&gr->sum_t, t);
 	if (!first)
 		acc_d(&gr->sum_dt2, dt * dt);
 	__atomic_store_n(&gr->last_t, t, __ATOMIC_RELAXED);
 	for (int m = 0; m < n; m++) {
 		struct agg_rot_event *ev = &r->ev[idx[m]];
 		double v = (double)c[idx[m]].value;
-		double dc = v - (double)load_u(&ev->last_c);
+		double dc = v - (double)hs_atomic__get(&ev->last_c);
 
-		agg_rotation__acc(&ev->sum_c, c[idx[m]].value);
+		hs_atomic__add(&ev->sum_c, c[idx[m]].value);
 		if (!first) {
 			acc_d(&ev->sum_dc2, dc * dc);
 			acc_d(&ev->sum_dcdt, dc * dt);
@@ -125,9 +108,9 @@ static bool view__rotating(const struct agg_process *p,
  * the handler against the task clock) as a fraction of its rotated time. */
 static double view__gap_fraction(const struct agg_rotation *rot)
 {
-	uint64_t t = load_u(&rot->rotated_ns);
+	uint64_t t = hs_atomic__get(&rot->rotated_ns);
 
-	return t ? (double)load_u(&rot->gap_ns) / (double)t : 0.0;
+	return t ? (double)hs_atomic__get(&rot->gap_ns) / (double)t : 0.0;
 }
 
 void agg_mux__view(const struct agg_process *p, const struct agg_rotation *rot,
@@ -137,9 +120,9 @@ void agg_mux__view(const struct agg_process *p, const struct agg_rotation *rot,
 	int ran = 0;
 
 	for (int e = 0; e < p->nev; e++) {
-		out[e].value = load_u(&raw[e].value);
-		out[e].enabled = load_u(&raw[e].enabled);
-		out[e].running = load_u(&raw[e].running);
+		out[e].value = hs_atomic__get(&raw[e].value);
+		out[e].enabled = hs_atomic__get(&raw[e].enabled);
+		out[e].running = hs_atomic__get(&raw[e].running);
 		view__guard(&out[e]);
 	}
 	if (!view__rotating(p, rot))
@@ -216,9 +199,9 @@ bool agg_mux__stderr(const struct agg_process *p, const struct agg_rotation *rot
 		*se = 0.0;
 		return true;
 	}
-	n = (double)load_u(&rot->grp[g].slices);
-	st = (double)load_u(&rot->grp[g].sum_t);
-	sc = (double)load_u(&rot->ev[e].sum_c);
+	n = (double)hs_atomic__get(&rot->grp[g].slices);
+	st = (double)hs_atomic__get(&rot->grp[g].sum_t);
+	sc = (double)hs_atomic__get(&rot->ev[e].sum_c);
 	if (n < 2 || st <= 0)
 		return false;
 	r = sc / st;

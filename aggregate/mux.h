@@ -108,9 +108,6 @@ void agg_rotation__free(struct agg_rotation *r);
  * members idx[0..n) counted c[] (by event index) in t ns. */
 void agg_rotation__slice(struct agg_rotation *r, int g, const int *idx, int n,
 			 const struct count *c, uint64_t t);
-/* Relaxed-atomic accumulation, for the handler's counters. */
-void agg_rotation__acc(uint64_t *p, uint64_t d);
-void agg_rotation__max(uint64_t *p, uint64_t v);
 
 /* The counts of one interval (raw[] by event index, loaded with relaxed
  * atomics) as reported: under rotation (rot active) the (v, T, R_g) view,

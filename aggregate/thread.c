@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "aggregate/aggregate.h"
 #include "aggregate/mux.h"
 
@@ -56,11 +57,7 @@ void agg_thread__delete(struct agg_thread *t)
 
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
+	return hs_hash__str(HS_HASH_INIT, s);
 }
 
 static int thread__rehash(struct agg_thread *t)
@@ -140,7 +137,7 @@ struct agg_region *agg_thread__region(struct agg_thread *t, const char *name)
 void agg_region__add(struct agg_region *r, const struct count *incl,
 		     const struct count *excl, int nev)
 {
-	agg_acc(&r->calls, 1);
+	hs_atomic__add(&r->calls, 1);
 	for (int i = 0; i < nev; i++)
 		agg_region__add_event(r, i, incl ? &incl[i] : NULL, &excl[i]);
 }
@@ -152,7 +149,7 @@ void agg_region__percall(struct agg_region *r, const struct count *d)
 	double est;
 
 	if (d->running != d->enabled) { /* multiplexed inside the call */
-		if (!count__estimate(d, &est))
+		if (!hs_count__estimate(d, &est))
 			return;
 		v = (uint64_t)(est + 0.5);
 	}
@@ -160,8 +157,8 @@ void agg_region__percall(struct agg_region *r, const struct count *d)
 		__atomic_store_n(&pc->min, v, __ATOMIC_RELAXED);
 	if (v > pc->max)
 		__atomic_store_n(&pc->max, v, __ATOMIC_RELAXED);
-	agg_acc(&pc->sum, v);
-	agg_acc(&pc->n, 1);
+	hs_atomic__add(&pc->sum, v);
+	hs_atomic__add(&pc->n, 1);
 }
 
 int agg_thread__set_name(struct agg_thread *t, const char *name)

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "common/atomic.h"
 #include "pmu/pmu.h"
 #include "pmu/userread.h"
 
@@ -153,14 +154,6 @@ static void counters__lose_group(struct pmu_counters *c,
 	__atomic_store_n(&c->reason, why, __ATOMIC_RELAXED);
 }
 
-/* Counts reads by method: written by the owner, read at exit by another
- * thread, hence relaxed atomics (plain moves, no locked instructions). */
-static inline void counters__tally(uint64_t *n)
-{
-	__atomic_store_n(n, __atomic_load_n(n, __ATOMIC_RELAXED) + 1,
-			 __ATOMIC_RELAXED);
-}
-
 /* One read() of group g into out[]; false when it failed (then the
  * group's events read as zeros and are missing from now on). */
 static bool counters__read_syscall(struct pmu_counters *c, int g,
@@ -196,7 +189,7 @@ static bool counters__read_syscall(struct pmu_counters *c, int g,
 		o->enabled = buf[1];
 		o->running = buf[2];
 	}
-	counters__tally(&c->syscall_reads);
+	hs_atomic__add(&c->syscall_reads, 1);
 	return true;
 }
 
@@ -218,7 +211,7 @@ static bool counters__read_user(struct pmu_counters *c, int g,
 		o->enabled = lead->enabled;
 		o->running = lead->running;
 	}
-	counters__tally(&c->user_reads);
+	hs_atomic__add(&c->user_reads, 1);
 	return true;
 }
 

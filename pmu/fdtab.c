@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
+#include "common/sys.h"
 #include "pmu/pmu.h"
 
 #define FDTAB_SIZE 65536
@@ -56,5 +57,5 @@ void pmu_fdtab__revoke_range(unsigned int first, unsigned int last)
 void pmu_sys__close(int fd)
 {
 	if (pmu_fdtab__revoke(fd) || !tracked(fd))
-		close(fd);
+		hs_sys__close(fd);
 }

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "pmu/count.h"
+#include "common/count.h"
 #include "pmu/pfm.h"
 
 #define PMU_MAX_EVENTS 64

@@ -242,7 +242,7 @@ static void reader__metric(struct reader *r, char *rest)
 			     name, PRESET_TEXT_MAX - 1);
 		return;
 	}
-	if (formula__parse(&f, text, err, sizeof(err)) < 0) {
+	if (hs_formula__parse(&f, text, err, sizeof(err)) < 0) {
 		reader__fail(r, "metric '%s': %s", name, err);
 		return;
 	}

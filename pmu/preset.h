@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "pmu/formula.h"
+#include "common/formula.h"
 
 #define PRESET_MAX_EVENTS 16
 #define PRESET_MAX_METRICS 16

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "pmu/pmu.h"
 
 /* Long enough for the kernel to have scheduled every group once, far
@@ -40,20 +41,12 @@ static bool group__software(const struct pmu_evlist *el, const struct pmu_group 
 	return true;
 }
 
-static uint64_t thread_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void spin(void)
 {
-	uint64_t end = thread_ns() + SPIN_NS;
+	uint64_t end = hs_clock__thread() + SPIN_NS;
 	volatile uint64_t x = 0;
 
-	while (thread_ns() < end)
+	while (hs_clock__thread() < end)
 		for (int i = 0; i < 1000; i++)
 			x += (uint64_t)i;
 }

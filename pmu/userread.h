@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "pmu/count.h"
+#include "common/count.h"
 
 #if defined(__x86_64__)
 

@@ -25,7 +25,7 @@ void hs_fork__child(void)
 	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING)
 		return;
 	hs_proc.pid = getpid();
-	hs_proc.start_ns = hs_now_ns();
+	hs_proc.start_ns = hs_clock__realtime();
 	hs_proc.exec_generation = 0;
 	__atomic_store_n(&hs_proc.uncovered_calls, 0, __ATOMIC_RELAXED);
 	for (a = hs_proc.done; a; a = an) {

@@ -156,7 +156,7 @@ void hs_mux__setup(struct pmu_evlist *el, const struct hs_config *cfg)
 	mux.seeded = m.seeded;
 	mux.seed = m.seed;
 	mux.interval_points = m.interval_points;
-	setup.seed = m.seeded ? m.seed : hs_now_ns() ^ ((uint64_t)getpid() << 32);
+	setup.seed = m.seeded ? m.seed : hs_clock__realtime() ^ ((uint64_t)getpid() << 32);
 	mux__samplers(&m);
 	if ((setup.rotate || setup.interval) && (setup.signo = mux__pick_signal()) < 0) {
 		mux__note("HPCSHIM_MUX/HPCSHIM_INTERVAL: every real-time signal "

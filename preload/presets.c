@@ -358,7 +358,7 @@ static void presets__metrics(struct sel *s)
 			continue;
 		}
 		/* Checked when the file was read; parsing again cannot fail. */
-		if (formula__parse(&s->f[k], pm->text, err, sizeof(err)) < 0)
+		if (hs_formula__parse(&s->f[k], pm->text, err, sizeof(err)) < 0)
 			continue;
 		m = &pr.m[pr.nm++];
 		memset(m, 0, sizeof(*m));

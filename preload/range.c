@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/hash.h"
+#include "common/lock.h"
 #include "preload/log.h"
 #include "preload/range_int.h"
 #include "preload/shim.h"
@@ -75,22 +77,20 @@ void slot__release(struct rng_slot *s, bool in_signal)
 		slot__apply(s, false);
 }
 
+static bool slot__try_any(void *s)
+{
+	return slot__try(s);
+}
+
 /* Bounded wait for the exit path in a signal handler, which may have
  * interrupted the holder itself. */
 static bool slot__spin_bounded(struct rng_slot *s, bool in_signal)
 {
-	uint64_t give_up = hs_now_ns() + 1000000000ull;
-
 	if (!in_signal) {
 		slot__spin(s);
 		return true;
 	}
-	while (!slot__try(s)) {
-		if (hs_now_ns() > give_up)
-			return false;
-		sched_yield();
-	}
-	return true;
+	return hs_lock__bounded(slot__try_any, s);
 }
 
 /* ---- address intervals ------------------------------------------------- */
@@ -137,10 +137,7 @@ static void iv__segments(const struct sym_object *o, int range)
 /* Has this object (base and path) been scanned?  Marks it if not. */
 static bool seen__check(const struct sym_object *o)
 {
-	uint64_t h = 1469598103934665603ull ^ o->base;
-
-	for (const char *c = o->path; *c; c++)
-		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	uint64_t h = hs_hash__str(hs_hash__u64(HS_HASH_INIT, o->base), o->path);
 	for (int i = 0; i < R.nseen; i++)
 		if (R.seen[i] == h)
 			return true;
@@ -605,18 +602,7 @@ void hs_range__fork_child(void)
 
 static bool lock__bounded(bool in_signal)
 {
-	uint64_t give_up = hs_now_ns() + 1000000000ull;
-
-	if (!in_signal) {
-		pthread_mutex_lock(&R.lock);
-		return true;
-	}
-	while (pthread_mutex_trylock(&R.lock) != 0) {
-		if (hs_now_ns() > give_up)
-			return false;
-		sched_yield();
-	}
-	return true;
+	return hs_lock__mutex(&R.lock, in_signal);
 }
 
 static bool range__resolved(int r)

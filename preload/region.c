@@ -43,7 +43,7 @@ static void frame__close(struct hs_thread *t, int i, bool now_ok)
 	outermost = --r->open == 0;
 	if (!now_ok || !f->valid)
 		return;
-	agg_acc(&r->calls, 1);
+	hs_atomic__add(&r->calls, 1);
 	for (int e = 0; e < t->nev; e++) {
 		struct count d, x;
 
@@ -59,7 +59,7 @@ static void frame__close(struct hs_thread *t, int i, bool now_ok)
 
 void hs_thread__close_all(struct hs_thread *t, bool now_ok)
 {
-	agg_acc(&t->agg->warn.auto_closed, (uint64_t)t->depth);
+	hs_atomic__add(&t->agg->warn.auto_closed, (uint64_t)t->depth);
 	while (t->depth > 0)
 		frame__close(t, t->depth - 1, now_ok);
 }
@@ -90,7 +90,7 @@ static bool thread__read(struct hs_thread *t, struct count *out)
 {
 	if (pmu_counters__read(&t->ctr, out) == 0)
 		return true;
-	agg_acc(&t->agg->warn.read_errors, 1);
+	hs_atomic__add(&t->agg->warn.read_errors, 1);
 	return false;
 }
 
@@ -108,7 +108,7 @@ static struct hs_thread *begin__thread(void)
 	    (t->cap >= MAX_DEPTH || hs_thread__reserve(t, 2 * t->cap) < 0)) {
 		/* Its END must not close an outer frame of the same name. */
 		t->skipped++;
-		agg_acc(&t->agg->warn.depth_overflow, 1);
+		hs_atomic__add(&t->agg->warn.depth_overflow, 1);
 		return NULL;
 	}
 	if (unlikely(!t->omp_checked))
@@ -158,12 +158,12 @@ static void end__close(struct hs_thread *t, int k)
 	bool ok;
 
 	if (k < 0) {
-		agg_acc(&t->agg->warn.unmatched_end, 1);
+		hs_atomic__add(&t->agg->warn.unmatched_end, 1);
 		return;
 	}
 	ok = thread__read(t, t->now);
 	if (unlikely(k != t->depth - 1))
-		agg_acc(&t->agg->warn.auto_closed, (uint64_t)(t->depth - 1 - k));
+		hs_atomic__add(&t->agg->warn.auto_closed, (uint64_t)(t->depth - 1 - k));
 	while (t->depth > k)
 		frame__close(t, t->depth - 1, ok);
 }

@@ -71,22 +71,6 @@ static const char err_sampler[] = "the slice sampler could not be opened "
 static const char err_alloc[] = "out of memory: this thread's groups were "
 	"left to the kernel's multiplexing";
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t thread_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* splitmix64: seeds and draws the shuffles. */
 static uint64_t rot__rand(uint64_t *s)
 {
@@ -115,7 +99,7 @@ static void rot__slice(struct hs_rot *r, int g, bool disabled)
 	uint64_t t;
 
 	if (pmu_group__read(r->ctr, g, r->scratch) < 0) {
-		agg_rotation__acc(&r->stats->errors, 1);
+		hs_atomic__add(&r->stats->errors, 1);
 		return;
 	}
 	t = r->scratch[lead].running - r->last[lead].running;
@@ -138,7 +122,7 @@ static bool rot__clock(struct hs_rot *r, uint64_t *tau)
 {
 	if (r->fd_ref < 0 || !pmu_fdtab__valid(r->fd_ref) ||
 	    read(r->fd_ref, tau, sizeof(*tau)) != (ssize_t)sizeof(*tau)) {
-		agg_rotation__acc(&r->stats->errors, 1);
+		hs_atomic__add(&r->stats->errors, 1);
 		return false;
 	}
 	return true;
@@ -169,7 +153,7 @@ static void rot__switch(struct hs_rot *r)
 	if (++r->pos == r->n) {
 		rot__shuffle(r);
 		r->pos = 0;
-		agg_rotation__acc(&r->stats->rounds, 1);
+		hs_atomic__add(&r->stats->rounds, 1);
 	}
 	next = r->grp[r->pos];
 	if (next == g) { /* the new round starts with the same group */
@@ -180,17 +164,17 @@ static void rot__switch(struct hs_rot *r)
 	 * for a counter until the kernel's next rotation tick.  Only the
 	 * clock is read in between (the gap); the old group stays frozen, so
 	 * its slice is read after the new one is on. */
-	t0 = mono_ns();
+	t0 = hs_clock__monotonic();
 	if (pmu_group__enable(r->ctr, g, false) < 0)
-		agg_rotation__acc(&r->stats->errors, 1);
+		hs_atomic__add(&r->stats->errors, 1);
 	clock_ok = rot__clock(r, &tau);
 	if (pmu_group__enable(r->ctr, next, true) < 0)
-		agg_rotation__acc(&r->stats->errors, 1);
+		hs_atomic__add(&r->stats->errors, 1);
 	rot__slice(r, g, true);
 	if (clock_ok)
 		rot__gap(r, tau);
-	agg_rotation__acc(&r->stats->switch_ns, mono_ns() - t0);
-	agg_rotation__acc(&r->stats->switches, 1);
+	hs_atomic__add(&r->stats->switch_ns, hs_clock__monotonic() - t0);
+	hs_atomic__add(&r->stats->switches, 1);
 }
 
 /* Every group open in this thread into scratch; false when one read failed. */
@@ -211,9 +195,9 @@ static bool rot__read_all(struct hs_rot *r)
 static void rot__point(struct hs_rot *r)
 {
 	if (rot__read_all(r))
-		agg_series__append(r->series, thread_ns(), r->scratch);
+		agg_series__append(r->series, hs_clock__thread(), r->scratch);
 	else
-		agg_rotation__acc(&r->stats->errors, 1);
+		hs_atomic__add(&r->stats->errors, 1);
 }
 
 /* One slice ends: the switch, then the sampler armed for the next. */
@@ -221,7 +205,7 @@ static void rot__next(struct hs_rot *r)
 {
 	rot__switch(r);
 	if (pmu_sampler__arm(r->fd_rot) < 0)
-		agg_rotation__acc(&r->stats->errors, 1);
+		hs_atomic__add(&r->stats->errors, 1);
 }
 
 /* A switch deferred by a boundary, run by the owner as its reads end (the
@@ -253,14 +237,14 @@ static void rot__handler(int sig, siginfo_t *si, void *uc)
 	 * not by kill() or sigqueue(). */
 	if (!r || __atomic_load_n(&r->off, __ATOMIC_RELAXED) || si->si_code <= 0)
 		goto out;
-	t0 = mono_ns();
+	t0 = hs_clock__monotonic();
 	if (si->si_fd == r->fd_rot && r->fd_rot >= 0) {
 		if (r->ctr->reading) {
 			/* Inside a boundary's reads: the switch waits for
 			 * their end (rot__deferred), so that every group of
 			 * one boundary is read on the same side of it. */
 			r->ctr->deferred = 1;
-			agg_rotation__acc(&r->stats->deferred, 1);
+			hs_atomic__add(&r->stats->deferred, 1);
 			goto out;
 		}
 		rot__next(r);
@@ -268,14 +252,14 @@ static void rot__handler(int sig, siginfo_t *si, void *uc)
 		if (agg_series__tick(r->series))
 			rot__point(r);
 		if (pmu_sampler__arm(r->fd_int) < 0)
-			agg_rotation__acc(&r->stats->errors, 1);
+			hs_atomic__add(&r->stats->errors, 1);
 	} else {
 		goto out; /* a closed sampler's last signal */
 	}
-	dt = mono_ns() - t0;
-	agg_rotation__acc(&r->stats->signals, 1);
-	agg_rotation__acc(&r->stats->handler_ns, dt);
-	agg_rotation__max(&r->stats->handler_max_ns, dt);
+	dt = hs_clock__monotonic() - t0;
+	hs_atomic__add(&r->stats->signals, 1);
+	hs_atomic__add(&r->stats->handler_ns, dt);
+	hs_atomic__max(&r->stats->handler_max_ns, dt);
 out:
 	errno = saved;
 }
@@ -324,7 +308,7 @@ static void rot__start_rotation(struct hs_rot *r, struct hs_thread *t)
 		return;
 	r->rng = cfg->seed ^ ((uint64_t)t->agg->tid * 0x9e3779b97f4a7c15ull);
 	rot__shuffle(r);
-	agg_rotation__acc(&r->stats->rounds, 1);
+	hs_atomic__add(&r->stats->rounds, 1);
 	if (r->n > 1) {
 		r->fd_ref = pmu_sampler__open_clock(&cfg->rot_attr);
 		r->fd_rot = pmu_sampler__open(&cfg->rot_attr, cfg->signo);

@@ -7,7 +7,6 @@
  * the host program does: failures degrade to fewer counters plus a reason.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,20 +14,13 @@
 #include <unistd.h>
 
 #include "aggregate/mux.h"
+#include "common/lock.h"
 #include "preload/log.h"
 #include "preload/presets.h"
 #include "preload/mux.h"
 #include "preload/shim.h"
 
 struct hs_process hs_proc = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-uint64_t hs_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void shim__copy_argv(int argc, char **argv)
 {
@@ -146,7 +138,7 @@ static void shim__init(int argc, char **argv, char **envp)
 {
 	(void)envp;
 	hs_proc.pid = getpid();
-	hs_proc.start_ns = hs_now_ns();
+	hs_proc.start_ns = hs_clock__realtime();
 	shim__copy_argv(argc, argv);
 	hs_config__from_env(&hs_proc.cfg);
 	hs_presets__select(&hs_proc.cfg);
@@ -215,7 +207,7 @@ static struct agg_thread *shim__collect(uint64_t end_ns)
 		      : pmu_counters__read_other(&t->ctr, buf)) == 0;
 
 		if (!ok)
-			agg_acc(&t->agg->warn.read_errors, 1);
+			hs_atomic__add(&t->agg->warn.read_errors, 1);
 		hs_thread__sync_missing(t);
 		if (t == hs_self)
 			hs_thread__close_all(t, ok);
@@ -298,21 +290,6 @@ bool hs_process__foreign(void)
 	return getpid() != hs_proc.pid;
 }
 
-/* In a signal handler the interrupted code may be this very thread inside
- * thread start or end, holding the lock: wait a bounded time, never hang
- * the dying process. */
-static bool shim__lock_bounded(void)
-{
-	uint64_t give_up = hs_now_ns() + 1000000000ull;
-
-	while (pthread_mutex_trylock(&hs_proc.lock) != 0) {
-		if (hs_now_ns() > give_up)
-			return false;
-		sched_yield();
-	}
-	return true;
-}
-
 void hs_process__finish(enum hs_end end, int signo)
 {
 	int expected = HS_RUNNING;
@@ -327,10 +304,10 @@ void hs_process__finish(enum hs_end end, int signo)
 	if (!__atomic_compare_exchange_n(&hs_proc.state, &expected, HS_FINISHED,
 					 false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
-	end_ns = hs_now_ns();
-	if (end != HS_END_SIGNAL)
-		pthread_mutex_lock(&hs_proc.lock);
-	else if (!shim__lock_bounded()) {
+	end_ns = hs_clock__realtime();
+	/* In a signal handler the interrupted code may be this very thread
+	 * inside thread start or end, holding the lock: bounded wait. */
+	if (!hs_lock__mutex(&hs_proc.lock, end == HS_END_SIGNAL)) {
 		hs_log(HS_LOG_ERROR, "signal %d arrived inside the shim's thread "
 		       "bookkeeping; results not written", signo);
 		return;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "aggregate/aggregate.h"
+#include "common/clock.h"
 #include "pmu/pmu.h"
 #include "preload/config.h"
 
@@ -67,8 +68,6 @@ struct hs_process {
 
 extern struct hs_process hs_proc;
 extern __thread struct hs_thread *hs_self __attribute__((tls_model("initial-exec")));
-
-uint64_t hs_now_ns(void);
 
 /* How an image ended, for the results. */
 enum hs_end { HS_END_EXIT, HS_END_EXIT_NOW, HS_END_EXEC, HS_END_SIGNAL };

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "annotate/hpcshim.h"
 #include "preload/shim.h"
 
@@ -23,11 +24,7 @@ static size_t site_cap, site_n;
 
 static uint64_t site__hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
+	return hs_hash__str(HS_HASH_INIT, s);
 }
 
 static int site__grow(void)

@@ -96,7 +96,7 @@ struct hs_thread *hs_thread__start(void)
 	t->agg = agg_thread__new(gettid(), nev);
 	if (!t->now || !t->agg || hs_thread__reserve(t, FRAMES_INIT) < 0)
 		goto fail_free;
-	t->agg->start_ns = hs_now_ns();
+	t->agg->start_ns = hs_clock__realtime();
 	pmu_counters__open(&t->ctr, &hs_proc.evlist);
 	hs_thread__sync_missing(t);
 	if (t->ctr.missing)
@@ -141,14 +141,14 @@ void hs_thread__stop(struct hs_thread *t)
 	hs_rotate__stop(t);
 	ok = pmu_counters__read(&t->ctr, t->now) == 0;
 	if (!ok)
-		agg_acc(&t->agg->warn.read_errors, 1);
+		hs_atomic__add(&t->agg->warn.read_errors, 1);
 	hs_thread__sync_missing(t);
 	hs_range__thread_stop(t);
 	pmu_counters__close(&t->ctr);
 	hs_thread__close_all(t, ok);
 	agg_thread__set_totals(t->agg, t->now);
 	agg_thread__seal(t->agg);
-	t->agg->end_ns = hs_now_ns();
+	t->agg->end_ns = hs_clock__realtime();
 	if (t->prev)
 		t->prev->next = t->next;
 	else
@@ -181,7 +181,7 @@ int hs_thread__rebirth(struct hs_thread *t)
 	pmu_counters__close(&t->ctr);
 	if (!agg)
 		return -1;
-	agg->start_ns = hs_now_ns();
+	agg->start_ns = hs_clock__realtime();
 	pmu_counters__open(&t->ctr, &hs_proc.evlist);
 	/* Regions open across fork() go on in the child, counted from the
 	 * fork: fresh counters start at zero, so the frames start there. */

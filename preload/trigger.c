@@ -123,11 +123,8 @@ static void trig__fire(int which)
 
 	if (__atomic_compare_exchange_n(&R.state, &expected, expected + 1, false,
 					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-		struct timespec ts;
-		uint64_t ns;
+		uint64_t ns = hs_clock__realtime();
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 		__atomic_store_n(which == TRIG_START ? &R.started_tid : &R.stopped_tid,
 				 gettid(), __ATOMIC_RELAXED);
 		__atomic_store_n(which == TRIG_START ? &R.started_ns : &R.stopped_ns,

@@ -24,7 +24,7 @@ static bool near(double a, double b)
 	return fabs(a - b) <= 1e-9 * (fabs(a) > fabs(b) ? fabs(a) : fabs(b)) + 1e-12;
 }
 
-/* ---- count__estimate / count__coverage --------------------------------- */
+/* ---- hs_count__estimate / hs_count__coverage --------------------------------- */
 
 static void test_count(void)
 {
@@ -47,7 +47,7 @@ static void test_count(void)
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		double v = -12345.0;
-		bool known = count__estimate(&rows[i].c, &v);
+		bool known = hs_count__estimate(&rows[i].c, &v);
 
 		TAP_OK(known == rows[i].known,
 		       "row %d: estimate of {%llu, %llu, %llu} %s", rows[i].line,
@@ -58,9 +58,9 @@ static void test_count(void)
 		if (rows[i].known)
 			TAP_OK(near(v, rows[i].est), "row %d: estimate %.6g == %.6g",
 			       rows[i].line, v, rows[i].est);
-		TAP_OK(near(count__coverage(&rows[i].c), rows[i].cov),
+		TAP_OK(near(hs_count__coverage(&rows[i].c), rows[i].cov),
 		       "row %d: coverage %.6g == %.6g", rows[i].line,
-		       count__coverage(&rows[i].c), rows[i].cov);
+		       hs_count__coverage(&rows[i].c), rows[i].cov);
 	}
 	{
 		/* Equal but odd times: any scaling would still give the value,
@@ -68,7 +68,7 @@ static void test_count(void)
 		struct count c = { 123456789, 3, 3 };
 		double v = 0;
 
-		TAP_OK(count__estimate(&c, &v) && v == 123456789.0,
+		TAP_OK(hs_count__estimate(&c, &v) && v == 123456789.0,
 		       "running == enabled returns the raw value unscaled (%.1f)", v);
 	}
 	{

@@ -98,7 +98,7 @@ static void test_view(void)
 	       "running = their group's (got %llu/%llu, %llu/%llu)",
 	       (unsigned long long)v[0].enabled, (unsigned long long)v[0].running,
 	       (unsigned long long)v[2].enabled, (unsigned long long)v[2].running);
-	TAP_OK(count__estimate(&v[0], &est) && fabs(est - 1000.0 * 400 / 300) < 1e-9,
+	TAP_OK(hs_count__estimate(&v[0], &est) && fabs(est - 1000.0 * 400 / 300) < 1e-9,
 	       "view: estimate v * T / R (%.3f)", est);
 	TAP_OK(v[3].enabled == 400 && v[3].running == 400 && v[3].value == 400,
 	       "view: a pinned event keeps the kernel's times");
@@ -114,7 +114,7 @@ static void test_view(void)
 		struct count one[4] = {{10, 50, 50}, {1, 50, 50}, {0, 0, 0}, {9, 50, 50}};
 		agg_mux__view(&proc, rot, one, v);
 		TAP_OK(v[0].enabled == 50 && v[0].running == 50 && v[2].running == 0 &&
-		       !count__estimate(&v[2], &est),
+		       !hs_count__estimate(&v[2], &est),
 		       "view: one group ran all along: no gap share, exact; the other is unknown");
 	}
 
@@ -128,8 +128,8 @@ static void test_view(void)
 		struct count neg[4] = {{(uint64_t)-5, 10, 10}, {1, 10, (uint64_t)-1},
 				       {0, 0, 0}, {3, 2, 5}};
 		agg_mux__view(&proc, NULL, neg, v);
-		TAP_OK(!count__estimate(&v[0], &est) && v[1].running == 0 &&
-		       v[3].running == 2 && count__estimate(&v[3], &est) && est == 3,
+		TAP_OK(!hs_count__estimate(&v[0], &est) && v[1].running == 0 &&
+		       v[3].running == 2 && hs_count__estimate(&v[3], &est) && est == 3,
 		       "view: wrapped value unknown, wrapped time 0, running <= enabled");
 	}
 

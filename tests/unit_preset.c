@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pmu/formula.h"
+#include "common/formula.h"
 #include "pmu/pmu.h"
 #include "pmu/preset.h"
 #include "tests/tap.h"
@@ -103,7 +103,7 @@ static void test_eval(void)
 		char err[200];
 		bool ok;
 
-		if (formula__parse(&f, r->text, err, sizeof(err)) < 0) {
+		if (hs_formula__parse(&f, r->text, err, sizeof(err)) < 0) {
 			TAP_OK(0, "row %d: '%s' parses (%s)", r->line, r->text, err);
 			continue;
 		}
@@ -113,7 +113,7 @@ static void test_eval(void)
 			vals[v] = !strcmp(n, "a") ? r->a : !strcmp(n, "b") ? r->b : r->c;
 			why[v] = !strcmp(n, "a") ? r->wa : !strcmp(n, "b") ? r->wb : r->wc;
 		}
-		ok = formula__eval(&f, vals, why, &out, &reason);
+		ok = hs_formula__eval(&f, vals, why, &out, &reason);
 		if (r->ok)
 			TAP_OK(ok && fabs(out - r->want) <= 1e-12 * fmax(1, fabs(r->want)),
 			       "row %d: %s = %g (got %s %g)", r->line, r->text, r->want,
@@ -133,14 +133,14 @@ static void test_vars(void)
 	struct formula f;
 	char err[200];
 
-	formula__parse(&f, "cycles / inst + cycles * x.y_z", err, sizeof(err));
+	hs_formula__parse(&f, "cycles / inst + cycles * x.y_z", err, sizeof(err));
 	TAP_OK(f.nvars == 3 && !strcmp(f.var[0], "cycles") && !strcmp(f.var[1], "inst") &&
 	       !strcmp(f.var[2], "x.y_z"),
 	       "names are distinct, in first-seen order (%d: %s %s %s)", f.nvars,
 	       f.var[0], f.var[1], f.var[2]);
-	TAP_OK(formula__var(&f, "inst") == 1 && formula__var(&f, "nope") == -1,
-	       "formula__var finds names and only those");
-	TAP_OK(formula__parse(&f, "min + 1", err, sizeof(err)) == 0 && f.nvars == 1,
+	TAP_OK(hs_formula__var(&f, "inst") == 1 && hs_formula__var(&f, "nope") == -1,
+	       "hs_formula__var finds names and only those");
+	TAP_OK(hs_formula__parse(&f, "min + 1", err, sizeof(err)) == 0 && f.nvars == 1,
 	       "a function name not followed by '(' is a plain name (%s)", err);
 }
 
@@ -185,7 +185,7 @@ static void test_bad(void)
 
 	for (size_t i = 0; i < sizeof(bad_rows) / sizeof(bad_rows[0]); i++) {
 		const struct bad_row *r = &bad_rows[i];
-		int rc = formula__parse(&f, r->text, err, sizeof(err));
+		int rc = hs_formula__parse(&f, r->text, err, sizeof(err));
 
 		TAP_OK(rc == -1 && strstr(err, r->err),
 		       "row %d: '%s' is refused with '%s' (got %d '%s')", r->line,
@@ -195,16 +195,16 @@ static void test_bad(void)
 	big[0] = '\0';
 	for (int i = 0; i < 33; i++)
 		strcat(big, i ? "+1" : "1");
-	TAP_OK(formula__parse(&f, big, err, sizeof(err)) == -1 &&
+	TAP_OK(hs_formula__parse(&f, big, err, sizeof(err)) == -1 &&
 	       strstr(err, "formula too long"), "65 RPN entries refused: %s", err);
 	/* deep nesting is bounded, not a stack overflow */
 	memset(deep, '(', 300);
 	deep[300] = '1';
 	deep[301] = '\0';
-	TAP_OK(formula__parse(&f, deep, err, sizeof(err)) == -1 &&
+	TAP_OK(hs_formula__parse(&f, deep, err, sizeof(err)) == -1 &&
 	       strstr(err, "nested too deeply"), "300 nested parentheses refused: %s", err);
 	memset(deep, '-', 300);
-	TAP_OK(formula__parse(&f, deep, err, sizeof(err)) == -1 &&
+	TAP_OK(hs_formula__parse(&f, deep, err, sizeof(err)) == -1 &&
 	       strstr(err, "nested too deeply"), "300 unary minus refused: %s", err);
 }
 

@@ -93,8 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		double out;
 		FILE *in = fmemopen((void *)data, size, "r");
 
-		if (formula__parse(&f, events, err, sizeof(err)) == 0)
-			(void)formula__eval(&f, vals, why, &out, &reason);
+		if (hs_formula__parse(&f, events, err, sizeof(err)) == 0)
+			(void)hs_formula__eval(&f, vals, why, &out, &reason);
 		preset_table__init(&t);
 		if (in) {
 			preset_table__load_stream(&t, in, "fuzz.preset", 0, NULL, NULL);

@@ -14,8 +14,8 @@
  * runs over doubles; an unknown input or a division by zero makes the result
  * unknown (null) with a reason, never a number.
  */
-#ifndef HPCSHIM_PMU_FORMULA_H
-#define HPCSHIM_PMU_FORMULA_H
+#ifndef HPCSHIM_COMMON_FORMULA_H
+#define HPCSHIM_COMMON_FORMULA_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,16 +46,16 @@ struct formula {
 
 /* Parses text into f.  Returns 0, or -1 with a one-line reason in err
  * ("column 7: expected ')'", "unknown function 'avg'", ...). */
-int formula__parse(struct formula *f, const char *text, char *err, size_t errlen);
+int hs_formula__parse(struct formula *f, const char *text, char *err, size_t errlen);
 
 /* Index of name in f->var, or -1. */
-int formula__var(const struct formula *f, const char *name);
+int hs_formula__var(const struct formula *f, const char *name);
 
 /* Evaluates f with vals[i] for f->var[i]; why[i] is NULL when vals[i] is
  * known, else the reason it is not.  Returns true with *out, or false with
  * *reason: the first unknown input's why[], "division by zero", or "not a
  * finite number".  *reason points to a static string or into why[]. */
-bool formula__eval(const struct formula *f, const double *vals,
+bool hs_formula__eval(const struct formula *f, const double *vals,
 		   const char *const *why, double *out, const char **reason);
 
 #endif

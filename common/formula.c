@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmu/formula.h"
+#include "common/formula.h"
 
 struct parser {
 	const char *text, *p;
@@ -257,7 +257,7 @@ static void parse_expr(struct parser *ps)
 	ps->depth--;
 }
 
-int formula__parse(struct formula *f, const char *text, char *err, size_t errlen)
+int hs_formula__parse(struct formula *f, const char *text, char *err, size_t errlen)
 {
 	struct parser ps = { .text = text, .p = text, .f = f, .err = err,
 			     .errlen = errlen };
@@ -277,7 +277,7 @@ int formula__parse(struct formula *f, const char *text, char *err, size_t errlen
 	return ps.failed ? -1 : 0;
 }
 
-int formula__var(const struct formula *f, const char *name)
+int hs_formula__var(const struct formula *f, const char *name)
 {
 	for (int i = 0; i < f->nvars; i++)
 		if (strcmp(f->var[i], name) == 0)
@@ -285,7 +285,7 @@ int formula__var(const struct formula *f, const char *name)
 	return -1;
 }
 
-bool formula__eval(const struct formula *f, const double *vals,
+bool hs_formula__eval(const struct formula *f, const double *vals,
 		   const char *const *why, double *out, const char **reason)
 {
 	double st[FORMULA_MAX_OPS];

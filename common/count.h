@@ -4,8 +4,8 @@
  * perf_event_open knowledge.  Region deltas subtract readings field by field,
  * so a multiplexed event's estimate uses only the coverage inside the region.
  */
-#ifndef HPCSHIM_PMU_COUNT_H
-#define HPCSHIM_PMU_COUNT_H
+#ifndef HPCSHIM_COMMON_COUNT_H
+#define HPCSHIM_COMMON_COUNT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,9 +34,9 @@ static inline void count__add(struct count *acc, const struct count *d)
 /* Scaled estimate value * enabled / running.  Returns false when the event
  * never ran (running == 0 with time enabled): such a count is unknown, not 0.
  * Exact (no scaling) when running == enabled, as for software events. */
-bool count__estimate(const struct count *c, double *out);
+bool hs_count__estimate(const struct count *c, double *out);
 
 /* running / enabled in [0, 1]; 1 when nothing was enabled yet. */
-double count__coverage(const struct count *c);
+double hs_count__coverage(const struct count *c);
 
 #endif

@@ -1,7 +1,7 @@
 /* count.c - scaling of multiplexed readings (libperf's counts_values__scale). */
-#include "pmu/count.h"
+#include "common/count.h"
 
-bool count__estimate(const struct count *c, double *out)
+bool hs_count__estimate(const struct count *c, double *out)
 {
 	if (c->running == c->enabled) {
 		*out = (double)c->value;
@@ -13,7 +13,7 @@ bool count__estimate(const struct count *c, double *out)
 	return true;
 }
 
-double count__coverage(const struct count *c)
+double hs_count__coverage(const struct count *c)
 {
 	if (c->enabled == 0)
 		return 1.0;
