@@ -231,7 +231,7 @@ t.ok("totals_multiplexed" in d and all(d["totals"][a] is not None for a, _ in PA
 r = rotated(["short", 20, 200, 1500])
 tm = main_thread(r.doc)
 nulls = covered = exact = 0
-bad = []
+bad, skewed = [], []
 for k in range(20):
     s = region(tm, "short%d" % k)
     for a, b in PAIRS:
@@ -249,10 +249,14 @@ for k in range(20):
             truth = s["inclusive"][b]
             if a in ("task-clock", "cpu-clock") and (m is None or m["coverage"] > 0.9) and \
                     not SANITIZER and abs(v - truth) > 0.02 * truth:
-                bad.append("short%d %s: %d vs truth %d" % (k, a, v, truth))
-t.ok(nulls > 0 and covered > 0 and exact > 0 and not bad,
+                skewed.append("short%d %s: %d vs truth %d" % (k, a, v, truth))
+# The truth is another group, read by another read() at each boundary: an
+# interrupt or a vCPU stall between the two reads (tens of us under load)
+# lands in one of them only.  One such value in a run is that; two are not.
+t.ok(nulls > 0 and covered > 0 and exact > 0 and not bad and len(skewed) <= 1,
      "short regions (200 us): %d values null with coverage 0 (never 0), %d covered (%d exact: "
-     "inside one slice of their group) and right" % (nulls, covered, exact), "\n".join(bad))
+     "inside one slice of their group) and within 2%% of the truth (%d off, at most 1)" %
+     (nulls, covered, exact, len(skewed)), "\n".join(bad + skewed))
 
 # ---- rotate: phased workload, time series, error estimates -------------
 worst = {a: 0.0 for a, _ in PAIRS}
