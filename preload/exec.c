@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "annotate/hpcshim.h"
-#include "preload/log.h"
+#include "preload/base/log.h"
 #include "preload/shim.h"
 
 extern char **environ;

@@ -10,7 +10,8 @@
  */
 #include <unistd.h>
 
-#include "preload/log.h"
+#include "preload/base/log.h"
+#include "preload/range.h"
 #include "preload/shim.h"
 
 void hs_fork__child(void)

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "pmu/pmu.h"
-#include "preload/config.h"
+#include "preload/config/config.h"
 
 struct agg_mux;
 struct hs_thread;

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "preload/log.h"
+#include "preload/base/log.h"
 #include "preload/range_int.h"
 
 static void point__setup(struct rng_point *pt, const struct rng_place *pl)

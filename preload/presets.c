@@ -13,8 +13,8 @@
 
 #include "pmu/list.h"
 #include "pmu/preset.h"
-#include "preload/log.h"
-#include "preload/varparse.h"
+#include "preload/base/log.h"
+#include "preload/config/varparse.h"
 #include "preload/presets.h"
 
 #define MAX_SETS 32

@@ -6,7 +6,7 @@
 
 #include "aggregate/metric.h"
 #include "pmu/pmu.h"
-#include "preload/config.h"
+#include "preload/config/config.h"
 
 /* Resolves the requested sets for the CPU model libpfm4 detects and
  * appends their events to cfg (after HPCSHIM_EVENTS; instead of the

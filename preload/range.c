@@ -32,7 +32,7 @@
 
 #include "common/hash.h"
 #include "common/lock.h"
-#include "preload/log.h"
+#include "preload/base/log.h"
 #include "preload/range_int.h"
 #include "preload/shim.h"
 #include "preload/symbols.h"

@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include "aggregate/mux.h"
-#include "preload/log.h"
+#include "preload/base/log.h"
 #include "preload/mux.h"
 #include "preload/shim.h"
 

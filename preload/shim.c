@@ -15,9 +15,10 @@
 
 #include "aggregate/mux.h"
 #include "common/lock.h"
-#include "preload/log.h"
+#include "preload/base/log.h"
 #include "preload/presets.h"
 #include "preload/mux.h"
+#include "preload/range.h"
 #include "preload/shim.h"
 
 struct hs_process hs_proc = { .lock = PTHREAD_MUTEX_INITIALIZER };

@@ -13,7 +13,7 @@
 #include "aggregate/aggregate.h"
 #include "common/clock.h"
 #include "pmu/pmu.h"
-#include "preload/config.h"
+#include "preload/config/config.h"
 
 enum hs_state {
 	HS_OFF = 0,     /* not started (or disabled)                     */

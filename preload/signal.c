@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "annotate/hpcshim.h"
-#include "preload/log.h"
+#include "preload/base/log.h"
 #include "preload/shim.h"
 
 static const int fatal_signals[] = {

@@ -11,8 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preload/log.h"
+#include "preload/base/log.h"
 #include "preload/mux.h"
+#include "preload/range.h"
 #include "preload/shim.h"
 
 __thread struct hs_thread *hs_self __attribute__((tls_model("initial-exec")));

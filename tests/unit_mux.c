@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "aggregate/mux.h"
-#include "preload/config.h"
+#include "preload/config/config.h"
 #include "tests/tap.h"
 
 /* ---- list syntax ----------------------------------------------------- */

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preload/log.h"
-#include "preload/range.h"
+#include "preload/base/log.h"
+#include "preload/config/range.h"
 #include "tests/tap.h"
 
 struct row {

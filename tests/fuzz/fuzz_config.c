@@ -20,8 +20,8 @@
 #include "aggregate/aggregate.h"
 #include "pmu/pmu.h"
 #include "pmu/preset.h"
-#include "preload/config.h"
-#include "preload/log.h"
+#include "preload/config/config.h"
+#include "preload/base/log.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

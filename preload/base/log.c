@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preload/log.h"
+#include "preload/base/log.h"
 
 static int log_level = HS_LOG_ERROR;
 static int log_fd = STDERR_FILENO;

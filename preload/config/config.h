@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "pmu/pmu.h"
-#include "preload/range.h"
+#include "preload/config/range.h"
 
 /* Multiplexing and time series (muxconfig.c). */
 enum hs_mux_mode {

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preload/config.h"
-#include "preload/log.h"
-#include "preload/varparse.h"
+#include "preload/config/config.h"
+#include "preload/base/log.h"
+#include "preload/config/varparse.h"
 
 static void list__add(struct hs_speclist *l, const char *s, size_t len, int gid)
 {

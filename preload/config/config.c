@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preload/config.h"
-#include "preload/log.h"
-#include "preload/varparse.h"
+#include "preload/config/config.h"
+#include "preload/base/log.h"
+#include "preload/config/varparse.h"
 
 /* Software events first: they open everywhere.  The hardware ones are
  * dropped with a reason where no PMU is exposed (VMs, CI). */

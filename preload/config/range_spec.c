@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preload/log.h"
-#include "preload/varparse.h"
-#include "preload/range.h"
+#include "preload/base/log.h"
+#include "preload/config/varparse.h"
+#include "preload/config/range.h"
 
 static const char range_forms[] = "expected func:NAME[@OBJ], so:OBJ, exe, "
 	"kernel or addr:START-END[@OBJ], optionally prefixed with !";

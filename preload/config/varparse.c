@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "preload/log.h"
-#include "preload/varparse.h"
+#include "preload/base/log.h"
+#include "preload/config/varparse.h"
 
 void hs_var__each_item(const char *v, hs_var_item_fn fn, void *ctx)
 {
