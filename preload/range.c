@@ -34,7 +34,7 @@
 #include "common/lock.h"
 #include "preload/base/log.h"
 #include "preload/range_int.h"
-#include "preload/shim.h"
+#include "preload/core/core.h"
 #include "preload/symbols.h"
 
 struct rng_state R = {
@@ -794,3 +794,25 @@ void hs_range__init(void)
 	if (points__pending())
 		hs_dlopen__hook(true);
 }
+
+static void range__configure(struct hs_config *cfg, struct pmu_evlist *el)
+{
+	pmu_evlist__set_privilege(el, cfg->range.privilege);
+}
+
+static void range__result(struct agg_process *p)
+{
+	p->range = hs_range__result();
+}
+
+const struct hs_feature hs_range_feature = {
+	.name = "range",
+	.configure = range__configure,
+	.start = hs_range__init,
+	.thread_start = hs_range__thread_start,
+	.thread_end = hs_range__thread_stop,
+	.fork_child = hs_range__fork_child,
+	.collect = hs_range__collect,
+	.result = range__result,
+	.own_task = hs_range__own_task,
+};

@@ -8,6 +8,9 @@
 #include <sys/types.h>
 
 #include "preload/config/range.h"
+#include "preload/core/feature.h"
+
+extern const struct hs_feature hs_range_feature;
 
 /* range.c: hooks called from shim.c, thread.c, fork.c, uncovered.c. */
 struct hs_thread;

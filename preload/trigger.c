@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "preload/range_int.h"
-#include "preload/shim.h"
+#include "preload/core/core.h"
 
 #ifndef TRAP_PERF
 #define TRAP_PERF 6 /* si_code of a perf event with sigtrap (Linux 5.13) */

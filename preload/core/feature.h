@@ -7,9 +7,10 @@
  * register for its events; boot.c lists them, in the order they run, and
  * hands the table to the core.  Every hook may be NULL.
  *
- * Order of the constructor:  configure (each feature)  ->  probe of the
- * event list  ->  setup (each)  ->  core ready (signals, fork handlers)
- * ->  start (each)  ->  the main thread starts (thread_start, each).
+ * Order of the constructor:  select (each feature)  ->  the event list is
+ * built from the configuration  ->  configure (each)  ->  probe  ->  setup
+ * (each)  ->  the interposition is ready (signals, fork handlers)  ->
+ * start (each)  ->  the main thread starts (thread_start, each).
  */
 #ifndef HPCSHIM_PRELOAD_FEATURE_H
 #define HPCSHIM_PRELOAD_FEATURE_H
@@ -24,7 +25,9 @@ struct pmu_evlist;
 
 struct hs_feature {
 	const char *name;
-	/* Before the probe: adjust the configuration, add events. */
+	/* Before the event list is built: add events to the configuration. */
+	void (*select)(struct hs_config *cfg);
+	/* The list is built, not probed yet: adjust its events. */
 	void (*configure)(struct hs_config *cfg, struct pmu_evlist *el);
 	/* After the probe: what opens on this host is known. */
 	void (*setup)(struct pmu_evlist *el, const struct hs_config *cfg);
@@ -56,6 +59,7 @@ struct hs_feature {
 /* features.c: the table (NULL-terminated), set once by boot.c. */
 void hs_features__set(const struct hs_feature *const *table);
 
+void hs_features__select(struct hs_config *cfg);
 void hs_features__configure(struct hs_config *cfg, struct pmu_evlist *el);
 void hs_features__setup(struct pmu_evlist *el, const struct hs_config *cfg);
 void hs_features__start(void);

@@ -22,6 +22,11 @@ void hs_features__set(const struct hs_feature *const *table)
 				(*f)->h(__VA_ARGS__);                          \
 	} while (0)
 
+void hs_features__select(struct hs_config *cfg)
+{
+	EACH(select, cfg);
+}
+
 void hs_features__configure(struct hs_config *cfg, struct pmu_evlist *el)
 {
 	EACH(configure, cfg, el);

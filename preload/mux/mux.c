@@ -1,9 +1,8 @@
 /* mux.c - the constructor's part of multiplexing (HPCSHIM_MUX, HPCSHIM_MUX_*,
- * HPCSHIM_INTERVAL): the event list with its user groups and pinned events
- * goes into the evlist; after the probe the schedule is decided
- * (pmu/schedule.c), the samplers are probed, the signal handler of the
- * rotation is installed, and the partition is described for the results.
- * The per-thread part is rotate.c.
+ * HPCSHIM_INTERVAL), and the feature's hooks: after the probe the schedule
+ * is decided (pmu/schedule.c), the samplers are probed, the signal handler
+ * of the rotation is installed, and the partition is described for the
+ * results.  The per-thread part is rotate.c.
  */
 #include <errno.h>
 #include <signal.h>
@@ -14,49 +13,16 @@
 
 #include "aggregate/mux.h"
 #include "preload/base/log.h"
-#include "preload/mux.h"
-#include "preload/shim.h"
+#include "preload/base/real.h"
+#include "preload/core/core.h"
+#include "preload/mux/mux.h"
+#include "preload/mux/rotate.h"
 
 static struct agg_group groups[PMU_MAX_EVENTS];
 static int leaders[PMU_MAX_EVENTS];
 static struct agg_mux mux;
 static struct hs_mux_setup setup = { .signo = -1 };
 static char note[320];
-
-const struct agg_mux *hs_mux__agg(void)
-{
-	return &mux;
-}
-
-/* HPCSHIM_EVENTS with its {groups}, then HPCSHIM_MUX_PINNED: a pinned name
- * already in the list pins that event (with its whole user group), any
- * other is added as a pinned event.  User group numbers of the pinned list
- * follow those of the main list. */
-void hs_mux__add_events(struct pmu_evlist *el, const struct hs_config *cfg)
-{
-	const struct hs_speclist *pl = &cfg->mux.pinned;
-	int base = 0;
-
-	for (int i = 0; i < cfg->nevents; i++) {
-		pmu_evlist__add_grouped(el, cfg->events[i], cfg->event_group[i], false);
-		if (cfg->event_group[i] >= base)
-			base = cfg->event_group[i] + 1;
-	}
-	for (int i = 0; i < pl->n; i++) {
-		int k = pmu_evlist__find(el, pl->spec[i]);
-
-		if (k < 0) {
-			pmu_evlist__add_grouped(el, pl->spec[i],
-						pl->group[i] >= 0 ? base + pl->group[i] : -1,
-						true);
-			continue;
-		}
-		el->ev[k].pinned = true;
-		for (int j = 0; j < el->nevents; j++)
-			if (el->ev[k].ugroup >= 0 && el->ev[j].ugroup == el->ev[k].ugroup)
-				el->ev[j].pinned = true;
-	}
-}
 
 /* A real-time signal nobody has claimed yet (default disposition), from
  * the upper middle of the range: programs tend to use SIGRTMIN + n or
@@ -66,7 +32,7 @@ static int mux__pick_signal(void)
 	for (int s = SIGRTMAX - 7; s >= SIGRTMIN + 4; s--) {
 		struct sigaction old;
 
-		if (sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+		if (hs_real_sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
 		    !(old.sa_flags & SA_SIGINFO))
 			return s;
 	}
@@ -136,7 +102,7 @@ static void mux__describe(const struct pmu_evlist *el)
 	mux.note = note[0] ? note : NULL;
 }
 
-void hs_mux__setup(struct pmu_evlist *el, const struct hs_config *cfg)
+static void mux__setup(struct pmu_evlist *el, const struct hs_config *cfg)
 {
 	static const enum pmu_mux modes[] = {
 		[HS_MUX_KERNEL] = PMU_MUX_KERNEL, [HS_MUX_ROTATE] = PMU_MUX_ROTATE,
@@ -175,12 +141,17 @@ void hs_mux__setup(struct pmu_evlist *el, const struct hs_config *cfg)
 		hs_rotate__init(&setup);
 }
 
-/* Per-call statistics need an exact per-call delta: a rotated event has
- * none (its raw count covers only its slices). */
-int hs_mux__main_event(const struct pmu_evlist *el)
+static void mux__result(struct agg_process *p)
 {
-	for (int i = 0; i < el->nevents; i++)
-		if (el->ev[i].status == PMU_EV_OK && !el->grp[el->ev[i].group].rotated)
-			return i;
-	return -1;
+	p->mux = &mux;
 }
+
+const struct hs_feature hs_mux_feature = {
+	.name = "mux",
+	.setup = mux__setup,
+	.thread_start = hs_rotate__start,
+	.thread_stop = hs_rotate__stop,
+	.thread_forget = hs_rotate__forget,
+	.collect_thread = hs_rotate__collect,
+	.result = mux__result,
+};

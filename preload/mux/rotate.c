@@ -42,8 +42,9 @@
 
 #include "aggregate/mux.h"
 #include "preload/base/log.h"
-#include "preload/mux.h"
-#include "preload/shim.h"
+#include "preload/base/real.h"
+#include "preload/core/core.h"
+#include "preload/mux/rotate.h"
 
 struct hs_rot {
 	struct pmu_counters *ctr;      /* the thread's; its read defers switches */
@@ -62,7 +63,7 @@ struct hs_rot {
 	struct count *scratch;       /* [nev] the handler's reading       */
 };
 
-static const struct hs_mux_setup *cfg;
+static const struct hs_mux_setup *rot_setup;
 static __thread struct hs_rot *rot_self __attribute__((tls_model("initial-exec")));
 
 static const char err_sampler[] = "the slice sampler could not be opened "
@@ -219,7 +220,7 @@ static void rot__deferred(void *arg)
 		return;
 	/* The interval sampler's handler shares the scratch reading. */
 	sigemptyset(&sig);
-	sigaddset(&sig, cfg->signo);
+	sigaddset(&sig, rot_setup->signo);
 	pthread_sigmask(SIG_BLOCK, &sig, &old);
 	rot__next(r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -268,12 +269,12 @@ void hs_rotate__init(const struct hs_mux_setup *s)
 {
 	struct sigaction sa;
 
-	cfg = s;
+	rot_setup = s;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = rot__handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(s->signo, &sa, NULL) < 0)
+	if (hs_real_sigaction(s->signo, &sa, NULL) < 0)
 		hs_log(HS_LOG_ERROR, "cannot install the rotation signal handler: %s",
 		       strerror(errno));
 }
@@ -306,12 +307,12 @@ static void rot__start_rotation(struct hs_rot *r, struct hs_thread *t)
 	r->stats->nrotated = r->n;
 	if (r->n == 0)
 		return;
-	r->rng = cfg->seed ^ ((uint64_t)t->agg->tid * 0x9e3779b97f4a7c15ull);
+	r->rng = rot_setup->seed ^ ((uint64_t)t->agg->tid * 0x9e3779b97f4a7c15ull);
 	rot__shuffle(r);
 	hs_atomic__add(&r->stats->rounds, 1);
 	if (r->n > 1) {
-		r->fd_ref = pmu_sampler__open_clock(&cfg->rot_attr);
-		r->fd_rot = pmu_sampler__open(&cfg->rot_attr, cfg->signo);
+		r->fd_ref = pmu_sampler__open_clock(&rot_setup->rot_attr);
+		r->fd_rot = pmu_sampler__open(&rot_setup->rot_attr, rot_setup->signo);
 		if (r->fd_rot < 0 || r->fd_ref < 0) {
 			pmu_sampler__close(r->fd_ref);
 			pmu_sampler__close(r->fd_rot);
@@ -329,7 +330,7 @@ void hs_rotate__start(struct hs_thread *t)
 	const struct pmu_evlist *el = &hs_proc.evlist;
 	struct hs_rot *r;
 
-	if (!cfg || !t)
+	if (!rot_setup || !t)
 		return;
 	r = calloc(1, sizeof(*r));
 	if (r) {
@@ -344,7 +345,7 @@ void hs_rotate__start(struct hs_thread *t)
 		}
 		/* The groups must not stay disabled: the kernel takes over
 		 * (no rotation statistics: the kernel's scaling applies). */
-		if (cfg->rotate)
+		if (rot_setup->rotate)
 			for (int g = 0; g < el->ngroups; g++)
 				if (el->grp[g].rotated)
 					pmu_group__enable(&t->ctr, g, true);
@@ -356,13 +357,13 @@ void hs_rotate__start(struct hs_thread *t)
 	t->ctr.defer_arg = r;
 	t->ctr.defer_fn = rot__deferred;
 	t->agg->rot = r->stats;
-	if (cfg->rotate)
+	if (rot_setup->rotate)
 		rot__start_rotation(r, t);
-	if (cfg->interval) {
-		r->series = agg_series__new(el->nevents, el->ngroups, cfg->leaders,
-					    cfg->interval_points, cfg->interval_ns);
+	if (rot_setup->interval) {
+		r->series = agg_series__new(el->nevents, el->ngroups, rot_setup->leaders,
+					    rot_setup->interval_points, rot_setup->interval_ns);
 		if (r->series)
-			r->fd_int = pmu_sampler__open(&cfg->int_attr, cfg->signo);
+			r->fd_int = pmu_sampler__open(&rot_setup->int_attr, rot_setup->signo);
 		if (r->fd_int < 0) {
 			agg_series__free(r->series);
 			r->series = NULL;

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "annotate/hpcshim.h"
-#include "preload/shim.h"
+#include "preload/core/core.h"
 
 #define MAX_DEPTH 4096
 
@@ -57,7 +57,7 @@ static void frame__close(struct hs_thread *t, int i, bool now_ok)
 	}
 }
 
-void hs_thread__close_all(struct hs_thread *t, bool now_ok)
+void hs_region__close_all(struct hs_thread *t, bool now_ok)
 {
 	hs_atomic__add(&t->agg->warn.auto_closed, (uint64_t)t->depth);
 	while (t->depth > 0)

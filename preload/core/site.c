@@ -11,7 +11,7 @@
 
 #include "common/hash.h"
 #include "annotate/hpcshim.h"
-#include "preload/shim.h"
+#include "preload/core/core.h"
 
 struct site_name {
 	const char *name; /* our copy */

@@ -1,20 +1,15 @@
-/* mux.h - multiplexing and time series in preload/ (internal).
- *
- *   mux.c      constructor: events with user groups and pinned events, the
- *              schedule, the samplers, the description for the results
- *   rotate.c   per thread: the rotation of groups and the series, driven by
- *              a sampler's signal
+/* rotate.h - the per-thread half of multiplexing (rotate.c): the rotation
+ * of groups and the time series, driven by a sampler's signal.  mux.c
+ * decides the setup once, in the constructor.
  */
-#ifndef HPCSHIM_PRELOAD_MUX_H
-#define HPCSHIM_PRELOAD_MUX_H
+#ifndef HPCSHIM_PRELOAD_ROTATE_H
+#define HPCSHIM_PRELOAD_ROTATE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "pmu/pmu.h"
-#include "preload/config/config.h"
 
-struct agg_mux;
 struct hs_thread;
 
 /* What the constructor decided, for every thread. */
@@ -30,16 +25,6 @@ struct hs_mux_setup {
 	const int *leaders;               /* event index of each group's leader */
 };
 
-/* mux.c */
-void hs_mux__add_events(struct pmu_evlist *el, const struct hs_config *cfg);
-/* After pmu_evlist__probe. */
-void hs_mux__setup(struct pmu_evlist *el, const struct hs_config *cfg);
-/* The event of the per-call statistics: the first counted event that is
- * not rotated, or -1. */
-int hs_mux__main_event(const struct pmu_evlist *el);
-const struct agg_mux *hs_mux__agg(void);
-
-/* rotate.c */
 void hs_rotate__init(const struct hs_mux_setup *s);
 /* On the thread itself, once its counters are open. */
 void hs_rotate__start(struct hs_thread *t);

@@ -20,7 +20,6 @@
  * writer dies of the signal without a file (the state is already
  * finished, so the handler does not try twice).
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -29,15 +28,15 @@
 
 #include "annotate/hpcshim.h"
 #include "preload/base/log.h"
-#include "preload/shim.h"
+#include "preload/base/real.h"
+#include "preload/core/core.h"
+#include "preload/interpose/interpose.h"
 
 static const int fatal_signals[] = {
 	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT, SIGQUIT, SIGHUP,
 };
 
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-
-static sigaction_fn real_sigaction;
+static hs_real_sigaction_fn real_sigaction;
 static struct sigaction view[NSIG]; /* the program's idea of each action */
 static bool covered[NSIG];
 
@@ -82,7 +81,7 @@ static int sig__install_ours(int sig)
 
 void hs_signal__init(void)
 {
-	real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	real_sigaction = hs_real__sigaction();
 	if (!real_sigaction)
 		return;
 	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
@@ -103,7 +102,7 @@ HPCSHIM_API int sigaction(int sig, const struct sigaction *act,
 	int rc = 0;
 
 	if (!real_sigaction)
-		real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+		real_sigaction = hs_real__sigaction();
 	if (!real_sigaction) {
 		errno = ENOSYS;
 		return -1;

@@ -1,11 +1,12 @@
-/* shim.h - state shared by the preload/ files (internal).
+/* core.h - the core of the shim: what interposition and features use.
  *
- * One process object (shim.c) and one thread object per covered thread
- * (thread.c), reached through initial-exec TLS so the region hot path
- * (region.c) costs a TLS load, no lookup and no lock.
+ * One process object and one thread object per covered thread (state.c),
+ * the latter reached through initial-exec TLS so the region hot path
+ * (region.c) costs a TLS load, no lookup and no lock.  The core names no
+ * feature; features see its objects and plug in through feature.h.
  */
-#ifndef HPCSHIM_SHIM_H
-#define HPCSHIM_SHIM_H
+#ifndef HPCSHIM_PRELOAD_CORE_H
+#define HPCSHIM_PRELOAD_CORE_H
 
 #include <pthread.h>
 #include <stdint.h>
@@ -42,7 +43,7 @@ struct hs_thread {
 	int main_ev;           /* event of the per-call stats, or -1   */
 	struct agg_region **byid; /* records by process-wide region id  */
 	int nids;              /* entries in byid                      */
-	struct hs_rot *rot;    /* rotation and series (rotate.c), or NULL */
+	struct hs_rot *rot;    /* rotation and series (mux/rotate.c), or NULL */
 	struct hs_thread *prev, *next; /* live list, under hs_proc.lock   */
 };
 
@@ -72,26 +73,32 @@ extern __thread struct hs_thread *hs_self __attribute__((tls_model("initial-exec
 /* How an image ended, for the results. */
 enum hs_end { HS_END_EXIT, HS_END_EXIT_NOW, HS_END_EXEC, HS_END_SIGNAL };
 
-/* Writes this image's results once: the first caller wins (destructor,
- * _exit, exec, fatal signal).  Does nothing in a vfork child or after the
- * results were written.  signo is the fatal signal for HS_END_SIGNAL. */
+/* process.c: the constructor's two halves (boot.c calls them), and the
+ * end.  finish writes this image's results once: the first caller wins
+ * (destructor, _exit, exec, fatal signal).  It does nothing in a vfork
+ * child or after the results were written.  signo is the fatal signal
+ * for HS_END_SIGNAL. */
+void hs_process__configure(int argc, char **argv);
+void hs_process__start(int exec_generation);
 void hs_process__finish(enum hs_end end, int signo);
-/* True in a child that shares our memory without being ours (vfork,
- * raw clone): it must not touch the shim's state. */
+
+/* state.c: true in a child that shares our memory without being ours
+ * (vfork, raw clone): it must not touch the shim's state. */
 bool hs_process__foreign(void);
+
+/* events.c: the event list from the configuration; after the probe, its
+ * description for the results. */
+void hs_events__build(struct pmu_evlist *el, const struct hs_config *cfg);
+void hs_events__publish(void);
+
+/* publish.c: writes the results file (HPCSHIM_OUTPUT, else a fallback). */
+void hs_publish__results(const struct agg_process *p);
 
 /* fork.c: makes a fork()ed child a process of its own. */
 void hs_fork__child(void);
 
 /* uncovered.c: live tasks not in the live list (call under the lock). */
 int hs_uncovered__scan(struct agg_uncovered **out);
-
-/* signal.c: our handler for fatal signals left at their default. */
-void hs_signal__init(void);
-
-/* exec.c */
-#define HS_EXEC_ENV "HPCSHIM_EXEC_GENERATION"
-int hs_exec__generation(void);
 
 /* site.c: process-wide ids of literal region names. */
 struct hpcshim_site;
@@ -112,8 +119,9 @@ int hs_thread__reserve_ids(struct hs_thread *t, int n);
  * fresh result and rebase the open regions on it. */
 int hs_thread__rebirth(struct hs_thread *t);
 void hs_thread__discard(struct hs_thread *t);
-/* Closes the regions still open on t with the reading in t->now (valid
- * when now_ok). */
-void hs_thread__close_all(struct hs_thread *t, bool now_ok);
+
+/* region.c: closes the regions still open on t with the reading in t->now
+ * (valid when now_ok). */
+void hs_region__close_all(struct hs_thread *t, bool now_ok);
 
 #endif

@@ -9,7 +9,6 @@
  * the n-th image of that pid.  A failed exec returns to a program whose
  * results are already written: the rest of that image is not counted.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +19,9 @@
 
 #include "annotate/hpcshim.h"
 #include "preload/base/log.h"
-#include "preload/shim.h"
+#include "preload/base/real.h"
+#include "preload/core/core.h"
+#include "preload/interpose/interpose.h"
 
 extern char **environ;
 
@@ -83,19 +84,13 @@ static void exec__failed(void)
 	errno = saved;
 }
 
-#define REAL(name, type)                                                    \
-	static type real_##name;                                            \
-	if (!real_##name)                                                   \
-		real_##name = (type)dlsym(RTLD_NEXT, #name);                \
+/* The real function from the table (base/real.h), or fail with ENOSYS. */
+#define REAL(name)                                                          \
+	hs_real_##name##_fn real_##name = hs_real__##name();               \
 	if (!real_##name) {                                                 \
 		errno = ENOSYS;                                             \
 		return -1;                                                  \
 	}
-
-typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execv_fn)(const char *, char *const[]);
-typedef int (*fexecve_fn)(int, char *const[], char *const[]);
-typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 
 /* Calls an envp-taking exec with our entry added to envp. */
 #define EXEC_WITH_ENVP(call_real, envp)                                     \
@@ -126,7 +121,7 @@ typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int)
 
 HPCSHIM_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-	REAL(execve, execve_fn);
+	REAL(execve);
 #define CALL(e) real_execve(path, argv, e)
 	EXEC_WITH_ENVP(CALL, envp);
 #undef CALL
@@ -134,7 +129,7 @@ HPCSHIM_API int execve(const char *path, char *const argv[], char *const envp[])
 
 HPCSHIM_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	REAL(execvpe, execve_fn);
+	REAL(execvpe);
 #define CALL(e) real_execvpe(file, argv, e)
 	EXEC_WITH_ENVP(CALL, envp);
 #undef CALL
@@ -142,7 +137,7 @@ HPCSHIM_API int execvpe(const char *file, char *const argv[], char *const envp[]
 
 HPCSHIM_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	REAL(fexecve, fexecve_fn);
+	REAL(fexecve);
 #define CALL(e) real_fexecve(fd, argv, e)
 	EXEC_WITH_ENVP(CALL, envp);
 #undef CALL
@@ -151,7 +146,7 @@ HPCSHIM_API int fexecve(int fd, char *const argv[], char *const envp[])
 HPCSHIM_API int execveat(int dirfd, const char *path, char *const argv[],
 			 char *const envp[], int flags)
 {
-	REAL(execveat, execveat_fn);
+	REAL(execveat);
 #define CALL(e) real_execveat(dirfd, path, argv, e, flags)
 	EXEC_WITH_ENVP(CALL, envp);
 #undef CALL
@@ -159,13 +154,13 @@ HPCSHIM_API int execveat(int dirfd, const char *path, char *const argv[],
 
 HPCSHIM_API int execv(const char *path, char *const argv[])
 {
-	REAL(execv, execv_fn);
+	REAL(execv);
 	EXEC_WITH_ENVIRON(real_execv(path, argv));
 }
 
 HPCSHIM_API int execvp(const char *file, char *const argv[])
 {
-	REAL(execvp, execv_fn);
+	REAL(execvp);
 	EXEC_WITH_ENVIRON(real_execvp(file, argv));
 }
 

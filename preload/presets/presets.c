@@ -1,6 +1,6 @@
 /* presets.c - named presets and opcode classes in the process (presets.h).
  *
- * The constructor asks for them in two steps around the evlist's probe:
+ * A feature (core/feature.h) in two steps around the evlist's probe:
  * select() reads the preset files, picks each requested set's block for
  * the CPU model libpfm4 detects and appends the events; finish() turns the
  * probe's verdict into a status per set and maps every metric's names to
@@ -11,11 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate/aggregate.h"
+#include "aggregate/metric.h"
 #include "pmu/list.h"
+#include "pmu/pfm.h"
+#include "pmu/pmu.h"
 #include "pmu/preset.h"
 #include "preload/base/log.h"
+#include "preload/config/config.h"
 #include "preload/config/varparse.h"
-#include "preload/presets.h"
+#include "preload/presets/presets.h"
 
 #define MAX_SETS 32
 #define WHY_LEN 200
@@ -276,7 +281,7 @@ static void presets__append(struct hs_config *cfg)
 		       "the limit of %d not counted", over, PMU_MAX_EVENTS);
 }
 
-void hs_presets__select(struct hs_config *cfg)
+static void presets__select(struct hs_config *cfg)
 {
 	struct preset_table t;
 	char path[8192];
@@ -374,8 +379,9 @@ static void presets__metrics(struct sel *s)
 	}
 }
 
-void hs_presets__finish(const struct pmu_evlist *el)
+static void presets__finish(struct pmu_evlist *el, const struct hs_config *cfg)
 {
+	(void)cfg;
 	if (pr.n == 0)
 		return;
 	pr.m = calloc((size_t)pr.n * PRESET_MAX_METRICS, sizeof(*pr.m));
@@ -429,7 +435,14 @@ void hs_presets__finish(const struct pmu_evlist *el)
 		.sets = pr.sets, .nmetrics = pr.nm, .m = pr.m };
 }
 
-const struct agg_metrics *hs_presets__view(void)
+static void presets__result(struct agg_process *p)
 {
-	return pr.n ? &pr.view : NULL;
+	p->metrics = pr.n ? &pr.view : NULL;
 }
+
+const struct hs_feature hs_presets_feature = {
+	.name = "presets",
+	.select = presets__select,
+	.setup = presets__finish,
+	.result = presets__result,
+};

@@ -7,32 +7,24 @@
  * the reason.  Raw syscalls bypass this; libc's own FILE closes never
  * touch descriptors they did not open.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "annotate/hpcshim.h"
 #include "pmu/pmu.h"
+#include "preload/base/real.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-#define REAL(name, type)                                                    \
-	static type real_##name;                                            \
-	if (!real_##name)                                                   \
-		real_##name = (type)dlsym(RTLD_NEXT, #name)
-
-typedef int (*close_fn)(int);
-typedef int (*close_range_fn)(unsigned int, unsigned int, int);
-typedef void (*closefrom_fn)(int);
-typedef int (*dup2_fn)(int, int);
-typedef int (*dup3_fn)(int, int, int);
+/* The real function from the table (base/real.h); NULL if libc lacks it. */
+#define REAL(name) hs_real_##name##_fn real_##name = hs_real__##name()
 
 HPCSHIM_API int close(int fd)
 {
-	REAL(close, close_fn);
+	REAL(close);
 	pmu_fdtab__revoke(fd);
 	if (!real_close) {
 		errno = ENOSYS;
@@ -43,7 +35,7 @@ HPCSHIM_API int close(int fd)
 
 HPCSHIM_API int close_range(unsigned int first, unsigned int last, int flags)
 {
-	REAL(close_range, close_range_fn);
+	REAL(close_range);
 	/* CLOEXEC only marks them: they stay open until an exec. */
 	if (!(flags & CLOSE_RANGE_CLOEXEC))
 		pmu_fdtab__revoke_range(first, last);
@@ -56,7 +48,7 @@ HPCSHIM_API int close_range(unsigned int first, unsigned int last, int flags)
 
 HPCSHIM_API void closefrom(int lowfd)
 {
-	REAL(closefrom, closefrom_fn);
+	REAL(closefrom);
 	if (lowfd >= 0)
 		pmu_fdtab__revoke_range((unsigned int)lowfd, ~0u);
 	if (real_closefrom)
@@ -73,7 +65,7 @@ static void revoke_dup_target(int oldfd, int newfd)
 
 HPCSHIM_API int dup2(int oldfd, int newfd)
 {
-	REAL(dup2, dup2_fn);
+	REAL(dup2);
 	revoke_dup_target(oldfd, newfd);
 	if (!real_dup2) {
 		errno = ENOSYS;
@@ -84,7 +76,7 @@ HPCSHIM_API int dup2(int oldfd, int newfd)
 
 HPCSHIM_API int dup3(int oldfd, int newfd, int flags)
 {
-	REAL(dup3, dup3_fn);
+	REAL(dup3);
 	revoke_dup_target(oldfd, newfd);
 	if (!real_dup3) {
 		errno = ENOSYS;

@@ -1,22 +1,18 @@
-/* thread.c - per-thread state and pthread_create interposition.
+/* thread.c - one covered thread: its counters, frame storage and result.
  *
- * Every thread created through pthread_create runs a trampoline that opens
- * the thread's own counters before the start routine and, through a cleanup
- * handler, folds the final counts into the process results whether the
- * routine returns, calls pthread_exit or is cancelled.
+ * start runs on the thread itself (the constructor for the main thread,
+ * interpose/pthread.c's trampoline for the others), stop at its end; in a
+ * fork child, rebirth makes the forking thread the child's own and
+ * discard drops the others.  The features hear of each through the hook
+ * table.
  */
-#include <dlfcn.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "preload/base/log.h"
-#include "preload/mux.h"
-#include "preload/range.h"
-#include "preload/shim.h"
-
-__thread struct hs_thread *hs_self __attribute__((tls_model("initial-exec")));
+#include "preload/core/core.h"
+#include "preload/core/feature.h"
 
 #define FRAMES_INIT 16
 
@@ -115,8 +111,7 @@ struct hs_thread *hs_thread__start(void)
 		t->next->prev = t;
 	hs_proc.live = t;
 	pthread_mutex_unlock(&hs_proc.lock);
-	hs_range__thread_start(t);
-	hs_rotate__start(t);
+	hs_features__thread_start(t);
 	return t;
 
 fail_free:
@@ -139,14 +134,14 @@ void hs_thread__stop(struct hs_thread *t)
 		pthread_mutex_unlock(&hs_proc.lock);
 		return;
 	}
-	hs_rotate__stop(t);
+	hs_features__thread_stop(t);
 	ok = pmu_counters__read(&t->ctr, t->now) == 0;
 	if (!ok)
 		hs_atomic__add(&t->agg->warn.read_errors, 1);
 	hs_thread__sync_missing(t);
-	hs_range__thread_stop(t);
+	hs_features__thread_end(t);
 	pmu_counters__close(&t->ctr);
-	hs_thread__close_all(t, ok);
+	hs_region__close_all(t, ok);
 	agg_thread__set_totals(t->agg, t->now);
 	agg_thread__seal(t->agg);
 	t->agg->end_ns = hs_clock__realtime();
@@ -165,7 +160,7 @@ void hs_thread__stop(struct hs_thread *t)
 /* Frees a thread object and its results (fork child: not our threads). */
 void hs_thread__discard(struct hs_thread *t)
 {
-	hs_rotate__forget(t);
+	hs_features__thread_forget(t);
 	pmu_counters__forget_pages(&t->ctr);
 	pmu_counters__close(&t->ctr);
 	agg_thread__delete(t->agg);
@@ -177,7 +172,7 @@ int hs_thread__rebirth(struct hs_thread *t)
 	struct agg_thread *agg = agg_thread__new(gettid(), t->nev);
 
 	/* The inherited fds count the parent's thread: close them. */
-	hs_rotate__forget(t);
+	hs_features__thread_forget(t);
 	pmu_counters__forget_pages(&t->ctr);
 	pmu_counters__close(&t->ctr);
 	if (!agg)
@@ -207,74 +202,5 @@ int hs_thread__rebirth(struct hs_thread *t)
 	t->omp_checked = false;
 	hs_thread__sync_missing(t);
 	t->prev = t->next = NULL;
-	hs_rotate__start(t);
 	return 0;
-}
-
-/* ---- pthread_create interposition ---------------------------------- */
-
-typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
-				 void *(*)(void *), void *);
-
-struct trampoline {
-	void *(*fn)(void *);
-	void *arg;
-};
-
-static void thread__cleanup(void *unused)
-{
-	struct hs_thread *t = hs_self;
-
-	(void)unused;
-	hs_self = NULL;
-	if (t)
-		hs_thread__stop(t);
-}
-
-static void *thread__trampoline(void *p)
-{
-	struct trampoline tr = *(struct trampoline *)p;
-	void *ret;
-
-	free(p);
-	hs_self = hs_thread__start();
-	pthread_cleanup_push(thread__cleanup, NULL);
-	ret = tr.fn(tr.arg);
-	pthread_cleanup_pop(1);
-	return ret;
-}
-
-static pthread_create_fn real_pthread_create(void)
-{
-	static pthread_create_fn real;
-	pthread_create_fn f = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
-
-	if (!f) {
-		f = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
-		__atomic_store_n(&real, f, __ATOMIC_RELEASE);
-	}
-	return f;
-}
-
-__attribute__((visibility("default")))
-int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-		   void *(*fn)(void *), void *arg)
-{
-	pthread_create_fn real = real_pthread_create();
-	struct trampoline *tr;
-	int rc;
-
-	if (!real)
-		return EAGAIN;
-	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING)
-		return real(thread, attr, fn, arg);
-	tr = malloc(sizeof(*tr));
-	if (!tr) /* uncounted beats failing the host's thread creation */
-		return real(thread, attr, fn, arg);
-	tr->fn = fn;
-	tr->arg = arg;
-	rc = real(thread, attr, thread__trampoline, tr);
-	if (rc != 0)
-		free(tr);
-	return rc;
 }

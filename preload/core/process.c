@@ -1,0 +1,195 @@
+/* process.c - the process: started at load time, results at its end.
+ *
+ * boot.c's constructor calls configure (environment, probe of the events
+ * on this host) and start (features, then the main thread's counters).
+ * finish runs once, from whichever end comes first (exit, _exit, exec, a
+ * fatal signal): it reads every thread still alive, freezes the thread
+ * lists and writes one JSON file.  Nothing here may change what the host
+ * program does: failures degrade to fewer counters plus a reason.  The
+ * core names no feature: they run through the hook table (feature.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/lock.h"
+#include "preload/base/log.h"
+#include "preload/core/core.h"
+#include "preload/core/feature.h"
+
+static void process__copy_argv(int argc, char **argv)
+{
+	if (argc <= 0 || !argv)
+		return;
+	hs_proc.argv = calloc((size_t)argc, sizeof(char *));
+	if (!hs_proc.argv)
+		return;
+	for (int i = 0; i < argc && argv[i]; i++) {
+		hs_proc.argv[i] = strdup(argv[i]);
+		if (!hs_proc.argv[i])
+			break;
+		hs_proc.argc = i + 1;
+	}
+}
+
+/* The constructor's first half (boot.c): environment -> configuration ->
+ * event list -> probe, with the features' hooks in between.  Nothing is
+ * counted yet. */
+void hs_process__configure(int argc, char **argv)
+{
+	hs_proc.pid = getpid();
+	hs_proc.start_ns = hs_clock__realtime();
+	process__copy_argv(argc, argv);
+	hs_config__from_env(&hs_proc.cfg);
+	hs_features__select(&hs_proc.cfg);
+	hs_events__build(&hs_proc.evlist, &hs_proc.cfg);
+	hs_features__configure(&hs_proc.cfg, &hs_proc.evlist);
+	pmu_evlist__probe(&hs_proc.evlist);
+	hs_features__setup(&hs_proc.evlist, &hs_proc.cfg);
+	hs_events__publish();
+}
+
+/* The second half, once the interposition is ready: the features start,
+ * then the calling (main) thread.  With no event left the shim still
+ * runs: regions are still called and counted, and the results say why
+ * nothing else is there.  (A user's list was reported already; the
+ * default set always has task-clock, so this is a host or sandbox without
+ * perf events.) */
+void hs_process__start(int exec_generation)
+{
+	hs_proc.exec_generation = exec_generation;
+	pthread_atfork(hs_site__fork_prepare, hs_site__fork_parent,
+		       hs_fork__child);
+	hs_features__start();
+	if (pmu_evlist__nok(&hs_proc.evlist) == 0 && hs_proc.cfg.events_default)
+		hs_log(HS_LOG_ERROR, "no event could be opened: %s",
+		       hs_proc.evlist.ev[0].reason);
+	__atomic_store_n(&hs_proc.state, HS_RUNNING, __ATOMIC_RELEASE);
+	hs_self = hs_thread__start();
+}
+
+static int process__rank(void)
+{
+	static const char *const vars[] = {
+		"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK",
+	};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		long r;
+
+		if (!v || !*v)
+			continue;
+		r = strtol(v, &end, 10);
+		if (*end == '\0' && r >= 0 && r < (1L << 30))
+			return (int)r;
+	}
+	return -1;
+}
+
+/* Reads every live thread's final counts and links its result in front of
+ * the finished ones.  Called with the lock held and the lists frozen. */
+static struct agg_thread *process__collect(uint64_t end_ns)
+{
+	struct agg_thread *all = hs_proc.done;
+	struct count other[PMU_MAX_EVENTS];
+
+	for (struct hs_thread *t = hs_proc.live; t; t = t->next) {
+		/* Another live thread owns t->now (its region path writes it
+		 * concurrently): read it into a buffer of our own. */
+		struct count *buf = t == hs_self ? t->now : other;
+		bool ok;
+
+		hs_features__collect_thread(t, t == hs_self);
+		ok = (t == hs_self ? pmu_counters__read(&t->ctr, buf)
+		      : pmu_counters__read_other(&t->ctr, buf)) == 0;
+
+		if (!ok)
+			hs_atomic__add(&t->agg->warn.read_errors, 1);
+		hs_thread__sync_missing(t);
+		if (t == hs_self)
+			hs_region__close_all(t, ok);
+		agg_thread__set_totals(t->agg, buf);
+		t->agg->alive_at_exit = true;
+		t->agg->end_ns = end_ns;
+		t->agg->next = all;
+		all = t->agg;
+	}
+	return all;
+}
+
+static const char *const end_names[] = {
+	[HS_END_EXIT] = "exit", [HS_END_EXIT_NOW] = "_exit",
+	[HS_END_EXEC] = "exec", [HS_END_SIGNAL] = "signal",
+};
+
+static void process__write(struct agg_thread *threads, uint64_t end_ns,
+			enum hs_end end, int signo,
+			const struct agg_uncovered *unc, int nunc)
+{
+	char host[256] = "unknown", note[200];
+	struct agg_process p = {
+		.pid = hs_proc.pid, .ppid = getppid(), .host = host,
+		.rank = process__rank(), .argv = hs_proc.argv, .argc = hs_proc.argc,
+		.exec_generation = hs_proc.exec_generation,
+		.start_ns = hs_proc.start_ns, .end_ns = end_ns,
+		.complete = end != HS_END_SIGNAL, .end = end_names[end],
+		.signal = end == HS_END_SIGNAL ? signo : 0,
+		.version = PACKAGE_VERSION, .nev = hs_proc.evlist.nevents,
+		.ev = hs_proc.ev, .main_ev = hs_proc.main_ev, .threads = threads,
+		.uncovered_calls = __atomic_load_n(&hs_proc.uncovered_calls,
+						   __ATOMIC_RELAXED),
+		.uncovered = unc, .nuncovered = nunc,
+		.pmu = {
+			.cpu_pmu = hs_proc.evlist.cpu_pmu,
+			.hardware = hs_proc.evlist.hardware,
+			.fallback = hs_proc.fallback[0] ? hs_proc.fallback : NULL,
+			.privilege = pmu_evlist__privilege(&hs_proc.evlist),
+			.paranoid = hs_proc.evlist.paranoid,
+			.privilege_requested = pmu_plm__name(hs_proc.cfg.range.privilege),
+		},
+	};
+
+	pmu_evlist__privilege_note(&hs_proc.evlist, hs_proc.cfg.range.privilege,
+				   note, sizeof(note));
+	if (note[0])
+		p.pmu.privilege_note = note;
+
+	gethostname(host, sizeof(host) - 1);
+	hs_features__result(&p);
+	hs_publish__results(&p);
+}
+
+void hs_process__finish(enum hs_end end, int signo)
+{
+	int expected = HS_RUNNING;
+	struct agg_thread *threads;
+	struct agg_uncovered *unc = NULL;
+	uint64_t end_ns;
+	int nunc;
+
+	/* A vfork child shares our memory: it must not flip our state. */
+	if (hs_process__foreign())
+		return;
+	if (!__atomic_compare_exchange_n(&hs_proc.state, &expected, HS_FINISHED,
+					 false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	end_ns = hs_clock__realtime();
+	/* In a signal handler the interrupted code may be this very thread
+	 * inside thread start or end, holding the lock: bounded wait. */
+	if (!hs_lock__mutex(&hs_proc.lock, end == HS_END_SIGNAL)) {
+		hs_log(HS_LOG_ERROR, "signal %d arrived inside the shim's thread "
+		       "bookkeeping; results not written", signo);
+		return;
+	}
+	threads = process__collect(end_ns);
+	hs_features__collect(end == HS_END_SIGNAL);
+	nunc = hs_uncovered__scan(&unc);
+	pthread_mutex_unlock(&hs_proc.lock);
+	process__write(threads, end_ns, end, signo, unc, nunc);
+	free(unc);
+}

@@ -1,0 +1,23 @@
+/* interpose.h - the libc functions the shim wraps, as the constructor
+ * (boot.c) sees them.  Wrappers call only the core (core.h) and reach the
+ * real functions through base/real.h.
+ *
+ *   pthread.c  pthread_create: every new thread counted
+ *   exec.c     the exec family: results written before the image goes
+ *   signal.c   fatal signals: results written before the default action
+ *   fdguard.c  close, close_range, closefrom, dup2, dup3: the program
+ *              closing one of our descriptors takes it from us first
+ *   dlopen.c   dlopen: objects loaded, for whoever waits for one
+ */
+#ifndef HPCSHIM_PRELOAD_INTERPOSE_H
+#define HPCSHIM_PRELOAD_INTERPOSE_H
+
+/* exec.c: the generation of this image (0, or the n-th exec of this pid),
+ * passed to the next image through HS_EXEC_ENV. */
+#define HS_EXEC_ENV "HPCSHIM_EXEC_GENERATION"
+int hs_exec__generation(void);
+
+/* signal.c: our handler for fatal signals left at their default. */
+void hs_signal__init(void);
+
+#endif

@@ -1,0 +1,63 @@
+/* pthread.c - pthread_create: every thread the program creates counted.
+ *
+ * Every thread created through pthread_create runs a trampoline that opens
+ * the thread's own counters before the start routine and, through a cleanup
+ * handler, folds the final counts into the process results whether the
+ * routine returns, calls pthread_exit or is cancelled.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "annotate/hpcshim.h"
+#include "preload/base/real.h"
+#include "preload/core/core.h"
+
+struct trampoline {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void pthread__cleanup(void *unused)
+{
+	struct hs_thread *t = hs_self;
+
+	(void)unused;
+	hs_self = NULL;
+	if (t)
+		hs_thread__stop(t);
+}
+
+static void *pthread__trampoline(void *p)
+{
+	struct trampoline tr = *(struct trampoline *)p;
+	void *ret;
+
+	free(p);
+	hs_self = hs_thread__start();
+	pthread_cleanup_push(pthread__cleanup, NULL);
+	ret = tr.fn(tr.arg);
+	pthread_cleanup_pop(1);
+	return ret;
+}
+
+HPCSHIM_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+		   void *(*fn)(void *), void *arg)
+{
+	hs_real_pthread_create_fn real = hs_real__pthread_create();
+	struct trampoline *tr;
+	int rc;
+
+	if (!real)
+		return EAGAIN;
+	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING)
+		return real(thread, attr, fn, arg);
+	tr = malloc(sizeof(*tr));
+	if (!tr) /* uncounted beats failing the host's thread creation */
+		return real(thread, attr, fn, arg);
+	tr->fn = fn;
+	tr->arg = arg;
+	rc = real(thread, attr, pthread__trampoline, tr);
+	if (rc != 0)
+		free(tr);
+	return rc;
+}
