@@ -19,13 +19,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "aggregate/range.h"
 #include "common/atomic.h"
 #include "common/count.h"
 
 #define AGG_SCHEMA "hpcshim/1"
 
 struct agg_mux;
+struct agg_range_info;   /* aggregate/range.h */
+struct agg_range_thread;
 struct agg_rotation;
 struct agg_series;
 

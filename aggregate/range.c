@@ -21,6 +21,7 @@
 
 #include "aggregate/aggregate.h"
 #include "aggregate/jsonutil.h"
+#include "aggregate/range.h"
 #include "aggregate/view.h"
 
 struct agg_range_thread *agg_range_thread__new(int nsev, int nranges, int ncp)
