@@ -19,13 +19,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "aggregate/range.h"
 #include "common/atomic.h"
 #include "common/count.h"
 
 #define AGG_SCHEMA "hpcshim/1"
 
 struct agg_mux;
+struct agg_range_info;   /* aggregate/range.h */
+struct agg_range_thread;
 struct agg_rotation;
 struct agg_series;
 
@@ -190,8 +191,10 @@ double agg_stat__mean(const struct agg_stat *s);
 /* range.c: the "ranges" sections (docs/schema.md). */
 struct json_object;
 struct json_object *agg_range__process_json(const struct agg_process *p);
-struct json_object *agg_range__thread_json(const struct agg_process *p,
-					   const struct agg_thread *t);
+/* The thread section "ranges" (view.h agg_section_fn). */
+struct agg_thread_view;
+void agg_range__section(struct json_object *o, const char *name,
+			const struct agg_process *p, const struct agg_thread_view *tv);
 
 /* utf8.c: a malloc'd copy with each invalid UTF-8 byte replaced by U+FFFD. */
 char *agg_utf8__clean(const char *s);

@@ -17,77 +17,37 @@
 
 #include "common/sys.h"
 #include "aggregate/aggregate.h"
+#include "aggregate/jsonutil.h"
 #include "aggregate/metric.h"
 #include "aggregate/mux.h"
+#include "aggregate/view.h"
 
-
-static json_object *json_u64(uint64_t v)
-{
-	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
-}
-
-static json_object *json_estimate(const struct count *c)
-{
-	double v;
-
-	if (!hs_count__estimate(c, &v))
-		return NULL; /* json null: not covered */
-	if (c->running == c->enabled)
-		return json_u64(c->value);
-	return json_u64((uint64_t)llround(v));
-}
-
-/* Every string that comes from the outside goes through here. */
-static json_object *json_text(const char *s)
-{
-	char *clean = agg_utf8__clean(s);
-	json_object *o = json_object_new_string(clean ? clean : "?");
-
-	free(clean);
-	return o;
-}
-
-static json_object *json_double(double v)
-{
-	return isfinite(v) ? json_object_new_double(v) : NULL;
-}
 
 /* {"event": number|null, ...} over counted events, plus a sibling
- * "<key>_multiplexed" entry in parent when coverage < 1 somewhere.  The
- * counts of thread t (NULL: not a thread's) as reported: agg_mux__view. */
+ * "<key>_multiplexed" entry in parent when coverage < 1 somewhere, and
+ * "<key>_metrics" with presets: one thread interval of the view. */
 static void add_counts(json_object *parent, const char *key,
-		       const struct agg_process *p, const struct agg_thread *t,
-		       const struct count *c, uint64_t missing)
+		       const struct agg_process *p, const struct agg_interval_view *iv)
 {
 	json_object *vals = json_object_new_object(), *mux = NULL;
-	struct count view[p->nev ? p->nev : 1];
 
-	agg_mux__view(p, t ? t->rot : NULL, c, view);
 	for (int i = 0; i < p->nev; i++) {
-		struct count s;
+		const struct agg_value *x = &iv->ev[i];
 
-		if (!p->ev[i].ok)
+		if (x->state == AGG_VALUE_ABSENT)
 			continue;
-		if (missing & (1ull << i)) {
-			json_object_object_add(vals, p->ev[i].name, NULL);
+		json_object_object_add(vals, p->ev[i].name, x->state == AGG_VALUE_KNOWN ?
+				       agg_json__u64(x->shown) : NULL);
+		if (x->state == AGG_VALUE_MISSING || !x->partial)
 			continue;
-		}
-		s = view[i];
-		json_object_object_add(vals, p->ev[i].name, json_estimate(&s));
-		if (s.running != s.enabled) {
-			if (!mux)
-				mux = json_object_new_object();
-			json_object_object_add(mux, p->ev[i].name,
-					       agg_mux__entry(p, t, i, &s, &c[i]));
-		}
+		if (!mux)
+			mux = json_object_new_object();
+		json_object_object_add(mux, p->ev[i].name, agg_mux__entry(x));
 	}
 	json_object_object_add(parent, key, vals);
-	if (mux) {
-		char k[64];
-		snprintf(k, sizeof(k), "%s_multiplexed", key);
-		json_object_object_add(parent, k, mux);
-	}
-	agg_metrics__add_counts(parent, key, p, c, missing);
+	if (mux)
+		agg_json__add_sibling(parent, key, "_multiplexed", mux);
+	agg_metrics__json(parent, key, p, iv->m);
 }
 
 static json_object *json_process(const struct agg_process *p)
@@ -96,14 +56,14 @@ static json_object *json_process(const struct agg_process *p)
 
 	json_object_object_add(o, "pid", json_object_new_int(p->pid));
 	json_object_object_add(o, "ppid", json_object_new_int(p->ppid));
-	json_object_object_add(o, "host", json_text(p->host));
+	json_object_object_add(o, "host", agg_json__text(p->host));
 	json_object_object_add(o, "rank", p->rank >= 0 ?
 			       json_object_new_int(p->rank) : NULL);
 	for (int i = 0; i < p->argc; i++)
-		json_object_array_add(cmd, json_text(p->argv[i]));
+		json_object_array_add(cmd, agg_json__text(p->argv[i]));
 	json_object_object_add(o, "command", cmd);
-	json_object_object_add(o, "start_ns", json_u64(p->start_ns));
-	json_object_object_add(o, "end_ns", json_u64(p->end_ns));
+	json_object_object_add(o, "start_ns", agg_json__u64(p->start_ns));
+	json_object_object_add(o, "end_ns", agg_json__u64(p->end_ns));
 	json_object_object_add(o, "complete", json_object_new_boolean(p->complete));
 	json_object_object_add(o, "end", json_object_new_string(p->end));
 	if (p->signal) {
@@ -125,7 +85,7 @@ static json_object *json_events(const struct agg_process *p)
 		const struct agg_event *e = &p->ev[i];
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "name", json_text(e->name));
+		json_object_object_add(o, "name", agg_json__text(e->name));
 		json_object_object_add(o, "status",
 			json_object_new_string(e->ok ? "ok" : "dropped"));
 		json_object_object_add(o, "source", json_object_new_string(e->source));
@@ -142,7 +102,7 @@ static json_object *json_events(const struct agg_process *p)
 		} else {
 			json_object_object_add(o, "errno", json_object_new_int(e->err));
 			json_object_object_add(o, "error", json_object_new_string(e->errname));
-			json_object_object_add(o, "reason", json_text(e->reason));
+			json_object_object_add(o, "reason", agg_json__text(e->reason));
 		}
 		json_object_array_add(a, o);
 	}
@@ -171,7 +131,7 @@ static json_object *json_warnings(const struct agg_thread_warnings *w)
 {
 	json_object *o = json_object_new_object();
 #define WARN(field) json_object_object_add(o, #field, \
-		json_u64(__atomic_load_n(&w->field, __ATOMIC_RELAXED)))
+		agg_json__u64(__atomic_load_n(&w->field, __ATOMIC_RELAXED)))
 	WARN(unmatched_end);
 	WARN(auto_closed);
 	WARN(depth_overflow);
@@ -189,36 +149,12 @@ static json_object *json_percall(const struct agg_process *p,
 	if (p->main_ev < 0 || pc->n == 0)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "event", json_text(p->ev[p->main_ev].name));
-	json_object_object_add(o, "calls", json_u64(pc->n));
-	json_object_object_add(o, "min", json_u64(pc->min));
-	json_object_object_add(o, "max", json_u64(pc->max));
-	json_object_object_add(o, "mean", json_double((double)pc->sum / (double)pc->n));
+	json_object_object_add(o, "event", agg_json__text(p->ev[p->main_ev].name));
+	json_object_object_add(o, "calls", agg_json__u64(pc->n));
+	json_object_object_add(o, "min", agg_json__u64(pc->min));
+	json_object_object_add(o, "max", agg_json__u64(pc->max));
+	json_object_object_add(o, "mean", agg_json__dbl((double)pc->sum / (double)pc->n));
 	return o;
-}
-
-static struct agg_percall load_percall(const struct agg_percall *pc)
-{
-	struct agg_percall s = {
-		__atomic_load_n(&pc->n, __ATOMIC_RELAXED),
-		__atomic_load_n(&pc->min, __ATOMIC_RELAXED),
-		__atomic_load_n(&pc->max, __ATOMIC_RELAXED),
-		__atomic_load_n(&pc->sum, __ATOMIC_RELAXED),
-	};
-	return s;
-}
-
-/* Combines per-call statistics across threads. */
-static void percall_merge(struct agg_percall *acc, const struct agg_percall *pc)
-{
-	if (pc->n == 0)
-		return;
-	if (acc->n == 0 || pc->min < acc->min)
-		acc->min = pc->min;
-	if (pc->max > acc->max)
-		acc->max = pc->max;
-	acc->sum += pc->sum;
-	acc->n += pc->n;
 }
 
 /* How this thread's counters were read: "user" (mmap page, no system
@@ -231,28 +167,38 @@ static json_object *json_reads(const struct agg_thread *t)
 
 	json_object_object_add(o, "method", json_object_new_string(
 		u && s ? "mixed" : u ? "user" : s ? "syscall" : "none"));
-	json_object_object_add(o, "user", json_u64(u));
-	json_object_object_add(o, "syscall", json_u64(s));
+	json_object_object_add(o, "user", agg_json__u64(u));
+	json_object_object_add(o, "syscall", agg_json__u64(s));
 	return o;
 }
 
+/* The features' parts of a thread object, in document order. */
+static const struct {
+	const char *name;
+	agg_section_fn *add;
+} sections[] = {
+	{ "ranges", agg_range__section },
+	{ "rotation", agg_rotation__section },
+	{ "series", agg_series__section },
+};
+
 static json_object *json_thread(const struct agg_process *p,
-				const struct agg_thread *t)
+				const struct agg_thread_view *tv)
 {
+	const struct agg_thread *t = tv->t;
 	const struct agg_name *nm = __atomic_load_n(&t->name, __ATOMIC_ACQUIRE);
 	json_object *o = json_object_new_object(), *regs = json_object_new_array();
-	const struct agg_region *r;
 
 	json_object_object_add(o, "tid", json_object_new_int(t->tid));
-	json_object_object_add(o, "start_ns", json_u64(t->start_ns));
-	json_object_object_add(o, "end_ns", json_u64(t->end_ns));
+	json_object_object_add(o, "start_ns", agg_json__u64(t->start_ns));
+	json_object_object_add(o, "end_ns", agg_json__u64(t->end_ns));
 	json_object_object_add(o, "alive_at_exit", json_object_new_boolean(t->alive_at_exit));
 	int omp = __atomic_load_n(&t->omp_thread, __ATOMIC_RELAXED);
 
 	if (omp >= 0)
 		json_object_object_add(o, "omp_thread", json_object_new_int(omp));
 	if (nm)
-		json_object_object_add(o, "name", json_text(nm->s));
+		json_object_object_add(o, "name", agg_json__text(nm->s));
 	json_object_object_add(o, "reads", json_reads(t));
 	if (t->missing) {
 		json_object_object_add(o, "error", json_object_new_string(
@@ -261,162 +207,92 @@ static json_object *json_thread(const struct agg_process *p,
 			json_object_object_add(o, "errno",
 				json_object_new_string(strerrorname_np(t->err)));
 	}
-	add_counts(o, "totals", p, t, t->totals, t->missing);
-	for (r = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE); r;
-	     r = __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)) {
+	add_counts(o, "totals", p, &tv->totals);
+	for (size_t k = 0; k < tv->nregions; k++) {
+		const struct agg_region_view *rv = &tv->reg[k];
 		json_object *ro = json_object_new_object();
 
-		json_object_object_add(ro, "name", json_text(r->name));
-		json_object_object_add(ro, "calls",
-			json_u64(__atomic_load_n(&r->calls, __ATOMIC_RELAXED)));
-		add_counts(ro, "inclusive", p, t, r->c, t->missing);
-		add_counts(ro, "exclusive", p, t, r->c + r->nev, t->missing);
-		struct agg_percall pc = load_percall(&r->percall);
-		json_object_object_add(ro, "per_call", json_percall(p, &pc));
+		json_object_object_add(ro, "name", agg_json__text(rv->name));
+		json_object_object_add(ro, "calls", agg_json__u64(rv->calls));
+		add_counts(ro, "inclusive", p, &rv->incl);
+		add_counts(ro, "exclusive", p, &rv->excl);
+		json_object_object_add(ro, "per_call", json_percall(p, &rv->percall));
 		json_object_array_add(regs, ro);
 	}
 	json_object_object_add(o, "regions", regs);
 	json_object_object_add(o, "warnings", json_warnings(&t->warn));
-	if (t->range && p->range)
-		json_object_object_add(o, "ranges", agg_range__thread_json(p, t));
-	if (p->mux && p->mux->mode == AGG_MUX_ROTATE)
-		json_object_object_add(o, "rotation", agg_rotation__json(p, t));
-	if (t->series)
-		json_object_object_add(o, "series", agg_series__json(p, t));
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		sections[i].add(o, sections[i].name, p, tv);
 	return o;
 }
 
-/* Across-thread summary of one region name. */
-struct region_sum {
-	const char *name;
-	uint64_t calls;
-	int threads;
-	struct agg_percall percall;
-	struct agg_mux_sum *mx; /* [2 nev], after st[] in the same block */
-	struct agg_stat st[]; /* [0, nev) inclusive, [nev, 2 nev) exclusive */
-};
-
-static void region_sum__free(struct lh_entry *e)
-{
-	free((void *)lh_entry_v(e));
-}
-
-static void stats_add(struct agg_stat *st, const struct agg_process *p,
-		      const struct agg_thread *t, const struct count *c,
-		      uint64_t missing)
-{
-	struct count view[p->nev ? p->nev : 1];
-
-	agg_mux__view(p, t->rot, c, view);
-	for (int i = 0; i < p->nev; i++) {
-		struct count s = view[i];
-		double v;
-
-		if (p->ev[i].ok && !(missing & (1ull << i)) &&
-		    hs_count__estimate(&s, &v))
-			agg_stat__add(&st[i], v);
-	}
-}
-
 static json_object *json_stats(const struct agg_process *p,
-			       const struct agg_stat *st)
+			       const struct agg_sum *sum)
 {
 	json_object *o = json_object_new_object();
 
 	for (int i = 0; i < p->nev; i++) {
+		const struct agg_stat *st = &sum[i].st;
 		json_object *so;
 
 		if (!p->ev[i].ok)
 			continue;
-		if (st[i].n == 0) {
+		if (st->n == 0) {
 			json_object_object_add(o, p->ev[i].name, NULL);
 			continue;
 		}
 		so = json_object_new_object();
-		json_object_object_add(so, "sum", json_double(st[i].sum));
-		json_object_object_add(so, "min", json_double(st[i].min));
-		json_object_object_add(so, "max", json_double(st[i].max));
-		json_object_object_add(so, "mean", json_double(agg_stat__mean(&st[i])));
-		json_object_object_add(so, "threads", json_object_new_int64((int64_t)st[i].n));
+		json_object_object_add(so, "sum", agg_json__dbl(st->sum));
+		json_object_object_add(so, "min", agg_json__dbl(st->min));
+		json_object_object_add(so, "max", agg_json__dbl(st->max));
+		json_object_object_add(so, "mean", agg_json__dbl(agg_stat__mean(st)));
+		json_object_object_add(so, "threads", json_object_new_int64((int64_t)st->n));
 		json_object_object_add(o, p->ev[i].name, so);
 	}
 	return o;
 }
 
 /* Per region name: calls, threads, sum/min/max/mean across threads. */
-static json_object *json_regions(const struct agg_process *p)
+static json_object *json_regions(const struct agg_view *v)
 {
-	struct lh_table *tab = lh_kchar_table_new(64, region_sum__free);
-	size_t sz = sizeof(struct region_sum) + 2 * (size_t)p->nev *
-		(sizeof(struct agg_stat) + sizeof(struct agg_mux_sum));
+	const struct agg_process *p = v->p;
 	json_object *a = json_object_new_array();
-	struct lh_entry *e;
 
-	for (const struct agg_thread *t = p->threads; t; t = t->next) {
-		for (const struct agg_region *r = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE);
-		     r; r = __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)) {
-			struct region_sum *rs = NULL;
-
-			if (!lh_table_lookup_ex(tab, r->name, (void **)&rs)) {
-				rs = calloc(1, sz);
-				if (!rs)
-					continue;
-				rs->name = r->name;
-				rs->mx = (struct agg_mux_sum *)(rs->st + 2 * p->nev);
-				lh_table_insert(tab, rs->name, rs);
-			}
-			rs->calls += __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
-			rs->threads++;
-			struct agg_percall pc = load_percall(&r->percall);
-			percall_merge(&rs->percall, &pc);
-			stats_add(rs->st, p, t, r->c, t->missing);
-			stats_add(rs->st + p->nev, p, t, r->c + r->nev, t->missing);
-			agg_mux_sum__add(rs->mx, p, t, r->c, t->missing);
-			agg_mux_sum__add(rs->mx + p->nev, p, t, r->c + r->nev, t->missing);
-		}
-	}
-	lh_foreach(tab, e) {
-		const struct region_sum *rs = lh_entry_v(e);
+	for (size_t k = 0; k < v->nsums; k++) {
+		const struct agg_region_sum *rs = &v->sum[k];
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "name", json_text(rs->name));
-		json_object_object_add(o, "calls", json_u64(rs->calls));
+		json_object_object_add(o, "name", agg_json__text(rs->name));
+		json_object_object_add(o, "calls", agg_json__u64(rs->calls));
 		json_object_object_add(o, "threads", json_object_new_int(rs->threads));
-		json_object_object_add(o, "inclusive", json_stats(p, rs->st));
-		agg_mux_sum__json(o, "inclusive", p, rs->mx);
-		json_object_object_add(o, "exclusive", json_stats(p, rs->st + p->nev));
-		agg_mux_sum__json(o, "exclusive", p, rs->mx + p->nev);
+		json_object_object_add(o, "inclusive", json_stats(p, rs->incl.ev));
+		agg_mux_sum__json(o, "inclusive", p, rs->incl.ev);
+		json_object_object_add(o, "exclusive", json_stats(p, rs->excl.ev));
+		agg_mux_sum__json(o, "exclusive", p, rs->excl.ev);
 		json_object_object_add(o, "per_call", json_percall(p, &rs->percall));
-		agg_metrics__add_stats(o, "inclusive", p, rs->st);
-		agg_metrics__add_stats(o, "exclusive", p, rs->st + p->nev);
+		agg_metrics__json(o, "inclusive", p, rs->incl.m);
+		agg_metrics__json(o, "exclusive", p, rs->excl.m);
 		json_object_array_add(a, o);
 	}
-	lh_table_free(tab);
 	return a;
 }
 
-/* Process totals: per event the sum of the threads' estimates (and the
- * metrics over those sums); their coverage and standard error go to mx
- * (the "totals_multiplexed" entry). */
+/* Process totals: per event the sum of the threads' estimates, the metrics
+ * over those sums, and their coverage and standard error. */
 static void json_totals(json_object *doc, const struct agg_process *p,
-			struct agg_mux_sum *mx)
+			const struct agg_sum_view *s)
 {
-	struct agg_stat st[p->nev ? p->nev : 1];
 	json_object *o = json_object_new_object();
 
-	memset(st, 0, sizeof(st));
-	for (const struct agg_thread *t = p->threads; t; t = t->next) {
-		stats_add(st, p, t, t->totals, t->missing);
-		agg_mux_sum__add(mx, p, t, t->totals, t->missing);
-	}
 	for (int i = 0; i < p->nev; i++) {
 		if (!p->ev[i].ok)
 			continue;
-		json_object_object_add(o, p->ev[i].name, st[i].n ?
-				       json_u64((uint64_t)llround(st[i].sum)) : NULL);
+		json_object_object_add(o, p->ev[i].name, s->ev[i].st.n ?
+				       agg_json__u64(s->ev[i].shown) : NULL);
 	}
 	json_object_object_add(doc, "totals", o);
-	agg_metrics__add_stats(doc, "totals", p, st);
+	agg_metrics__json(doc, "totals", p, s->m);
+	agg_mux_sum__json(doc, "totals", p, s->ev);
 }
 
 static json_object *json_uncovered(const struct agg_process *p)
@@ -428,20 +304,19 @@ static json_object *json_uncovered(const struct agg_process *p)
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "tid", json_object_new_int(u->tid));
-		json_object_object_add(o, "minor_faults", json_u64(u->minor_faults));
-		json_object_object_add(o, "major_faults", json_u64(u->major_faults));
-		json_object_object_add(o, "cpu_ns", json_u64(u->cpu_ns));
+		json_object_object_add(o, "minor_faults", agg_json__u64(u->minor_faults));
+		json_object_object_add(o, "major_faults", agg_json__u64(u->major_faults));
+		json_object_object_add(o, "cpu_ns", agg_json__u64(u->cpu_ns));
 		json_object_array_add(a, o);
 	}
 	return a;
 }
 
-static json_object *json_document(const struct agg_process *p)
+static json_object *json_document(const struct agg_view *v)
 {
+	const struct agg_process *p = v->p;
 	json_object *doc = json_object_new_object();
 	json_object *tool = json_object_new_object(), *threads = json_object_new_array();
-	int nthreads = 0;
-	struct agg_mux_sum mx[p->nev ? p->nev : 1];
 
 	json_object_object_add(doc, "schema", json_object_new_string(AGG_SCHEMA));
 	json_object_object_add(tool, "name", json_object_new_string("hpcshim"));
@@ -455,16 +330,14 @@ static json_object *json_document(const struct agg_process *p)
 		json_object_object_add(doc, "mux", agg_mux__json(p));
 		json_object_object_add(doc, "groups", agg_groups__json(p));
 	}
-	memset(mx, 0, sizeof(mx));
-	json_totals(doc, p, mx);
-	agg_mux_sum__json(doc, "totals", p, mx);
-	for (const struct agg_thread *t = p->threads; t; t = t->next, nthreads++)
-		json_object_array_add(threads, json_thread(p, t));
-	json_object_object_add(doc, "thread_count", json_object_new_int(nthreads));
-	json_object_object_add(doc, "uncovered_region_calls", json_u64(p->uncovered_calls));
+	json_totals(doc, p, &v->totals);
+	for (int i = 0; i < v->nthreads; i++)
+		json_object_array_add(threads, json_thread(p, &v->th[i]));
+	json_object_object_add(doc, "thread_count", json_object_new_int(v->nthreads));
+	json_object_object_add(doc, "uncovered_region_calls", agg_json__u64(p->uncovered_calls));
 	json_object_object_add(doc, "uncovered_threads", json_uncovered(p));
 	json_object_object_add(doc, "threads", threads);
-	json_object_object_add(doc, "regions", json_regions(p));
+	json_object_object_add(doc, "regions", json_regions(v));
 	if (p->range)
 		json_object_object_add(doc, "ranges", agg_range__process_json(p));
 	return doc;
@@ -524,12 +397,19 @@ static void result_base(const struct agg_process *p, char *base, size_t len)
 int agg_process__write(const struct agg_process *p, const char *dir,
 		       char *path, size_t pathlen, char *err, size_t errlen)
 {
-	json_object *doc = json_document(p);
-	const char *text = json_object_to_json_string_ext(doc,
-		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	struct agg_view *v = agg_view__new(p);
+	json_object *doc = NULL;
+	const char *text;
 	char base[256], tmp[4096];
 	int fd, rc = -1, saved;
 
+	if (!v) {
+		snprintf(err, errlen, "cannot build the results: %s", strerror(ENOMEM));
+		goto out;
+	}
+	doc = json_document(v);
+	text = json_object_to_json_string_ext(doc,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 	result_base(p, base, sizeof(base));
 	/* Unique per process start, so a file left by a killed process with
 	 * the same pid never blocks this one. */
@@ -559,5 +439,6 @@ fail_unlink:
 	unlink(tmp);
 out:
 	json_object_put(doc);
+	agg_view__delete(v);
 	return rc;
 }

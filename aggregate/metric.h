@@ -1,11 +1,11 @@
 /* metric.h - derived metrics over counts, and the sets they came from.
  *
- * preload/presets.c fills an agg_metrics once the events are probed; json.c
- * asks metric.c for a "<key>_metrics" object next to every event-keyed
- * object (thread totals, region inclusive/exclusive, process totals and
- * the cross-thread region summary) and for the "presets" array.  Metrics
- * are evaluated from the scaled estimates (hs_count__estimate); an input that
- * is unknown there makes the metric null with the reason.
+ * preload/presets.c fills an agg_metrics once the events are probed.  The
+ * view (view.c) evaluates every metric of every event-keyed object (thread
+ * totals, region inclusive/exclusive, process totals and the cross-thread
+ * region summary) on the estimates it reports there; an input that is
+ * unknown makes the metric null with the reason.  metric.c writes the
+ * "<key>_metrics" objects and the "presets" array.
  */
 #ifndef HPCSHIM_AGGREGATE_METRIC_H
 #define HPCSHIM_AGGREGATE_METRIC_H
@@ -53,16 +53,11 @@ struct agg_metrics {
 	const struct agg_metric *m;
 };
 
-/* Adds "<key>_metrics" to parent for counts c[] of one thread interval
- * (missing: bit i set when event i is not counted in that thread).  Does
- * nothing when p has no metrics. */
-void agg_metrics__add_counts(struct json_object *parent, const char *key,
-			     const struct agg_process *p, const struct count *c,
-			     uint64_t missing);
-/* The same over cross-thread sums (process totals, region summary):
- * st[i].n == 0 means no thread had a value. */
-void agg_metrics__add_stats(struct json_object *parent, const char *key,
-			    const struct agg_process *p, const struct agg_stat *st);
+/* Adds "<key>_metrics" to parent: the metrics m[nmetrics] of one interval
+ * as the view (view.h) evaluated them.  Nothing when m is NULL. */
+struct agg_mvalue;
+void agg_metrics__json(struct json_object *parent, const char *key,
+		       const struct agg_process *p, const struct agg_mvalue *m);
 /* Adds the "presets" object (model, sets) to the document, if any set was
  * requested. */
 void agg_metrics__add_sets(struct json_object *doc, const struct agg_process *p);

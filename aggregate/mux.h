@@ -135,28 +135,19 @@ void agg_series__append(struct agg_series *s, uint64_t t_ns, const struct count 
 /* json_mux.c: the parts of the document about multiplexing. */
 struct json_object *agg_mux__json(const struct agg_process *p);
 struct json_object *agg_groups__json(const struct agg_process *p);
-struct json_object *agg_rotation__json(const struct agg_process *p,
-				       const struct agg_thread *t);
-struct json_object *agg_series__json(const struct agg_process *p,
-				     const struct agg_thread *t);
-/* The "<key>_multiplexed" entry of event e with view count v. */
-struct json_object *agg_mux__entry(const struct agg_process *p,
-				   const struct agg_thread *t, int e,
-				   const struct count *v, const struct count *raw);
-
-/* Sums over threads for the process-level objects (totals, region
- * summary): view counts and squared standard errors per event. */
-struct agg_mux_sum {
-	struct count c;
-	double se2;
-	uint64_t se_known, se_unknown; /* threads with / without a stderr */
-	bool partial;                  /* running < enabled somewhere     */
-};
-void agg_mux_sum__add(struct agg_mux_sum *s, const struct agg_process *p,
-		      const struct agg_thread *t, const struct count *raw,
-		      uint64_t missing);
-/* Adds "<key>_multiplexed" to parent when some event was partial. */
+/* The thread sections "rotation" and "series" (view.h agg_section_fn). */
+struct agg_thread_view;
+void agg_rotation__section(struct json_object *o, const char *name,
+			   const struct agg_process *p, const struct agg_thread_view *tv);
+void agg_series__section(struct json_object *o, const char *name,
+			 const struct agg_process *p, const struct agg_thread_view *tv);
+/* The "<key>_multiplexed" entry of one value of the view (view.h). */
+struct agg_value;
+struct agg_sum;
+struct json_object *agg_mux__entry(const struct agg_value *x);
+/* Adds "<key>_multiplexed" to parent for the sums across threads s[nev]
+ * (process totals, region summary) when some event was partial. */
 void agg_mux_sum__json(struct json_object *parent, const char *key,
-		       const struct agg_process *p, const struct agg_mux_sum *s);
+		       const struct agg_process *p, const struct agg_sum *s);
 
 #endif

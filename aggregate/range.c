@@ -20,6 +20,9 @@
 #include <json-c/json.h>
 
 #include "aggregate/aggregate.h"
+#include "aggregate/jsonutil.h"
+#include "aggregate/range.h"
+#include "aggregate/view.h"
 
 struct agg_range_thread *agg_range_thread__new(int nsev, int nranges, int ncp)
 {
@@ -44,42 +47,6 @@ struct agg_range_thread *agg_range_thread__new(int nsev, int nranges, int ncp)
 void agg_range_thread__delete(struct agg_range_thread *t)
 {
 	free(t);
-}
-
-static json_object *u64(uint64_t v)
-{
-	return json_object_new_int64(v > INT64_MAX ? INT64_MAX : (int64_t)v);
-}
-
-static json_object *hex(uint64_t v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
-	return json_object_new_string(buf);
-}
-
-/* Range texts and paths come from the outside: valid UTF-8 only. */
-static json_object *text(const char *s)
-{
-	char *clean = agg_utf8__clean(s);
-	json_object *o = json_object_new_string(clean ? clean : "?");
-
-	free(clean);
-	return o;
-}
-
-static void add_key(json_object *o, const char *key, json_object *v)
-{
-	char *clean = agg_utf8__clean(key);
-
-	json_object_object_add(o, clean ? clean : "?", v);
-	free(clean);
-}
-
-static json_object *dbl(double v)
-{
-	return isfinite(v) ? json_object_new_double(v) : NULL;
 }
 
 /* One event's sums over some threads. */
@@ -116,20 +83,20 @@ static json_object *sev_json(const struct agg_range_info *ri, int k,
 	json_object *o = json_object_new_object(), *rs = json_object_new_object();
 	uint64_t period = ri->sev[k].period;
 
-	json_object_object_add(o, "period", u64(period));
-	json_object_object_add(o, "samples", u64(s->samples));
-	json_object_object_add(o, "lost", u64(s->lost));
-	json_object_object_add(o, "throttled", u64(s->throttled));
+	json_object_object_add(o, "period", agg_json__u64(period));
+	json_object_object_add(o, "samples", agg_json__u64(s->samples));
+	json_object_object_add(o, "lost", agg_json__u64(s->lost));
+	json_object_object_add(o, "throttled", agg_json__u64(s->throttled));
 	for (int r = 0; r < ri->nranges; r++) {
 		json_object *e = json_object_new_object();
 
-		json_object_object_add(e, "samples", u64(s->hits[r]));
-		json_object_object_add(e, "estimate", u64(s->hits[r] * period));
+		json_object_object_add(e, "samples", agg_json__u64(s->hits[r]));
+		json_object_object_add(e, "estimate", agg_json__u64(s->hits[r] * period));
 		json_object_object_add(e, "error", s->exact_unknown ? NULL :
-				       dbl(sqrt(s->var[r])));
+				       agg_json__dbl(sqrt(s->var[r])));
 		json_object_object_add(e, "share", s->samples ?
-				       dbl((double)s->hits[r] / (double)s->samples) : NULL);
-		add_key(rs, ri->range[r].text, e);
+				       agg_json__dbl((double)s->hits[r] / (double)s->samples) : NULL);
+		agg_json__add_key(rs, ri->range[r].text, e);
 	}
 	json_object_object_add(o, "ranges", rs);
 	return o;
@@ -159,7 +126,7 @@ static json_object *sums_json(const struct agg_range_info *ri,
 			sev_sum__add(&s, rt, k, ri->sev[k].period);
 			nthreads++;
 		}
-		add_key(smp, ri->sev[k].event, nthreads ? sev_json(ri, k, &s) : NULL);
+		agg_json__add_key(smp, ri->sev[k].event, nthreads ? sev_json(ri, k, &s) : NULL);
 	}
 	for (int i = 0; i < ri->ncp; i++) {
 		uint64_t sum = 0;
@@ -173,15 +140,15 @@ static json_object *sums_json(const struct agg_range_info *ri,
 			sum += rt->cp[i];
 			nthreads++;
 		}
-		add_key(cps, ri->cp[i].text, nthreads ? u64(sum) : NULL);
+		agg_json__add_key(cps, ri->cp[i].text, nthreads ? agg_json__u64(sum) : NULL);
 	}
 	json_object_object_add(o, "samples", smp);
 	json_object_object_add(o, "checkpoints", cps);
 	return o;
 }
 
-json_object *agg_range__thread_json(const struct agg_process *p,
-				    const struct agg_thread *t)
+static json_object *range__thread_json(const struct agg_process *p,
+				       const struct agg_thread *t)
 {
 	const struct agg_range_thread *rt = t->range;
 	json_object *o;
@@ -198,20 +165,27 @@ json_object *agg_range__thread_json(const struct agg_process *p,
 	return o;
 }
 
+void agg_range__section(json_object *o, const char *name,
+			const struct agg_process *p, const struct agg_thread_view *tv)
+{
+	if (tv->t->range && p->range)
+		json_object_object_add(o, name, range__thread_json(p, tv->t));
+}
+
 static json_object *place_json(const struct agg_place *pl, const char *key,
 			       bool point)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, key, text(pl->text));
+	json_object_object_add(o, key, agg_json__text(pl->text));
 	json_object_object_add(o, "status", json_object_new_string(pl->status));
 	if (pl->reason)
-		json_object_object_add(o, "reason", text(pl->reason));
+		json_object_object_add(o, "reason", agg_json__text(pl->reason));
 	if (point) {
 		json_object_object_add(o, "address", pl->nintervals ?
-				       hex(pl->iv[0].start) : NULL);
+				       agg_json__hex(pl->iv[0].start) : NULL);
 		json_object_object_add(o, "object", pl->nintervals && pl->iv[0].object ?
-				       text(pl->iv[0].object) : NULL);
+				       agg_json__text(pl->iv[0].object) : NULL);
 		json_object_object_add(o, "definitions",
 				       json_object_new_int(pl->definitions));
 		return o;
@@ -221,10 +195,10 @@ static json_object *place_json(const struct agg_place *pl, const char *key,
 	for (int i = 0; i < pl->nintervals; i++) {
 		json_object *e = json_object_new_object();
 
-		json_object_object_add(e, "start", hex(pl->iv[i].start));
-		json_object_object_add(e, "end", hex(pl->iv[i].end));
+		json_object_object_add(e, "start", agg_json__hex(pl->iv[i].start));
+		json_object_object_add(e, "end", agg_json__hex(pl->iv[i].end));
 		json_object_object_add(e, "object", pl->iv[i].object ?
-				       text(pl->iv[i].object) : NULL);
+				       agg_json__text(pl->iv[i].object) : NULL);
 		json_object_array_add(iv, e);
 	}
 	json_object_object_add(o, "intervals", iv);
@@ -243,10 +217,10 @@ static json_object *trigger_json(const struct agg_range_info *ri)
 	json_object_object_add(o, "stop", ri->stop ?
 			       place_json(ri->stop, "point", true) : NULL);
 	json_object_object_add(o, "state", json_object_new_string(ri->trigger_state));
-	json_object_object_add(o, "started_ns", ri->started_ns ? u64(ri->started_ns) : NULL);
+	json_object_object_add(o, "started_ns", ri->started_ns ? agg_json__u64(ri->started_ns) : NULL);
 	json_object_object_add(o, "started_tid", ri->started_ns ?
 			       json_object_new_int(ri->started_tid) : NULL);
-	json_object_object_add(o, "stopped_ns", ri->stopped_ns ? u64(ri->stopped_ns) : NULL);
+	json_object_object_add(o, "stopped_ns", ri->stopped_ns ? agg_json__u64(ri->stopped_ns) : NULL);
 	json_object_object_add(o, "stopped_tid", ri->stopped_ns ?
 			       json_object_new_int(ri->stopped_tid) : NULL);
 	return o;
@@ -268,13 +242,13 @@ json_object *agg_range__process_json(const struct agg_process *p)
 	for (int k = 0; k < ri->nsev; k++) {
 		json_object *e = json_object_new_object();
 
-		json_object_object_add(e, "event", text(ri->sev[k].event));
-		json_object_object_add(e, "period", u64(ri->sev[k].period));
+		json_object_object_add(e, "event", agg_json__text(ri->sev[k].event));
+		json_object_object_add(e, "period", agg_json__u64(ri->sev[k].period));
 		json_object_array_add(a, e);
 	}
 	json_object_object_add(o, "sampled_events", a);
 	json_object_object_add(o, "sampling_note", ri->sampling_note ?
-			       text(ri->sampling_note) : NULL);
+			       agg_json__text(ri->sampling_note) : NULL);
 	a = json_object_new_array();
 	for (int i = 0; i < ri->ncp; i++)
 		json_object_array_add(a, place_json(&ri->cp[i], "checkpoint", true));

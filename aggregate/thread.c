@@ -12,6 +12,7 @@
 #include "common/hash.h"
 #include "aggregate/aggregate.h"
 #include "aggregate/mux.h"
+#include "aggregate/range.h"
 
 #define HASH_INIT 64
 

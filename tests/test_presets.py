@@ -328,6 +328,76 @@ if os.uname().machine == "x86_64":
 r = workload(env=env(HPCSHIM_LIST="yes"))
 t.eq(r.shim_lines(), ["hpcshim: HPCSHIM_LIST='yes' is not 0 or 1; not listing"], "bad HPCSHIM_LIST: one line")
 
+# ---- under rotation: metrics over the values printed beside them ----------
+# HPCSHIM_MUX=rotate with the software preset split into three user groups:
+# every value is an estimate over its group's slices, and each "<key>_metrics"
+# must be its formula over the numbers of the same object (a null input gives
+# a null metric naming the event, a zero divisor "division by zero").
+# Printed thread values and process totals are rounded estimates while the
+# metrics take them unrounded: each input may be off by 0.5.
+
+
+def formula_check(obj, key, formulas, get):
+    """Problems of obj[key + "_metrics"] against formulas over get(obj[key], spec)."""
+    bad = []
+    vals = obj[key]
+    ms = obj.get(key + "_metrics") or {}
+    for name, (aliases, text) in formulas.items():
+        m = ms.get(name)
+        ins = {a: get(vals, spec) for a, spec in aliases.items() if a in text}
+        if m is None:
+            bad.append("%s: %s missing" % (key, name))
+        elif any(v is None for v in ins.values()):
+            if m["value"] is not None or not m.get("reason", "").startswith("event '"):
+                bad.append("%s: %s = %r with a null input %r" % (key, name, m, ins))
+        else:
+            try:
+                want = eval(text, {"__builtins__": {}, "min": min, "max": max,
+                                   "ratio": lambda a, b: a / b}, dict(ins))
+            except ZeroDivisionError:
+                want = None
+            tol = 1e-9 + sum(0.5 / abs(v) for v in ins.values() if v)
+            if want is None:
+                if m != {"value": None, "reason": "division by zero"}:
+                    bad.append("%s: %s = %r, want division by zero %r" % (key, name, m, ins))
+            elif m["value"] is None or abs(m["value"] - want) > tol * max(1e-300, abs(want)):
+                bad.append("%s: %s = %r, want %r (tolerance %.2g) from %r"
+                           % (key, name, m["value"], want, tol, ins))
+    return bad
+
+
+RGROUPS = "{task-clock},{page-faults,minor-faults,major-faults},{context-switches,cpu-migrations}"
+r = workload("busy", 50, "touch", 20000, "threads", 2, 2000, "sleep", 5, 1000,
+             env=env(HPCSHIM_PRESET="software", HPCSHIM_EVENTS=RGROUPS, HPCSHIM_MUX="rotate",
+                     HPCSHIM_MUX_SLICE="100us"))
+d = r.doc
+sw = sets(d)[("preset", "software")]
+formulas = {n: (sw["events"], f) for n, f in sw["metrics"].items()}
+t.ok(d["mux"]["mode"] == "rotate" and sum(g["rotated"] for g in d["groups"]) == 3 and
+     main_thread(d)["rotation"]["active"],
+     "rotate, software preset in 3 user groups: all 3 rotate on the main thread")
+scaled = sum(len(th.get("totals_multiplexed", {})) for th in d["threads"])
+t.ok(scaled > 0, "rotation makes estimates (%d thread totals multiplexed)" % scaled)
+bad, objs = [], 0
+for th in d["threads"]:
+    bad += ["thread %d %s" % (th["tid"], b) for b in formula_check(th, "totals", formulas, dict.get)]
+    objs += 1
+    for rg in th["regions"]:
+        for key in ("inclusive", "exclusive"):
+            bad += ["thread %d region %s %s" % (th["tid"], rg["name"], b)
+                    for b in formula_check(rg, key, formulas, dict.get)]
+            objs += 1
+t.ok(not bad, "rotate: every thread's and region's metrics are their formulas over the "
+     "values beside them (%d objects, %d wrong)" % (objs, len(bad)), "\n".join(bad))
+bad = formula_check(d, "totals", formulas, dict.get)
+t.ok(not bad, "rotate: process totals_metrics over the process totals", "\n".join(bad))
+bad = []
+for pr in d["regions"]:
+    for key in ("inclusive", "exclusive"):
+        bad += ["region %s %s" % (pr["name"], b) for b in formula_check(
+            pr, key, formulas, lambda v, s: (v.get(s) or {}).get("sum"))]
+t.ok(not bad, "rotate: region summary metrics over the sums across threads", "\n".join(bad))
+
 # ---- hpcshim-report prints the sets and the metrics ------------------------
 with tempfile.TemporaryDirectory() as tmp:
     os.chmod(tmp, 0o1777)

@@ -1,4 +1,4 @@
-/* report.c - hpcshim-report: a short human summary of hpcshim results.
+/* hpcshim-report.c - hpcshim-report: a short human summary of hpcshim results.
  *
  * Usage: hpcshim-report FILE.json [FILE.json ...]
  *

@@ -1,0 +1,134 @@
+/* view.h - every reported value of a process result, computed once.
+ *
+ * The writer (json.c) builds an agg_view before serialising and then only
+ * formats it: json.c, json_mux.c and metric.c compute nothing.  The walk is
+ * one way, json.c -> view.c -> mux.c.
+ *
+ *   agg_value    one event of one thread interval (thread totals, region
+ *                inclusive or exclusive): the counts as reported
+ *                (agg_mux__view: the rotation's time base), the estimate,
+ *                the number printed, standard error and 95% interval
+ *   agg_sum      one event summed over threads (process totals, region
+ *                summary): statistics of the estimates, summed counts and
+ *                variances
+ *   agg_mvalue   one derived metric of one such interval, evaluated on the
+ *                unrounded estimates of that same interval, so that a
+ *                metric always agrees with the values printed beside it
+ *
+ * Threads may still run while the view is built: every accumulator is read
+ * once, here, with relaxed loads (region lists with acquire).
+ */
+#ifndef HPCSHIM_AGGREGATE_VIEW_H
+#define HPCSHIM_AGGREGATE_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aggregate/aggregate.h"
+
+enum agg_value_state {
+	AGG_VALUE_ABSENT,   /* event dropped at the probe: no key at all     */
+	AGG_VALUE_MISSING,  /* not counted in this thread: null, no entry    */
+	AGG_VALUE_UNKNOWN,  /* never on a counter (running 0): null          */
+	AGG_VALUE_KNOWN,
+};
+
+struct agg_value {
+	struct count c;           /* as reported: raw, enabled, running      */
+	double est;               /* the estimate (KNOWN), unrounded         */
+	uint64_t shown;           /* the number printed: exact or rounded    */
+	double se, lo, hi;        /* stderr and ci95 (has_se)                */
+	enum agg_value_state state;
+	bool partial;             /* running != enabled: "_multiplexed" entry */
+	bool has_se;
+};
+
+struct agg_sum {
+	struct agg_stat st;       /* of the threads' estimates                */
+	uint64_t shown;           /* the sum as printed (rounded)             */
+	struct count c;           /* the threads' reported counts, summed     */
+	double se2;               /* sum of the threads' variances            */
+	uint64_t se_known, se_unknown; /* threads with / without a stderr    */
+	bool partial;             /* running < enabled in some thread         */
+};
+
+struct agg_mvalue {
+	double value;
+	const char *reason;       /* NULL when value holds; lives as long as
+				   * the view or the process's metrics      */
+};
+
+/* One event-keyed object of a thread: ev[nev], m[nmetrics] (or NULL). */
+struct agg_interval_view {
+	struct agg_value *ev;
+	struct agg_mvalue *m;
+};
+
+/* The same across threads: ev[nev], m[nmetrics] (or NULL). */
+struct agg_sum_view {
+	struct agg_sum *ev;
+	struct agg_mvalue *m;
+};
+
+struct agg_region_view {
+	const char *name;
+	uint64_t calls;
+	struct agg_percall percall;
+	struct agg_interval_view incl, excl;
+};
+
+/* A thread's time series: per point and event the interval's value as
+ * printed (known[] false: null). */
+struct agg_series_view {
+	uint64_t interval_ns;
+	uint32_t n;               /* points                                  */
+	uint64_t *t;              /* [n] thread CPU ns at each point         */
+	uint64_t *shown;          /* [n][nev]                                */
+	bool *known;              /* [n][nev]                                */
+};
+
+struct agg_thread_view {
+	const struct agg_thread *t;
+	struct agg_interval_view totals;
+	size_t nregions;
+	struct agg_region_view *reg;
+	struct agg_series_view *series; /* NULL without a series           */
+};
+
+/* A feature's part of a thread object (ranges, rotation, series): adds o's
+ * key name when the feature has something for the thread.  json.c calls
+ * them from one table and names no feature. */
+struct json_object;
+typedef void agg_section_fn(struct json_object *o, const char *name,
+			    const struct agg_process *p,
+			    const struct agg_thread_view *tv);
+
+/* One region name across threads, in order of first appearance. */
+struct agg_region_sum {
+	const char *name;
+	uint64_t calls;
+	int threads;
+	struct agg_percall percall;
+	struct agg_sum_view incl, excl;
+};
+
+struct agg_view_chunk;
+
+struct agg_view {
+	const struct agg_process *p;
+	int nmetrics;             /* per interval; 0: no "_metrics" objects  */
+	struct agg_sum_view totals;
+	int nthreads;
+	struct agg_thread_view *th;
+	size_t nsums;
+	struct agg_region_sum *sum;
+	char (*why)[240];         /* [AGG_WHY_KINDS * nev] input reasons     */
+	struct agg_view_chunk *mem; /* everything above lives here           */
+};
+
+/* NULL on ENOMEM. */
+struct agg_view *agg_view__new(const struct agg_process *p);
+void agg_view__delete(struct agg_view *v);
+
+#endif
