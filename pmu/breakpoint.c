@@ -10,10 +10,10 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <linux/hw_breakpoint.h>
 #include <unistd.h>
 
+#include "pmu/internal.h"
 #include "pmu/sample.h"
 
 static void bp__attr(struct perf_event_attr *a, uint64_t addr, bool disabled,
@@ -80,18 +80,4 @@ int pmu_bp__limit(int *err)
 	if (n > 0)
 		*err = 0;
 	return n;
-}
-
-/* Raw ioctls: async-signal-safe, and a revoked number (the program closed
- * it, maybe reusing it for a file of its own) is left alone. */
-void pmu_fd__enable(int fd, bool group)
-{
-	if (fd >= 0 && pmu_fdtab__valid(fd))
-		ioctl(fd, PERF_EVENT_IOC_ENABLE, group ? PERF_IOC_FLAG_GROUP : 0);
-}
-
-void pmu_fd__disable(int fd, bool group)
-{
-	if (fd >= 0 && pmu_fdtab__valid(fd))
-		ioctl(fd, PERF_EVENT_IOC_DISABLE, group ? PERF_IOC_FLAG_GROUP : 0);
 }

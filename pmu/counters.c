@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "common/atomic.h"
-#include "pmu/pmu.h"
+#include "pmu/internal.h"
 #include "pmu/userread.h"
 
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pmu/pmu.h"
+#include "pmu/internal.h"
 
 void pmu_evlist__init(struct pmu_evlist *el)
 {

@@ -14,34 +14,33 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "common/sys.h"
-#include "pmu/pmu.h"
+#include "pmu/internal.h"
 
 #define FDTAB_SIZE 65536
 
 static uint8_t fdtab[FDTAB_SIZE];
 
-static bool tracked(int fd)
+bool pmu_fdtab__tracked(int fd)
 {
 	return fd >= 0 && fd < FDTAB_SIZE;
 }
 
 void pmu_fdtab__own(int fd)
 {
-	if (tracked(fd))
+	if (pmu_fdtab__tracked(fd))
 		__atomic_store_n(&fdtab[fd], 1, __ATOMIC_RELAXED);
 }
 
 bool pmu_fdtab__valid(int fd)
 {
-	if (!tracked(fd))
+	if (!pmu_fdtab__tracked(fd))
 		return fd >= 0;
 	return __atomic_load_n(&fdtab[fd], __ATOMIC_RELAXED) != 0;
 }
 
 bool pmu_fdtab__revoke(int fd)
 {
-	if (!tracked(fd))
+	if (!pmu_fdtab__tracked(fd))
 		return false;
 	return __atomic_exchange_n(&fdtab[fd], 0, __ATOMIC_RELAXED) != 0;
 }
@@ -52,10 +51,4 @@ void pmu_fdtab__revoke_range(unsigned int first, unsigned int last)
 		last = FDTAB_SIZE - 1;
 	for (unsigned int fd = first; fd <= last; fd++)
 		pmu_fdtab__revoke((int)fd);
-}
-
-void pmu_sys__close(int fd)
-{
-	if (pmu_fdtab__revoke(fd) || !tracked(fd))
-		hs_sys__close(fd);
 }

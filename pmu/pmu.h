@@ -1,4 +1,5 @@
-/* pmu.h - internal API of the perf_event_open layer.
+/* pmu.h - the API of the perf_event_open layer for the rest of hpcshim.
+ * What only the files of pmu/ use is in pmu/internal.h.
  *
  * Objects and their lifecycles (libperf style):
  *   pmu_event     one event spec resolved to a perf_event_attr   (event.c)
@@ -193,36 +194,33 @@ int pmu_group__enable(const struct pmu_counters *c, int g, bool on);
  * touched (no tally, no missing bit). */
 int pmu_group__read(const struct pmu_counters *c, int g, struct count *out);
 
-/* userread.c: counters read from user space through the mmap page. */
-bool pmu_userread__supported(void);
-/* Asks attr for user access, most capable form first: call with level 0,
- * then with the returned level while the open fails; -1 = nothing left to
- * try (attr is back to no request). */
-int pmu_userread__request(struct perf_event_attr *attr, int level);
-void *pmu_userread__map(int fd);
-void pmu_userread__unmap(void *page);
-/* The read itself: pmu_userread__read() in userread.h (inline). */
-
 /* error.c: perf_event_open errno -> symbolic name and human reason. */
 const char *pmu_errno__name(int err);
 const char *pmu_errno__reason(int err);
 
-/* sys.c */
+/* sys.c: the perf_event_open system call for the calling thread; the new
+ * descriptor is registered in fdtab.c.  -1 with errno. */
 int pmu_sys__open(struct perf_event_attr *attr, int group_fd);
-int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd);
 /* The lowest descriptor number left to the program (RLIMIT_NOFILE minus a
- * quarter, at least 16), and an open that keeps below it. */
+ * quarter, at least 16): ours stay below it. */
 int pmu_sys__fd_ceiling(void);
-int pmu_sys__open_below(struct perf_event_attr *attr, pid_t tid, int ceiling);
-/* fdtab.c: counter descriptors we own.  pmu_sys__open registers them;
- * pmu_sys__close closes only a descriptor that is still ours. */
+/* Closes a counter descriptor only while it is still ours (fdtab.c). */
 void pmu_sys__close(int fd);
+/* /proc/sys/kernel/perf_event_paranoid, or -99. */
+int pmu_sys__paranoid(void);
+
+/* fdtab.c: counter descriptors we own.  pmu_sys__open registers them; the
+ * preload layer revokes the numbers the program closes or replaces, and
+ * pmu/ never reads or closes a revoked number. */
 void pmu_fdtab__own(int fd);
 bool pmu_fdtab__valid(int fd);
 /* The program closed (or replaced) fd: true when it was ours. */
 bool pmu_fdtab__revoke(int fd);
 void pmu_fdtab__revoke_range(unsigned int first, unsigned int last);
-int pmu_sys__paranoid(void);
-void pmu_sys__cpu_pmu(char *buf, size_t len);
+
+/* fd.c: ioctl PERF_EVENT_IOC_ENABLE / DISABLE on a descriptor that is
+ * still ours (group: the whole group of a leader).  Async-signal-safe. */
+void pmu_fd__enable(int fd, bool group);
+void pmu_fd__disable(int fd, bool group);
 
 #endif

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "pmu/internal.h"
 #include "pmu/sample.h"
 
 static int ring__open_fd(const struct perf_event_attr *ev, uint64_t period,

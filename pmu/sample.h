@@ -1,4 +1,4 @@
-/* sample.h - IP sampling rings and hardware execute breakpoints (internal).
+/* sample.h - IP sampling rings and hardware execute breakpoints.
  *
  * Objects:
  *   pmu_ring   one thread's sampling fd for one event and its mmap ring
@@ -66,10 +66,5 @@ bool pmu_bp__read(int fd, uint64_t *count);
  * registers), found by opening them until the kernel refuses; 0 with
  * *err set when breakpoints cannot be opened at all. */
 int pmu_bp__limit(int *err);
-
-/* ioctl PERF_EVENT_IOC_ENABLE / DISABLE on a descriptor that is still
- * ours (group: the whole group of a leader).  Async-signal-safe. */
-void pmu_fd__enable(int fd, bool group);
-void pmu_fd__disable(int fd, bool group);
 
 #endif

@@ -7,7 +7,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "pmu/pmu.h"
+#include "common/sys.h"
+#include "pmu/internal.h"
 
 /* Counts the calling thread on any CPU; close-on-exec so an exec'd image
  * never inherits another image's counters. */
@@ -57,6 +58,14 @@ int pmu_sys__open_below(struct perf_event_attr *attr, pid_t tid, int ceiling)
 		return -1;
 	}
 	return fd;
+}
+
+/* Closes with the raw system call (common/sys.h), never through the
+ * shim's close wrapper; a number the program took over is left alone. */
+void pmu_sys__close(int fd)
+{
+	if (pmu_fdtab__revoke(fd) || !pmu_fdtab__tracked(fd))
+		hs_sys__close(fd);
 }
 
 int pmu_sys__paranoid(void)

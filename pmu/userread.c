@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "pmu/pmu.h"
+#include "pmu/internal.h"
 #include "pmu/userread.h"
 
 /* arm64: user access is per event (attr.config1 bit 1, with

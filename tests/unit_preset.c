@@ -20,7 +20,7 @@
 
 #include "common/formula.h"
 #include "pmu/pmu.h"
-#include "pmu/preset.h"
+#include "presets/preset.h"
 #include "tests/tap.h"
 
 #define SKIP(...)                                                           \
@@ -232,7 +232,7 @@ static int load_text(struct preset_table *t, const char *text, int dir,
 
 	if (!in)
 		return -1;
-	n = preset_table__load_stream(t, in, "t.preset", dir, collect, e);
+	n = pmu_preset_table__load_stream(t, in, "t.preset", dir, collect, e);
 	fclose(in);
 	return n;
 }
@@ -316,7 +316,7 @@ static void test_files(void)
 		struct errs e = { .n = 0 };
 		int n;
 
-		preset_table__init(&t);
+		pmu_preset_table__init(&t);
 		n = load_text(&t, r->text, 0, &e);
 		if (r->err)
 			TAP_OK(n == r->valid && e.n == 1 && strcmp(e.msg[0], r->err) == 0,
@@ -327,7 +327,7 @@ static void test_files(void)
 			TAP_OK(n == r->valid && e.n == 0,
 			       "row %d: %d valid, no diagnostic (got %d, %d: '%s')",
 			       r->line, r->valid, n, e.n, e.n ? e.msg[0] : "");
-		preset_table__free(&t);
+		pmu_preset_table__free(&t);
 	}
 }
 
@@ -338,21 +338,21 @@ static void test_block_content(void)
 	struct errs e = { .n = 0 };
 	const struct preset *p;
 
-	preset_table__init(&t);
+	pmu_preset_table__init(&t);
 	load_text(&t, "opcode loads skl clx\n  description retired loads\n"
 		  "  event loads = MEM_INST_RETIRED:ALL_LOADS\n"
 		  "  event l1_miss = MEM_LOAD_RETIRED:L1_MISS\n"
 		  "  metric l1_miss_per_load = l1_miss / loads\nend\n", 0, &e);
-	p = preset_table__find(&t, PRESET_OPCODE, "loads", "clx");
+	p = pmu_preset_table__find(&t, PRESET_OPCODE, "loads", "clx");
 	TAP_OK(p && p->nevents == 2 && !strcmp(p->ev[1].alias, "l1_miss") &&
 	       !strcmp(p->ev[1].spec, "MEM_LOAD_RETIRED:L1_MISS") && p->nmetrics == 1 &&
 	       !strcmp(p->m[0].text, "l1_miss / loads") &&
 	       !strcmp(p->description, "retired loads") && p->line == 1 &&
 	       !strcmp(p->file, "t.preset"),
 	       "block content: events, metric text, description, file and line");
-	TAP_OK(!preset_table__find(&t, PRESET_NAMED, "loads", "clx"),
+	TAP_OK(!pmu_preset_table__find(&t, PRESET_NAMED, "loads", "clx"),
 	       "preset and opcode names are separate name spaces");
-	preset_table__free(&t);
+	pmu_preset_table__free(&t);
 }
 
 /* ---- selection: model match, '*' fallback, search-path order ----------- */
@@ -391,21 +391,21 @@ static void test_select(void)
 	struct preset_table t;
 	struct errs e = { .n = 0 };
 
-	preset_table__init(&t);
+	pmu_preset_table__init(&t);
 	load_text(&t, dir1, 0, &e);
 	load_text(&t, dir2, 1, &e);
 	TAP_OK(e.n == 0 && t.n == 7, "selection fixture loads (%d blocks, %d errors)",
 	       t.n, e.n);
 	for (size_t i = 0; i < sizeof(sel_rows) / sizeof(sel_rows[0]); i++) {
 		const struct sel_row *r = &sel_rows[i];
-		const struct preset *p = preset_table__find(&t, PRESET_NAMED, r->name,
-							    r->model);
+		const struct preset *p = pmu_preset_table__find(&t, PRESET_NAMED, r->name,
+								r->model);
 
 		TAP_OK(r->want ? p && !strcmp(p->description, r->want) : !p,
 		       "row %d: %s on '%s' -> %s (got %s)", r->line, r->name, r->model,
 		       r->want ? r->want : "none", p ? p->description : "none");
 	}
-	preset_table__free(&t);
+	pmu_preset_table__free(&t);
 }
 
 /* ---- the shipped files under every supported model ------------------------ */
@@ -509,16 +509,16 @@ static void child_names(FILE *out, const struct preset_table *t, const char *mod
 			enum preset_kind kind, const char *const *names, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct preset *p = preset_table__find(t, kind, names[i], model);
+		const struct preset *p = pmu_preset_table__find(t, kind, names[i], model);
 		bool exact;
 		int bad = 0;
 
 		if (!p) {
 			verdict(out, false, "%s: %s '%s' has a definition",
-				model, preset_kind__name(kind), names[i]);
+				model, pmu_preset_kind__name(kind), names[i]);
 			continue;
 		}
-		preset__matches(p, model, &exact);
+		pmu_preset__matches(p, model, &exact);
 		if (kind == PRESET_OPCODE && !exact) {
 			verdict(out, false, "%s: opcode class '%s' is the model's own "
 				"(got a '*' block)", model, names[i]);
@@ -526,7 +526,7 @@ static void child_names(FILE *out, const struct preset_table *t, const char *mod
 		}
 		if (p->unavailable[0]) {
 			verdict(out, true, "%s: %s '%s' is unavailable with a reason: %s",
-				model, preset_kind__name(kind), names[i], p->unavailable);
+				model, pmu_preset_kind__name(kind), names[i], p->unavailable);
 			continue;
 		}
 		for (int e = 0; e < p->nevents; e++) {
@@ -536,21 +536,21 @@ static void child_names(FILE *out, const struct preset_table *t, const char *mod
 			pmu_event__parse(&ev, p->ev[e].spec);
 			if (ev.status != PMU_EV_OK) {
 				verdict(out, false, "%s: %s '%s' event %s encodes: %s",
-					model, preset_kind__name(kind), names[i],
+					model, pmu_preset_kind__name(kind), names[i],
 					p->ev[e].spec, ev.reason);
 				bad++;
 			} else if (ev.source == PMU_SRC_PFM &&
 				   (strncmp(ev.encoding, model, ml) ||
 				    strncmp(ev.encoding + ml, "::", 2))) {
 				verdict(out, false, "%s: %s '%s' event %s is the model's "
-					"own (encoding %s)", model, preset_kind__name(kind),
+					"own (encoding %s)", model, pmu_preset_kind__name(kind),
 					names[i], p->ev[e].spec, ev.encoding);
 				bad++;
 			}
 		}
 		if (!bad)
 			verdict(out, true, "%s: %s '%s': all %d events encode for this "
-				"model (%s:%d)", model, preset_kind__name(kind), names[i],
+				"model (%s:%d)", model, pmu_preset_kind__name(kind), names[i],
 				p->nevents, p->file, p->line);
 	}
 }
@@ -566,8 +566,8 @@ static void child_codes(FILE *out, const struct preset_table *t, const char *mod
 
 		if (strcmp(r->model, model))
 			continue;
-		p = preset_table__find(t, k, r->set, model);
-		e = p ? preset__event(p, r->alias) : -1;
+		p = pmu_preset_table__find(t, k, r->set, model);
+		e = p ? pmu_preset__event(p, r->alias) : -1;
 		if (e < 0) {
 			verdict(out, false, "row %d: %s %s '%s' has event %s", r->line,
 				model, r->kind, r->set, r->alias);
@@ -598,8 +598,8 @@ static void check_model(const char *model, FILE *out)
 			SKIP("libpfm4 on this host has no tables for %s", model);
 		return;
 	}
-	preset_table__init(&t);
-	preset_table__load_path(&t, data_dir(dir, sizeof(dir)), collect, &e);
+	pmu_preset_table__init(&t);
+	pmu_preset_table__load_path(&t, data_dir(dir, sizeof(dir)), collect, &e);
 	verdict(out, e.n == 0 && t.n > 0, "%s: shipped preset files parse without "
 		"diagnostics (%d blocks; first: %s)", model, t.n, e.n ? e.msg[0] : "none");
 	child_names(out, &t, model, PRESET_NAMED, preset_names,
@@ -607,7 +607,7 @@ static void check_model(const char *model, FILE *out)
 	child_names(out, &t, model, PRESET_OPCODE, opcode_names,
 		    sizeof(opcode_names) / sizeof(opcode_names[0]));
 	child_codes(out, &t, model);
-	preset_table__free(&t);
+	pmu_preset_table__free(&t);
 }
 
 static void child_main(const char *model, int fd)

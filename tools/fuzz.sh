@@ -24,7 +24,7 @@ flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefine
 if ! $cc $flags -o "$work/fuzz_config" "$top/tests/fuzz/fuzz_config.c" \
 	"$top/preload/config.c" "$top/preload/range_spec.c" "$top/preload/muxconfig.c" "$top/preload/varparse.c" "$top/preload/log.c" "$top/pmu/event.c" "$top/pmu/pfm.c" \
 	"$top/pmu/error.c" "$top/aggregate/utf8.c" \
-	"$top/pmu/formula.c" "$top/pmu/preset.c" -lpfm >"$work/build.log" 2>&1; then
+	"$top/common/formula.c" "$top/presets/preset.c" -lpfm >"$work/build.log" 2>&1; then
 	cat "$work/build.log"
 	echo "FAIL: fuzz (build)"
 	exit 1

@@ -13,9 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "pmu/list.h"
+#include "presets/list.h"
 #include "pmu/pfm.h"
-#include "pmu/preset.h"
+#include "presets/preset.h"
 
 static int file_errors;
 
@@ -48,10 +48,10 @@ int main(int argc, char **argv)
 	note[0] = '\0';
 	if (pmu_pfm__host_model(model, sizeof(model), note, sizeof(note)) < 0)
 		model[0] = '\0';
-	preset__search_path(getenv("HPCSHIM_PRESET_PATH"), path, sizeof(path));
-	preset_table__init(&t);
-	preset_table__load_path(&t, path, on_error, NULL);
+	pmu_preset__search_path(getenv("HPCSHIM_PRESET_PATH"), path, sizeof(path));
+	pmu_preset_table__init(&t);
+	pmu_preset_table__load_path(&t, path, on_error, NULL);
 	pmu_list__run(&env, on_line, NULL);
-	preset_table__free(&t);
+	pmu_preset_table__free(&t);
 	return file_errors ? 1 : 0;
 }

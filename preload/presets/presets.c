@@ -13,14 +13,14 @@
 
 #include "aggregate/aggregate.h"
 #include "aggregate/metric.h"
-#include "pmu/list.h"
 #include "pmu/pfm.h"
 #include "pmu/pmu.h"
-#include "pmu/preset.h"
 #include "preload/base/log.h"
 #include "preload/config/config.h"
 #include "preload/config/varparse.h"
 #include "preload/presets/presets.h"
+#include "presets/list.h"
+#include "presets/preset.h"
 
 #define MAX_SETS 32
 #define WHY_LEN 200
@@ -137,20 +137,20 @@ static void presets__pick(struct sel *s, const struct preset_table *t)
 {
 	const struct preset *p;
 
-	if (!preset_table__known(t, s->kind, s->name) &&
-	    preset_table__bad(t, s->kind, s->name)) {
+	if (!pmu_preset_table__known(t, s->kind, s->name) &&
+	    pmu_preset_table__bad(t, s->kind, s->name)) {
 		s->state = SEL_INVALID;
 		snprintf(s->reason, sizeof(s->reason), "malformed definition: %s",
-			 preset_table__bad(t, s->kind, s->name));
+			 pmu_preset_table__bad(t, s->kind, s->name));
 		return;
 	}
-	if (!preset_table__known(t, s->kind, s->name)) {
+	if (!pmu_preset_table__known(t, s->kind, s->name)) {
 		s->state = SEL_UNKNOWN;
 		snprintf(s->reason, sizeof(s->reason), "unknown %s '%s'",
 			 what_of(s->kind), s->name);
 		return;
 	}
-	p = preset_table__find(t, s->kind, s->name, pr.model);
+	p = pmu_preset_table__find(t, s->kind, s->name, pr.model);
 	if (!p) {
 		s->state = SEL_NODEF;
 		if (pr.model[0])
@@ -216,7 +216,7 @@ static void presets__resolve(const struct preset_table *t, enum preset_kind kind
 
 	hs_var__each_item(list, resolve__item, &rs);
 	if (rs.nunknown)
-		preset_table__names(t, kind, names__cb, &known);
+		pmu_preset_table__names(t, kind, names__cb, &known);
 	/* Everything wrong with the variable in one line. */
 	if (rs.nunknown && rs.ignored)
 		hs_log(HS_LOG_ERROR, "%s: unknown %s%s %s (known: %s); %d names "
@@ -291,9 +291,9 @@ static void presets__select(struct hs_config *cfg)
 	if (pmu_pfm__host_model(pr.model, sizeof(pr.model), pr.note,
 				sizeof(pr.note)) < 0)
 		pr.model[0] = '\0';
-	preset__search_path(cfg->preset_path, path, sizeof(path));
-	preset_table__init(&t);
-	preset_table__load_path(&t, path, presets__file_error, NULL);
+	pmu_preset__search_path(cfg->preset_path, path, sizeof(path));
+	pmu_preset_table__init(&t);
+	pmu_preset_table__load_path(&t, path, presets__file_error, NULL);
 	if (cfg->list) {
 		struct pmu_list_env env = { .model = pr.model, .model_note = pr.note,
 					    .path = path, .table = &t };
@@ -302,7 +302,7 @@ static void presets__select(struct hs_config *cfg)
 	}
 	presets__resolve(&t, PRESET_NAMED, cfg->presets);
 	presets__resolve(&t, PRESET_OPCODE, cfg->opcodes);
-	preset_table__free(&t);
+	pmu_preset_table__free(&t);
 	presets__append(cfg);
 }
 
@@ -371,7 +371,7 @@ static void presets__metrics(struct sel *s)
 		m->set = s->name;
 		m->f = &s->f[k];
 		for (int v = 0; v < m->f->nvars; v++) {
-			int e = preset__event(&s->blk, m->f->var[v]);
+			int e = pmu_preset__event(&s->blk, m->f->var[v]);
 
 			m->evidx[v] = e >= 0 ? s->evidx[e] : -1;
 			m->why[v] = e >= 0 && s->evidx[e] < 0 ? s->evwhy[e] : NULL;
@@ -390,7 +390,7 @@ static void presets__finish(struct pmu_evlist *el, const struct hs_config *cfg)
 		struct agg_set *as = &pr.sets[i];
 
 		*as = (struct agg_set){
-			.kind = preset_kind__name(s->kind), .name = s->name,
+			.kind = pmu_preset_kind__name(s->kind), .name = s->name,
 			.model = pr.model, .file = s->file, .line = s->blk.line,
 			.description = s->blk.description[0] ? s->blk.description : NULL,
 		};

@@ -19,7 +19,7 @@
 
 #include "aggregate/aggregate.h"
 #include "pmu/pmu.h"
-#include "pmu/preset.h"
+#include "presets/preset.h"
 #include "preload/config/config.h"
 #include "preload/base/log.h"
 
@@ -95,13 +95,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (hs_formula__parse(&f, events, err, sizeof(err)) == 0)
 			(void)hs_formula__eval(&f, vals, why, &out, &reason);
-		preset_table__init(&t);
+		pmu_preset_table__init(&t);
 		if (in) {
-			preset_table__load_stream(&t, in, "fuzz.preset", 0, NULL, NULL);
+			pmu_preset_table__load_stream(&t, in, "fuzz.preset", 0, NULL, NULL);
 			fclose(in);
 		}
-		(void)preset_table__find(&t, PRESET_OPCODE, "loads", events);
-		preset_table__free(&t);
+		(void)pmu_preset_table__find(&t, PRESET_OPCODE, "loads", events);
+		pmu_preset_table__free(&t);
 	}
 	hs_config__free(&cfg);
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pmu/preset.h"
+#include "presets/preset.h"
 
 #ifndef HPCSHIM_PRESET_DIR
 #define HPCSHIM_PRESET_DIR "/usr/local/share/hpcshim/presets"
@@ -93,7 +93,7 @@ static void preset_path__add_found(char *buf, size_t len, const char *dir)
 		preset_path__append(buf, len, real);
 }
 
-void preset__search_path(const char *user, char *buf, size_t len)
+void pmu_preset__search_path(const char *user, char *buf, size_t len)
 {
 	char origin[PATH_MAX], dir[PATH_MAX + 64];
 

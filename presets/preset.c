@@ -14,14 +14,14 @@
 #include <string.h>
 #include <strings.h>
 
-#include "pmu/preset.h"
+#include "presets/preset.h"
 
-void preset_table__init(struct preset_table *t)
+void pmu_preset_table__init(struct preset_table *t)
 {
 	memset(t, 0, sizeof(*t));
 }
 
-void preset_table__free(struct preset_table *t)
+void pmu_preset_table__free(struct preset_table *t)
 {
 	for (int i = 0; i < t->nfiles; i++)
 		free(t->files[i]);
@@ -31,7 +31,7 @@ void preset_table__free(struct preset_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-const char *preset_kind__name(enum preset_kind k)
+const char *pmu_preset_kind__name(enum preset_kind k)
 {
 	return k == PRESET_OPCODE ? "opcode" : "preset";
 }
@@ -61,8 +61,8 @@ static void reader__fail(struct reader *r, const char *fmt, ...)
 	va_end(ap);
 	if (r->open)
 		snprintf(msg, sizeof(msg), "%s:%d: %s '%s': %s (%s skipped)",
-			 r->file, r->line, preset_kind__name(r->cur.kind),
-			 r->cur.name, what, preset_kind__name(r->cur.kind));
+			 r->file, r->line, pmu_preset_kind__name(r->cur.kind),
+			 r->cur.name, what, pmu_preset_kind__name(r->cur.kind));
 	else
 		snprintf(msg, sizeof(msg), "%s:%d: %s", r->file, r->line, what);
 	if (r->err)
@@ -123,7 +123,7 @@ static char *trim(char *s)
 
 static void reader__header(struct reader *r, enum preset_kind kind, char *rest)
 {
-	const char *kname = preset_kind__name(kind);
+	const char *kname = pmu_preset_kind__name(kind);
 	char *name = word(&rest), *m;
 	size_t len = 0;
 
@@ -247,7 +247,7 @@ static void reader__metric(struct reader *r, char *rest)
 		return;
 	}
 	for (int i = 0; i < f.nvars; i++)
-		if (preset__event(p, f.var[i]) < 0) {
+		if (pmu_preset__event(p, f.var[i]) < 0) {
 			reader__fail(r, "metric '%s': '%s' is not an event alias "
 				     "declared above", name, f.var[i]);
 			return;
@@ -368,9 +368,9 @@ static const char *table__intern(struct preset_table *t, const char *name)
 	return t->files[t->nfiles++];
 }
 
-int preset_table__load_stream(struct preset_table *t, FILE *in,
-			      const char *name, int dir,
-			      preset_err_fn err, void *ctx)
+int pmu_preset_table__load_stream(struct preset_table *t, FILE *in,
+				  const char *name, int dir,
+				  preset_err_fn err, void *ctx)
 {
 	struct reader r = { .t = t, .dir = dir, .err = err, .ctx = ctx };
 	char *line = NULL;
@@ -443,7 +443,7 @@ static int load_dir(struct preset_table *t, const char *dir, int idx,
 			if (err)
 				err(ctx, msg);
 		} else {
-			preset_table__load_stream(t, in, path, idx, err, ctx);
+			pmu_preset_table__load_stream(t, in, path, idx, err, ctx);
 			fclose(in);
 			files++;
 		}
@@ -453,8 +453,8 @@ static int load_dir(struct preset_table *t, const char *dir, int idx,
 	return files;
 }
 
-int preset_table__load_path(struct preset_table *t, const char *path,
-			    preset_err_fn err, void *ctx)
+int pmu_preset_table__load_path(struct preset_table *t, const char *path,
+				preset_err_fn err, void *ctx)
 {
 	char *copy = strdup(path ? path : ""), *save = NULL;
 	int files = 0, idx = t->ndirs;
@@ -474,7 +474,7 @@ int preset_table__load_path(struct preset_table *t, const char *path,
 
 /* ---- lookups -------------------------------------------------------- */
 
-int preset__event(const struct preset *p, const char *alias)
+int pmu_preset__event(const struct preset *p, const char *alias)
 {
 	for (int i = 0; i < p->nevents; i++)
 		if (!strcmp(p->ev[i].alias, alias))
@@ -482,7 +482,7 @@ int preset__event(const struct preset *p, const char *alias)
 	return -1;
 }
 
-bool preset__matches(const struct preset *p, const char *model, bool *exact)
+bool pmu_preset__matches(const struct preset *p, const char *model, bool *exact)
 {
 	const char *s = p->models;
 	bool any = false;
@@ -504,9 +504,9 @@ bool preset__matches(const struct preset *p, const char *model, bool *exact)
 	return any;
 }
 
-const struct preset *preset_table__find(const struct preset_table *t,
-					enum preset_kind kind, const char *name,
-					const char *model)
+const struct preset *pmu_preset_table__find(const struct preset_table *t,
+					    enum preset_kind kind, const char *name,
+					    const char *model)
 {
 	for (int d = 0; d < t->ndirs; d++) {
 		const struct preset *star = NULL;
@@ -516,7 +516,7 @@ const struct preset *preset_table__find(const struct preset_table *t,
 			bool exact;
 
 			if (p->dir != d || p->kind != kind || strcmp(p->name, name) ||
-			    !preset__matches(p, model, &exact))
+			    !pmu_preset__matches(p, model, &exact))
 				continue;
 			if (exact)
 				return p;
@@ -529,8 +529,8 @@ const struct preset *preset_table__find(const struct preset_table *t,
 	return NULL;
 }
 
-const char *preset_table__bad(const struct preset_table *t, enum preset_kind kind,
-			      const char *name)
+const char *pmu_preset_table__bad(const struct preset_table *t, enum preset_kind kind,
+				  const char *name)
 {
 	for (int i = 0; i < t->nbad; i++)
 		if (t->bad[i].kind == kind && !strcmp(t->bad[i].name, name))
@@ -538,8 +538,8 @@ const char *preset_table__bad(const struct preset_table *t, enum preset_kind kin
 	return NULL;
 }
 
-bool preset_table__known(const struct preset_table *t, enum preset_kind kind,
-			 const char *name)
+bool pmu_preset_table__known(const struct preset_table *t, enum preset_kind kind,
+			     const char *name)
 {
 	for (int i = 0; i < t->n; i++)
 		if (t->p[i].kind == kind && !strcmp(t->p[i].name, name))
@@ -547,8 +547,8 @@ bool preset_table__known(const struct preset_table *t, enum preset_kind kind,
 	return false;
 }
 
-void preset_table__names(const struct preset_table *t, enum preset_kind kind,
-			 void (*fn)(void *ctx, const char *name), void *ctx)
+void pmu_preset_table__names(const struct preset_table *t, enum preset_kind kind,
+			     void (*fn)(void *ctx, const char *name), void *ctx)
 {
 	for (int i = 0; i < t->n; i++) {
 		bool seen = false;

@@ -12,10 +12,10 @@
  * MODEL is a libpfm4 PMU name (skl, amd64_fam19h_zen4, arm_n1, ...) or '*'.
  * The table holds every valid block of every file on the search path; a
  * malformed block is reported through the caller's callback as
- * "FILE:LINE: what" and left out.  pmu/ never logs: the caller decides.
+ * "FILE:LINE: what" and left out.  presets/ never logs: the caller decides.
  */
-#ifndef HPCSHIM_PMU_PRESET_H
-#define HPCSHIM_PMU_PRESET_H
+#ifndef HPCSHIM_PRESETS_PRESET_H
+#define HPCSHIM_PRESETS_PRESET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -76,47 +76,53 @@ struct preset_table {
 /* Receives one diagnostic line ("FILE:LINE: what"), without prefix. */
 typedef void (*preset_err_fn)(void *ctx, const char *msg);
 
-void preset_table__init(struct preset_table *t);
-void preset_table__free(struct preset_table *t);
+void pmu_preset_table__init(struct preset_table *t);
+void pmu_preset_table__free(struct preset_table *t);
 
 /* Loads every "*.preset" file (in name order) of every directory of a
  * colon-separated path, in path order.  Empty entries and missing
  * directories are skipped.  Returns the number of files read. */
-int preset_table__load_path(struct preset_table *t, const char *path,
-			    preset_err_fn err, void *ctx);
+int pmu_preset_table__load_path(struct preset_table *t, const char *path,
+				preset_err_fn err, void *ctx);
 /* One stream; name is used in diagnostics, dir orders it among the
  * search-path entries.  Returns the number of valid blocks read. */
-int preset_table__load_stream(struct preset_table *t, FILE *in,
-			      const char *name, int dir,
-			      preset_err_fn err, void *ctx);
+int pmu_preset_table__load_stream(struct preset_table *t, FILE *in,
+				  const char *name, int dir,
+				  preset_err_fn err, void *ctx);
 
 /* The block for name on this model (libpfm4 PMU name, "" if unknown):
  * directories in search order; in the first directory that has a block
  * of this name for the model, one listing the model wins over a '*'
  * block, and in one directory the first one read wins.  NULL if none. */
-const struct preset *preset_table__find(const struct preset_table *t,
-					enum preset_kind kind, const char *name,
-					const char *model);
+const struct preset *pmu_preset_table__find(const struct preset_table *t,
+					    enum preset_kind kind, const char *name,
+					    const char *model);
 /* The diagnostic of a malformed block of this name, or NULL. */
-const char *preset_table__bad(const struct preset_table *t, enum preset_kind kind,
-			      const char *name);
+const char *pmu_preset_table__bad(const struct preset_table *t, enum preset_kind kind,
+				  const char *name);
 /* Whether any block (any model) has this name. */
-bool preset_table__known(const struct preset_table *t, enum preset_kind kind,
-			 const char *name);
+bool pmu_preset_table__known(const struct preset_table *t, enum preset_kind kind,
+			     const char *name);
 /* Distinct names of one kind in first-seen order: calls fn per name. */
-void preset_table__names(const struct preset_table *t, enum preset_kind kind,
-			 void (*fn)(void *ctx, const char *name), void *ctx);
+void pmu_preset_table__names(const struct preset_table *t, enum preset_kind kind,
+			     void (*fn)(void *ctx, const char *name), void *ctx);
 /* Whether a block's model list names model (case-insensitive) or '*'. */
-bool preset__matches(const struct preset *p, const char *model, bool *exact);
-const char *preset_kind__name(enum preset_kind k);
+bool pmu_preset__matches(const struct preset *p, const char *model, bool *exact);
+const char *pmu_preset_kind__name(enum preset_kind k);
 
 /* The search path (preset_path.c): the user's directories
  * (HPCSHIM_PRESET_PATH, may be NULL) first, then the data found next to
  * the running code (build tree or install prefix), then the configured
  * $(pkgdatadir)/presets. */
-void preset__search_path(const char *user, char *buf, size_t len);
+void pmu_preset__search_path(const char *user, char *buf, size_t len);
 
 /* Alias of an event spec inside a block, -1 if absent. */
-int preset__event(const struct preset *p, const char *alias);
+int pmu_preset__event(const struct preset *p, const char *alias);
+
+/* preset_probe.c: probes a block's events on this host (standalone
+ * opens, as the shim's own probe).  Returns the number that open; reason
+ * gets the first dropped event's reason, or the block's 'unavailable'
+ * text. */
+int pmu_preset__probe(const struct preset *p, char *reason, size_t len);
 
 #endif

@@ -12,38 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmu/list.h"
 #include "pmu/pmu.h"
 #include "pmu/sample.h"
-
-int pmu_preset__probe(const struct preset *p, char *reason, size_t len)
-{
-	struct pmu_evlist *el;
-	int nok = 0;
-
-	reason[0] = '\0';
-	if (p->unavailable[0]) {
-		snprintf(reason, len, "%s", p->unavailable);
-		return 0;
-	}
-	el = malloc(sizeof(*el));
-	if (!el) {
-		snprintf(reason, len, "out of memory");
-		return 0;
-	}
-	pmu_evlist__init(el);
-	for (int i = 0; i < p->nevents; i++)
-		pmu_evlist__add(el, p->ev[i].spec);
-	nok = pmu_evlist__probe(el);
-	for (int i = 0; i < el->nevents; i++)
-		if (el->ev[i].status != PMU_EV_OK) {
-			snprintf(reason, len, "event '%s' dropped: %s",
-				 el->ev[i].name, el->ev[i].reason);
-			break;
-		}
-	free(el);
-	return nok;
-}
+#include "presets/list.h"
 
 struct lister {
 	const struct pmu_list_env *env;
@@ -67,8 +38,8 @@ static void lister__line(struct lister *l, const char *fmt, ...)
 static void list__one(void *ctx, const char *name)
 {
 	struct lister *l = ctx;
-	const struct preset *p = preset_table__find(l->env->table, l->kind, name,
-						    l->env->model);
+	const struct preset *p = pmu_preset_table__find(l->env->table, l->kind, name,
+							l->env->model);
 	char reason[600], where[300];
 	int nok;
 
@@ -94,7 +65,7 @@ static void list__one(void *ctx, const char *name)
 static void section__sets(struct lister *l, enum preset_kind kind)
 {
 	l->kind = kind;
-	preset_table__names(l->env->table, kind, list__one, l);
+	pmu_preset_table__names(l->env->table, kind, list__one, l);
 }
 
 static void section__presets(struct lister *l)

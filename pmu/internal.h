@@ -1,0 +1,34 @@
+/* internal.h - what only the files of pmu/ use (libperf's
+ * include/internal): the system call variants, the descriptor table's own
+ * test, the user-space read.  Nothing outside pmu/ includes it
+ * (tests/test_layers.py). */
+#ifndef HPCSHIM_PMU_INTERNAL_H
+#define HPCSHIM_PMU_INTERNAL_H
+
+#include "pmu/pmu.h"
+
+/* sys.c */
+/* The same as pmu_sys__open for thread tid of this process (0: the
+ * calling thread), for breakpoints armed in threads already running. */
+int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd);
+/* Opens a group leader or lone event for tid below ceiling
+ * (pmu_sys__fd_ceiling); -1 with EMFILE above it. */
+int pmu_sys__open_below(struct perf_event_attr *attr, pid_t tid, int ceiling);
+/* The kernel's core PMU name ("cpu", "cpu_core", "armv8_*"), or "". */
+void pmu_sys__cpu_pmu(char *buf, size_t len);
+
+/* fdtab.c: whether fd is in the table at all; numbers beyond it are not
+ * tracked, so their ownership cannot be checked. */
+bool pmu_fdtab__tracked(int fd);
+
+/* userread.c: counters read from user space through the mmap page. */
+bool pmu_userread__supported(void);
+/* Asks attr for user access, most capable form first: call with level 0,
+ * then with the returned level while the open fails; -1 = nothing left to
+ * try (attr is back to no request). */
+int pmu_userread__request(struct perf_event_attr *attr, int level);
+void *pmu_userread__map(int fd);
+void pmu_userread__unmap(void *page);
+/* The read itself: pmu_userread__read() in userread.h (inline). */
+
+#endif
