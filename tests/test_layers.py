@@ -78,8 +78,6 @@ WRAP_CALLERS = ["preload/interpose/", "preload/base/real.c"]
 # TODO(preload owners): call the real function through preload/base/real.h
 # (or move the code under preload/interpose/) and empty this list.
 KNOWN_CALLS = set([
-    ("preload/mux.c", "sigaction"),      # mux__pick_signal: is a signal free?
-    ("preload/rotate.c", "sigaction"),   # installs the rotation handler
     ("preload/symbols.c", "close"),      # the ELF file it read
 ])
 

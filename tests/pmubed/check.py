@@ -16,7 +16,7 @@ The fixed overheads below were measured (identical in every boot) with the
 library as cross-built by run.sh (CFLAGS -O2 -g, Debian 12 cross gcc 12 and
 glibc 2.36).  They are user-level instructions the shim and the program run
 between the counter read that ends BEGIN and the read that starts END.  A
-change to the region path (preload/region.c, pmu/counters.c) moves them:
+change to the region path (preload/core/region.c, pmu/counters.c) moves them:
 the failing line then shows the new value; update the constant after
 checking that the change is intended.  (+13 per boundary pair when the
 owner's group read became a section that defers a rotation switch,
