@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "preload/base/log.h"
-#include "preload/range.h"
+#include "preload/range/range.h"
 #include "preload/shim.h"
 
 void hs_fork__child(void)

@@ -18,7 +18,7 @@
 #include "preload/base/log.h"
 #include "preload/presets.h"
 #include "preload/mux.h"
-#include "preload/range.h"
+#include "preload/range/range.h"
 #include "preload/shim.h"
 
 struct hs_process hs_proc = { .lock = PTHREAD_MUTEX_INITIALIZER };

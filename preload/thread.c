@@ -13,7 +13,7 @@
 
 #include "preload/base/log.h"
 #include "preload/mux.h"
-#include "preload/range.h"
+#include "preload/range/range.h"
 #include "preload/shim.h"
 
 __thread struct hs_thread *hs_self __attribute__((tls_model("initial-exec")));

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preload/range.h"
+#include "preload/range/range.h"
 #include "preload/shim.h"
 
 /* A thread whose results are already folded in may still be running its

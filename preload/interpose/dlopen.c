@@ -26,7 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "preload/range.h"
+#include "preload/range/range.h"
 
 typedef void *(*dlopen_fn)(const char *, int);
 

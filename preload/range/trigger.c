@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "preload/range_int.h"
+#include "preload/range/internal.h"
 #include "preload/shim.h"
 
 #ifndef TRAP_PERF

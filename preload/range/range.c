@@ -33,9 +33,9 @@
 #include "common/hash.h"
 #include "common/lock.h"
 #include "preload/base/log.h"
-#include "preload/range_int.h"
+#include "preload/range/internal.h"
 #include "preload/shim.h"
-#include "preload/symbols.h"
+#include "preload/range/symbols.h"
 
 struct rng_state R = {
 	.lock = PTHREAD_MUTEX_INITIALIZER, .epfd = -1, .bp_limit = -1,

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "preload/symbols.h"
+#include "preload/range/symbols.h"
 
 #if __SIZEOF_POINTER__ == 8
 #define SYM_CLASS ELFCLASS64

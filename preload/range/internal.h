@@ -20,7 +20,7 @@
 
 #include "aggregate/range.h"
 #include "pmu/sample.h"
-#include "preload/range.h"
+#include "preload/range/range.h"
 
 #define RNG_MAX_IV 1024 /* address intervals over all ranges */
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "preload/base/log.h"
-#include "preload/range_int.h"
+#include "preload/range/internal.h"
 
 static void point__setup(struct rng_point *pt, const struct rng_place *pl)
 {
