@@ -22,7 +22,7 @@ void hs_fork__child(void)
 	/* The lock may have been held by a thread that does not exist here. */
 	pthread_mutex_init(&hs_proc.lock, NULL);
 	hs_site__fork_child();
-	hs_range__fork_child();
+	hs_range_feature.fork_child();
 	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING)
 		return;
 	hs_proc.pid = getpid();
@@ -48,5 +48,5 @@ void hs_fork__child(void)
 		return;
 	}
 	hs_proc.live = self;
-	hs_range__thread_start(self);
+	hs_range_feature.thread_start(self);
 }

@@ -147,7 +147,7 @@ static void shim__init(int argc, char **argv, char **envp)
 	pmu_evlist__init(&hs_proc.evlist);
 	hs_proc.evlist.user_read = hs_proc.cfg.user_read;
 	hs_mux__add_events(&hs_proc.evlist, &hs_proc.cfg);
-	pmu_evlist__set_privilege(&hs_proc.evlist, hs_proc.cfg.range.privilege);
+	hs_range_feature.configure(&hs_proc.cfg, &hs_proc.evlist);
 	pmu_evlist__probe(&hs_proc.evlist);
 	hs_mux__setup(&hs_proc.evlist, &hs_proc.cfg);
 	hs_proc.main_ev = hs_mux__main_event(&hs_proc.evlist);
@@ -165,7 +165,7 @@ static void shim__init(int argc, char **argv, char **envp)
 	pthread_atfork(hs_site__fork_prepare, hs_site__fork_parent,
 		       hs_fork__child);
 	hs_signal__init();
-	hs_range__init();
+	hs_range_feature.start();
 	__atomic_store_n(&hs_proc.state, HS_RUNNING, __ATOMIC_RELEASE);
 	hs_self = hs_thread__start();
 }
@@ -274,9 +274,9 @@ static void shim__write(struct agg_thread *threads, uint64_t end_ns,
 			.paranoid = hs_proc.evlist.paranoid,
 			.privilege_requested = pmu_plm__name(hs_proc.cfg.range.privilege),
 		},
-		.range = hs_range__result(),
 	};
 
+	hs_range_feature.result(&p);
 	pmu_evlist__privilege_note(&hs_proc.evlist, hs_proc.cfg.range.privilege,
 				   note, sizeof(note));
 	if (note[0])
@@ -314,7 +314,7 @@ void hs_process__finish(enum hs_end end, int signo)
 		return;
 	}
 	threads = shim__collect(end_ns);
-	hs_range__collect(end == HS_END_SIGNAL);
+	hs_range_feature.collect(end == HS_END_SIGNAL);
 	nunc = hs_uncovered__scan(&unc);
 	pthread_mutex_unlock(&hs_proc.lock);
 	shim__write(threads, end_ns, end, signo, unc, nunc);

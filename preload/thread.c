@@ -115,7 +115,7 @@ struct hs_thread *hs_thread__start(void)
 		t->next->prev = t;
 	hs_proc.live = t;
 	pthread_mutex_unlock(&hs_proc.lock);
-	hs_range__thread_start(t);
+	hs_range_feature.thread_start(t);
 	hs_rotate__start(t);
 	return t;
 
@@ -144,7 +144,7 @@ void hs_thread__stop(struct hs_thread *t)
 	if (!ok)
 		hs_atomic__add(&t->agg->warn.read_errors, 1);
 	hs_thread__sync_missing(t);
-	hs_range__thread_stop(t);
+	hs_range_feature.thread_end(t);
 	pmu_counters__close(&t->ctr);
 	hs_thread__close_all(t, ok);
 	agg_thread__set_totals(t->agg, t->now);

@@ -66,7 +66,7 @@ int hs_uncovered__scan(struct agg_uncovered **out)
 	while (d && (de = readdir(d)) != NULL) {
 		pid_t tid = (pid_t)atoi(de->d_name);
 
-		if (tid <= 0 || is_covered(tid) || hs_range__own_task(tid))
+		if (tid <= 0 || is_covered(tid) || hs_range_feature.own_task(tid))
 			continue;
 		if (n == cap) {
 			struct agg_uncovered *nu = realloc(u, (size_t)(cap = cap ? 2 * cap : 8) * sizeof(*u));
