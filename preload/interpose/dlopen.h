@@ -2,8 +2,8 @@
  *
  * The wrapper never changes what dlopen loads (see dlopen.c).  A feature
  * that must learn about objects the moment they are loaded (a breakpoint
- * waits for the function it is set on) registers a callback; with none, dlopen jumps straight to glibc's and
- * costs nothing.
+ * waits for the function it is set on) registers a callback; with none,
+ * dlopen jumps straight to glibc's and costs nothing.
  */
 #ifndef HPCSHIM_PRELOAD_DLOPEN_H
 #define HPCSHIM_PRELOAD_DLOPEN_H

@@ -16,9 +16,9 @@
  * Async-signal safety: the handler only does atomics, ioctl and
  * clock_gettime, and walks the slot registry (never freed) taking each
  * slot's lock with a try: a slot it cannot lock is brought up to date by
- * its holder (hs_range_slot__release, slot.c).  The thread that hit the trigger switches
- * its own counters last on start and first on stop, so the handler's own
- * work on other threads stays out of its counts.
+ * its holder (hs_range_slot__release, slot.c).  The thread that hit the
+ * trigger switches its own counters last on start and first on stop, so
+ * the handler's own work on other threads stays out of its counts.
  */
 #include <errno.h>
 #include <signal.h>
