@@ -11,7 +11,7 @@
 #include "preload/interpose/interpose.h"
 #include "preload/mux/mux.h"
 #include "preload/presets/presets.h"
-#include "preload/range.h"
+#include "preload/range/range.h"
 
 /* presets add events before the list is built; range sets their
  * privilege before the probe; after it mux schedules the groups, and only

@@ -74,12 +74,9 @@ LOWER = ["common/", "pmu/", "presets/", "aggregate/"]
 # non-hpcshim_* names of preload/hpcshim.map): anyone else would call the
 # shim's own wrapper through the PLT.
 WRAP_CALLERS = ["preload/interpose/", "preload/base/real.c"]
-# Known violations of (b), as (source file, symbol).
-# TODO(preload owners): call the real function through preload/base/real.h
-# (or move the code under preload/interpose/) and empty this list.
-KNOWN_CALLS = set([
-    ("preload/symbols.c", "close"),      # the ELF file it read
-])
+# Known violations of (b), as (source file, symbol): none.  Internal code
+# calls the real function through preload/base/real.h.
+KNOWN_CALLS = set()
 
 # ---- the check ----------------------------------------------------------
 

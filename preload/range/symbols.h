@@ -5,8 +5,8 @@
  * object's file: the full symbol table (.symtab, which has static
  * functions) when the file has one, else the dynamic one (.dynsym).
  */
-#ifndef HPCSHIM_SYMBOLS_H
-#define HPCSHIM_SYMBOLS_H
+#ifndef HPCSHIM_RANGE_SYMBOLS_H
+#define HPCSHIM_RANGE_SYMBOLS_H
 
 #include <link.h>
 #include <limits.h>
@@ -23,19 +23,19 @@ struct sym_object {
 };
 
 /* The loaded objects, malloc'd; *n of them.  NULL on ENOMEM. */
-struct sym_object *sym__objects(int *n);
+struct sym_object *hs_range_sym__objects(int *n);
 /* Objects loaded so far by the dynamic linker (dlpi_adds): changes when
  * dlopen maps something new. */
-unsigned long long sym__adds(void);
+unsigned long long hs_range_sym__adds(void);
 /* Does o answer to OBJ?  "exe": the main executable; a name with '/': the
  * file's path; otherwise the file name itself, or its start up to a '.'
  * or '-' ("libm" and "libm.so" both name libm.so.6). */
-bool sym__matches(const struct sym_object *o, const char *obj);
+bool hs_range_sym__matches(const struct sym_object *o, const char *obj);
 /* Calls found(arg, i, address, size) for every defined function symbol
  * (STT_FUNC) named names[i] (or names[i]@VERSION) in o.  -1 when o has no
  * readable ELF file. */
 typedef void (*sym_found_fn)(void *arg, int i, uint64_t addr, uint64_t size);
-int sym__lookup(const struct sym_object *o, const char *const *names, int n,
+int hs_range_sym__lookup(const struct sym_object *o, const char *const *names, int n,
 		sym_found_fn found, void *arg);
 
 #endif

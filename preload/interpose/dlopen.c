@@ -12,23 +12,24 @@
  *
  *   - normally the target is glibc's dlopen itself: the call is exactly
  *     the program's own;
- *   - only while a checkpoint or trigger waits for a function in an object
- *     not loaded yet is the target dl__hooked, which loads the object as
- *     the caller would (see dl__open_as) and then lets range.c resolve and
- *     arm what waited.  Samples need no hook: range.c rescans the objects
- *     whenever the dynamic linker's load count moved.
+ *   - only while an on-load callback is registered (hs_dlopen__on_load: a
+ *     feature waits for a function in an object not loaded yet) is the
+ *     target dl__hooked, which loads the object as the caller would (see
+ *     dl__open_as) and then runs the callback.
  */
 #include <dlfcn.h>
 #include <limits.h>
 #include <link.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "preload/range.h"
+#include "preload/base/real.h"
+#include "preload/interpose/dlopen.h"
 
-typedef void *(*dlopen_fn)(const char *, int);
+typedef hs_real_dlopen_fn dlopen_fn;
 
 static void *dl__first(const char *file, int mode);
 
@@ -70,17 +71,12 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 }
 #endif
 
-static dlopen_fn dl_real;
+/* The observer, if any (hs_dlopen__on_load). */
+static void (*dl_on_load)(void);
 
 static dlopen_fn dl__real(void)
 {
-	dlopen_fn f = __atomic_load_n(&dl_real, __ATOMIC_ACQUIRE);
-
-	if (!f) {
-		f = (dlopen_fn)dlsym(RTLD_NEXT, "dlopen");
-		__atomic_store_n(&dl_real, f, __ATOMIC_RELEASE);
-	}
-	return f;
+	return hs_real__dlopen();
 }
 
 /* The first call, if it comes before our constructor (another object's
@@ -182,16 +178,20 @@ static void *dl__open_as(const char *file, int mode, const void *caller)
 static void *dl__hooked(const char *file, int mode)
 {
 	void *h = dl__open_as(file, mode, __builtin_return_address(0));
+	/* Unhooked meanwhile (by another thread, or by the callback of an
+	 * earlier call): nothing to tell. */
+	void (*fn)(void) = __atomic_load_n(&dl_on_load, __ATOMIC_ACQUIRE);
 
-	if (h)
-		hs_range__loaded();
+	if (h && fn)
+		fn();
 	return h;
 }
 
-void hs_dlopen__hook(bool on)
+void hs_dlopen__on_load(void (*fn)(void))
 {
-	dlopen_fn f = on ? dl__hooked : dl__real();
+	dlopen_fn f = fn ? dl__hooked : dl__real();
 
+	__atomic_store_n(&dl_on_load, fn, __ATOMIC_RELEASE);
 	if (f)
 		__atomic_store_n(&hs_dlopen_target, f, __ATOMIC_RELEASE);
 }

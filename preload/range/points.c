@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "preload/base/log.h"
-#include "preload/range_int.h"
+#include "preload/range/internal.h"
 
 static void point__setup(struct rng_point *pt, const struct rng_place *pl)
 {
@@ -32,55 +32,55 @@ static void point__drop(struct rng_point *pt, const char *why)
 	snprintf(pt->reason, sizeof(pt->reason), "%s", why);
 }
 
-void points__init(void)
+void hs_range_points__init(void)
 {
-	const struct hs_range_config *rc = R.rc;
+	const struct hs_range_config *rc = hs_rng.rc;
 	int ntrig = rc->has_start + rc->has_stop, avail;
 	char why[200], names[300] = "";
 	int len = 0, ndrop = 0;
 
-	R.ncp = rc->ncheckpoints;
-	for (int i = 0; i < R.ncp; i++)
-		point__setup(&R.cp[i], &rc->checkpoint[i]);
-	R.has_trig[TRIG_START] = rc->has_start;
-	R.has_trig[TRIG_STOP] = rc->has_stop;
-	point__setup(&R.trig[TRIG_START], &rc->start);
-	point__setup(&R.trig[TRIG_STOP], &rc->stop);
-	if (R.ncp + ntrig == 0)
+	hs_rng.ncp = rc->ncheckpoints;
+	for (int i = 0; i < hs_rng.ncp; i++)
+		point__setup(&hs_rng.cp[i], &rc->checkpoint[i]);
+	hs_rng.has_trig[TRIG_START] = rc->has_start;
+	hs_rng.has_trig[TRIG_STOP] = rc->has_stop;
+	point__setup(&hs_rng.trig[TRIG_START], &rc->start);
+	point__setup(&hs_rng.trig[TRIG_STOP], &rc->stop);
+	if (hs_rng.ncp + ntrig == 0)
 		return;
-	R.bp_limit = pmu_bp__limit(&R.bp_err);
-	if (R.bp_limit == 0) {
+	hs_rng.bp_limit = pmu_bp__limit(&hs_rng.bp_err);
+	if (hs_rng.bp_limit == 0) {
 		snprintf(why, sizeof(why), "hardware breakpoints unavailable: %s",
-			 pmu_errno__reason(R.bp_err));
-		for (int i = 0; i < R.ncp; i++)
-			point__drop(&R.cp[i], why);
+			 pmu_errno__reason(hs_rng.bp_err));
+		for (int i = 0; i < hs_rng.ncp; i++)
+			point__drop(&hs_rng.cp[i], why);
 		for (int k = 0; k < 2; k++)
-			point__drop(&R.trig[k], why);
-		if (R.ncp)
+			point__drop(&hs_rng.trig[k], why);
+		if (hs_rng.ncp)
 			hs_log(HS_LOG_ERROR, "HPCSHIM_CHECKPOINT: %s; not counted", why);
 		if (ntrig)
 			hs_log(HS_LOG_ERROR, "HPCSHIM_TRIGGER: %s; counting is not "
 			       "delayed", why);
 		return;
 	}
-	if (rc->has_stop && R.bp_limit < ntrig) /* one register: start wins */
-		point__drop(&R.trig[TRIG_STOP], "one hardware breakpoint per "
+	if (rc->has_stop && hs_rng.bp_limit < ntrig) /* one register: start wins */
+		point__drop(&hs_rng.trig[TRIG_STOP], "one hardware breakpoint per "
 			    "thread: used by the start trigger");
-	avail = R.bp_limit - ntrig;
+	avail = hs_rng.bp_limit - ntrig;
 	snprintf(why, sizeof(why), "no debug register left: a thread has %d "
-		 "hardware breakpoints%s", R.bp_limit,
+		 "hardware breakpoints%s", hs_rng.bp_limit,
 		 ntrig ? ", the trigger takes some first" : "");
-	for (int i = avail > 0 ? avail : 0; i < R.ncp; i++) {
-		point__drop(&R.cp[i], why);
+	for (int i = avail > 0 ? avail : 0; i < hs_rng.ncp; i++) {
+		point__drop(&hs_rng.cp[i], why);
 		if (len < (int)sizeof(names) - 60)
 			len += snprintf(names + len, sizeof(names) - (size_t)len, "%s'%.40s'",
-					ndrop ? ", " : "", R.cp[i].pl->text);
+					ndrop ? ", " : "", hs_rng.cp[i].pl->text);
 		ndrop++;
 	}
 	if (ndrop)
 		hs_log(HS_LOG_ERROR, "HPCSHIM_CHECKPOINT: %d checkpoints but a thread "
-		       "has %d hardware breakpoints%s: %s not counted", R.ncp,
-		       R.bp_limit, ntrig ? " (the trigger takes its own first)" : "",
+		       "has %d hardware breakpoints%s: %s not counted", hs_rng.ncp,
+		       hs_rng.bp_limit, ntrig ? " (the trigger takes its own first)" : "",
 		       names);
 }
 
@@ -91,8 +91,8 @@ static uint64_t point__addr(const struct rng_point *pt)
 
 /* A point that resolved to an address no breakpoint can take (a kernel
  * address, say) would fail in every thread: try it once, drop it with
- * the reason (under R.lock). */
-void points__verify(void)
+ * the reason (under hs_rng.lock). */
+void hs_range_points__verify(void)
 {
 	static const char *const var[] = {
 		"HPCSHIM_CHECKPOINT: '", "HPCSHIM_TRIGGER: 'start:",
@@ -101,11 +101,11 @@ void points__verify(void)
 	struct rng_point *all[RNG_MAX_POINTS + 2];
 	int kind[RNG_MAX_POINTS + 2], n = 0;
 
-	for (int i = 0; i < R.ncp; i++)
-		all[n] = &R.cp[i], kind[n++] = 0;
+	for (int i = 0; i < hs_rng.ncp; i++)
+		all[n] = &hs_rng.cp[i], kind[n++] = 0;
 	for (int k = 0; k < 2; k++)
-		if (R.has_trig[k])
-			all[n] = &R.trig[k], kind[n++] = 1 + k;
+		if (hs_rng.has_trig[k])
+			all[n] = &hs_rng.trig[k], kind[n++] = 1 + k;
 	for (int i = 0; i < n; i++) {
 		struct rng_point *pt = all[i];
 		uint64_t a = point__addr(pt);
@@ -127,19 +127,19 @@ void points__verify(void)
 		hs_log(HS_LOG_ERROR, "%s%.80s' ignored: %s%s", var[kind[i]], pt->pl->text,
 		       pt->reason, kind[i] == 1 ? "; counting is not delayed" : "");
 		if (kind[i] == 1)
-			trig__abandon_start();
+			hs_range_trig__abandon_start();
 	}
 }
 
 /* Opens what s lacks among the resolved points (under s->spin); tid 0
  * for the calling thread. */
-void points__open(struct rng_slot *s, pid_t tid)
+void hs_range_points__open(struct rng_slot *s, pid_t tid)
 {
 	int ceiling = pmu_sys__fd_ceiling();
 	uint64_t a;
 
-	for (int i = 0; i < R.ncp; i++) {
-		if (s->cp[i] != -1 || !(a = point__addr(&R.cp[i])))
+	for (int i = 0; i < hs_rng.ncp; i++) {
+		if (s->cp[i] != -1 || !(a = point__addr(&hs_rng.cp[i])))
 			continue;
 		s->cp[i] = pmu_bp__open(a, tid, s->applied != TRIG_STARTED, 0, ceiling);
 		if (s->cp[i] < 0) {
@@ -150,42 +150,42 @@ void points__open(struct rng_slot *s, pid_t tid)
 		}
 	}
 	if (s->trig[TRIG_START] == -1 && s->applied == TRIG_WAIT &&
-	    (a = point__addr(&R.trig[TRIG_START]))) {
+	    (a = point__addr(&hs_rng.trig[TRIG_START]))) {
 		s->trig[TRIG_START] = pmu_bp__open(a, tid, false,
-						   trig__sig_data(TRIG_START), ceiling);
+						   hs_range_trig__sig_data(TRIG_START), ceiling);
 		if (s->trig[TRIG_START] < 0)
 			s->trig[TRIG_START] = -2;
 	}
 	if (s->trig[TRIG_STOP] == -1 && s->applied != TRIG_STOPPED &&
-	    (a = point__addr(&R.trig[TRIG_STOP]))) {
+	    (a = point__addr(&hs_rng.trig[TRIG_STOP]))) {
 		s->trig[TRIG_STOP] = pmu_bp__open(a, tid, s->applied != TRIG_STARTED,
-						  trig__sig_data(TRIG_STOP), ceiling);
+						  hs_range_trig__sig_data(TRIG_STOP), ceiling);
 		if (s->trig[TRIG_STOP] < 0)
 			s->trig[TRIG_STOP] = -2;
 	}
 }
 
 /* Points just resolved (a library was loaded): arm them in every live
- * thread (under R.lock). */
-void points__install(void)
+ * thread (under hs_rng.lock). */
+void hs_range_points__install(void)
 {
 	pid_t me = gettid();
 
-	for (struct rng_slot *s = R.slots; s; s = s->next) {
+	for (struct rng_slot *s = hs_rng.slots; s; s = s->next) {
 		if (!__atomic_load_n(&s->live, __ATOMIC_ACQUIRE))
 			continue;
-		slot__spin(s);
+		hs_range_slot__spin(s);
 		if (__atomic_load_n(&s->live, __ATOMIC_ACQUIRE))
-			points__open(s, s->tid == me ? 0 : s->tid);
-		slot__release(s, false);
+			hs_range_points__open(s, s->tid == me ? 0 : s->tid);
+		hs_range_slot__release(s, false);
 	}
 }
 
-void points__read(struct rng_slot *s)
+void hs_range_points__read(struct rng_slot *s)
 {
 	struct agg_range_thread *res = s->res;
 
-	for (int i = 0; i < R.ncp; i++) {
+	for (int i = 0; i < hs_rng.ncp; i++) {
 		uint64_t v;
 
 		if (s->cp[i] >= 0 && pmu_bp__read(s->cp[i], &v)) {
@@ -199,9 +199,9 @@ void points__read(struct rng_slot *s)
 	}
 }
 
-void points__close(struct rng_slot *s)
+void hs_range_points__close(struct rng_slot *s)
 {
-	for (int i = 0; i < R.ncp; i++) {
+	for (int i = 0; i < hs_rng.ncp; i++) {
 		if (s->cp[i] >= 0)
 			pmu_sys__close(s->cp[i]);
 		s->cp[i] = -1;
@@ -213,14 +213,14 @@ void points__close(struct rng_slot *s)
 	}
 }
 
-bool points__pending(void)
+bool hs_range_points__pending(void)
 {
-	for (int i = 0; i < R.ncp; i++)
-		if (!R.cp[i].dropped && !__atomic_load_n(&R.cp[i].addr, __ATOMIC_ACQUIRE))
+	for (int i = 0; i < hs_rng.ncp; i++)
+		if (!hs_rng.cp[i].dropped && !__atomic_load_n(&hs_rng.cp[i].addr, __ATOMIC_ACQUIRE))
 			return true;
 	for (int k = 0; k < 2; k++)
-		if (R.has_trig[k] && !R.trig[k].dropped &&
-		    !__atomic_load_n(&R.trig[k].addr, __ATOMIC_ACQUIRE))
+		if (hs_rng.has_trig[k] && !hs_rng.trig[k].dropped &&
+		    !__atomic_load_n(&hs_rng.trig[k].addr, __ATOMIC_ACQUIRE))
 			return true;
 	return false;
 }

@@ -16,11 +16,10 @@
  * Async-signal safety: the handler only does atomics, ioctl and
  * clock_gettime, and walks the slot registry (never freed) taking each
  * slot's lock with a try: a slot it cannot lock is brought up to date by
- * its holder (slot__release).  The thread that hit the trigger switches
- * its own counters last on start and first on stop, so the handler's own
- * work on other threads stays out of its counts.
+ * its holder (hs_range_slot__release, slot.c).  The thread that hit the
+ * trigger switches its own counters last on start and first on stop, so
+ * the handler's own work on other threads stays out of its counts.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -28,8 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "preload/range_int.h"
-#include "preload/core/core.h"
+#include "common/clock.h"
+#include "preload/base/real.h"
+#include "preload/range/internal.h"
 
 #ifndef TRAP_PERF
 #define TRAP_PERF 6 /* si_code of a perf event with sigtrap (Linux 5.13) */
@@ -38,118 +38,73 @@
 /* attr.sig_data of our trigger breakpoints: "hpcs" + which one. */
 #define TRIG_MAGIC 0x6870637300000000ull
 
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-
-static sigaction_fn real_sigaction;
 static struct sigaction old_trap; /* the program's SIGTRAP action */
 
-uint64_t trig__sig_data(int which)
+uint64_t hs_range_trig__sig_data(int which)
 {
 	return TRIG_MAGIC | (uint64_t)which;
 }
 
-const char *trig__state_name(void)
+const char *hs_range_trig__state_name(void)
 {
 	static const char *const names[] = { "waiting", "started", "stopped" };
 
-	return names[__atomic_load_n(&R.state, __ATOMIC_ACQUIRE)];
+	return names[__atomic_load_n(&hs_rng.state, __ATOMIC_ACQUIRE)];
 }
 
 static bool trig__armed(int which)
 {
-	return R.has_trig[which] && !R.trig[which].dropped;
+	return hs_rng.has_trig[which] && !hs_rng.trig[which].dropped;
 }
 
-void trig__init(void)
+void hs_range_trig__init(void)
 {
-	struct pmu_evlist *el = &hs_proc.evlist;
+	struct pmu_evlist *el = hs_rng.el;
 
 	if (!trig__armed(TRIG_START)) {
-		R.state = TRIG_STARTED;
+		hs_rng.state = TRIG_STARTED;
 		return;
 	}
-	R.state = TRIG_WAIT;
+	hs_rng.state = TRIG_WAIT;
 	/* Leaders only: a disabled leader holds its whole group. */
 	for (int g = 0; g < el->ngroups; g++)
 		el->ev[el->grp[g].idx[0]].attr.disabled = 1;
 }
 
-void slot__set(struct rng_slot *s, int st)
-{
-	bool on = st == TRIG_STARTED, was_on = s->applied == TRIG_STARTED;
-	bool wait = st == TRIG_WAIT, was_wait = s->applied == TRIG_WAIT;
-
-	if (on != was_on) {
-		void (*sw)(int, bool) = on ? pmu_fd__enable : pmu_fd__disable;
-
-		for (int i = 0; i < s->nleader; i++)
-			sw(s->leader[i], true);
-		for (int k = 0; k < R.nsev; k++)
-			sw(s->ring[k].fd, false);
-		for (int i = 0; i < R.ncp; i++)
-			sw(s->cp[i], false);
-		sw(s->trig[TRIG_STOP], false);
-	}
-	if (wait != was_wait)
-		(wait ? pmu_fd__enable : pmu_fd__disable)(s->trig[TRIG_START], false);
-	s->applied = st;
-}
-
-void slot__apply(struct rng_slot *s, bool in_handler)
-{
-	for (;;) {
-		int st;
-
-		if (in_handler) {
-			if (!slot__try(s))
-				return; /* the holder catches up when it lets go */
-		} else {
-			slot__spin(s);
-		}
-		st = __atomic_load_n(&R.state, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&s->live, __ATOMIC_SEQ_CST) && s->applied != st)
-			slot__set(s, st);
-		__atomic_store_n(&s->spin, 0, __ATOMIC_SEQ_CST);
-		if (!__atomic_load_n(&s->live, __ATOMIC_SEQ_CST) ||
-		    __atomic_load_n(&R.state, __ATOMIC_SEQ_CST) == st)
-			return;
-	}
-}
-
 static void trig__fire(int which)
 {
 	int expected = which == TRIG_START ? TRIG_WAIT : TRIG_STARTED;
-	struct rng_slot *self = slot__self();
+	struct rng_slot *self = hs_range_slot__self();
 
-	if (__atomic_compare_exchange_n(&R.state, &expected, expected + 1, false,
+	if (__atomic_compare_exchange_n(&hs_rng.state, &expected, expected + 1, false,
 					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 		uint64_t ns = hs_clock__realtime();
 
-		__atomic_store_n(which == TRIG_START ? &R.started_tid : &R.stopped_tid,
+		__atomic_store_n(which == TRIG_START ? &hs_rng.started_tid : &hs_rng.stopped_tid,
 				 gettid(), __ATOMIC_RELAXED);
-		__atomic_store_n(which == TRIG_START ? &R.started_ns : &R.stopped_ns,
+		__atomic_store_n(which == TRIG_START ? &hs_rng.started_ns : &hs_rng.stopped_ns,
 				 ns, __ATOMIC_RELEASE);
 	}
 	if (self && which == TRIG_STOP)
-		slot__apply(self, true);
-	for (struct rng_slot *s = __atomic_load_n(&R.slots, __ATOMIC_ACQUIRE); s;
+		hs_range_slot__apply(self, true);
+	for (struct rng_slot *s = __atomic_load_n(&hs_rng.slots, __ATOMIC_ACQUIRE); s;
 	     s = __atomic_load_n(&s->next, __ATOMIC_ACQUIRE))
 		if (s != self && __atomic_load_n(&s->live, __ATOMIC_ACQUIRE))
-			slot__apply(s, true);
+			hs_range_slot__apply(s, true);
 	if (self && which == TRIG_START)
-		slot__apply(self, true);
+		hs_range_slot__apply(self, true);
 }
 
-void trig__abandon_start(void)
+void hs_range_trig__abandon_start(void)
 {
 	int expected = TRIG_WAIT;
 
-	if (!__atomic_compare_exchange_n(&R.state, &expected, TRIG_STARTED, false,
+	if (!__atomic_compare_exchange_n(&hs_rng.state, &expected, TRIG_STARTED, false,
 					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return;
-	for (struct rng_slot *s = R.slots; s; s = s->next)
+	for (struct rng_slot *s = hs_rng.slots; s; s = s->next)
 		if (__atomic_load_n(&s->live, __ATOMIC_ACQUIRE))
-			slot__apply(s, false);
+			hs_range_slot__apply(s, false);
 }
 
 /* Not ours: what the program's own action would have done. */
@@ -166,7 +121,7 @@ static void trap__chain(int sig, siginfo_t *si, void *uc)
 
 		memset(&dfl, 0, sizeof(dfl));
 		dfl.sa_handler = SIG_DFL;
-		real_sigaction(sig, &dfl, NULL);
+		hs_real_sigaction(sig, &dfl, NULL);
 		syscall(SYS_tgkill, getpid(), gettid(), sig);
 		return;
 	}
@@ -197,18 +152,17 @@ static void trap__handler(int sig, siginfo_t *si, void *uc)
 /* Installed with the real sigaction, keeping the program's earlier action
  * for the SIGTRAPs that are not ours.  A handler the program installs
  * later replaces ours (and triggers then reach the program's handler). */
-void trig__install_handler(void)
+void hs_range_trig__install_handler(void)
 {
 	struct sigaction sa;
 
 	if (!trig__armed(TRIG_START) && !trig__armed(TRIG_STOP))
 		return;
-	real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-	if (!real_sigaction)
+	if (!hs_real__sigaction())
 		return;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = trap__handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&sa.sa_mask);
-	real_sigaction(SIGTRAP, &sa, &old_trap);
+	hs_real_sigaction(SIGTRAP, &sa, &old_trap);
 }

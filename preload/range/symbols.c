@@ -16,7 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "preload/symbols.h"
+#include "preload/base/real.h"
+#include "preload/range/symbols.h"
 
 #if __SIZEOF_POINTER__ == 8
 #define SYM_CLASS ELFCLASS64
@@ -57,7 +58,7 @@ static int collect__one(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-struct sym_object *sym__objects(int *n)
+struct sym_object *hs_range_sym__objects(int *n)
 {
 	struct collect c = { 0 };
 	ssize_t len = readlink("/proc/self/exe", c.exe, sizeof(c.exe) - 1);
@@ -75,7 +76,7 @@ static int adds__one(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1; /* every entry carries the same counter */
 }
 
-unsigned long long sym__adds(void)
+unsigned long long hs_range_sym__adds(void)
 {
 	unsigned long long adds = 0;
 
@@ -83,7 +84,7 @@ unsigned long long sym__adds(void)
 	return adds;
 }
 
-bool sym__matches(const struct sym_object *o, const char *obj)
+bool hs_range_sym__matches(const struct sym_object *o, const char *obj)
 {
 	const char *base = strrchr(o->path, '/');
 	size_t n = strlen(obj);
@@ -168,7 +169,7 @@ static void elf__scan(const struct sym_object *o, const unsigned char *map,
 	}
 }
 
-int sym__lookup(const struct sym_object *o, const char *const *names, int n,
+int hs_range_sym__lookup(const struct sym_object *o, const char *const *names, int n,
 		sym_found_fn found, void *arg)
 {
 	int fd = o->path[0] ? open(o->path, O_RDONLY | O_CLOEXEC) : -1;
@@ -178,11 +179,11 @@ int sym__lookup(const struct sym_object *o, const char *const *names, int n,
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || st.st_size <= 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+		hs_real_close(fd);
 		return -1;
 	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
+	hs_real_close(fd);
 	if (map == MAP_FAILED)
 		return -1;
 	elf__scan(o, map, (size_t)st.st_size, names, n, found, arg);
