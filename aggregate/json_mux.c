@@ -14,9 +14,6 @@
 #include "aggregate/mux.h"
 #include "aggregate/view.h"
 
-static const char *const mode_names[] = {
-	[AGG_MUX_KERNEL] = "kernel", [AGG_MUX_ROTATE] = "rotate", [AGG_MUX_OFF] = "off",
-};
 
 static uint64_t get(const uint64_t *p)
 {
@@ -28,8 +25,8 @@ json_object *agg_mux__json(const struct agg_process *p)
 	const struct agg_mux *m = p->mux;
 	json_object *o = json_object_new_object(), *sl;
 
-	json_object_object_add(o, "mode", json_object_new_string(mode_names[m->mode]));
-	if (m->mode == AGG_MUX_ROTATE) {
+	json_object_object_add(o, "mode", json_object_new_string(hs_mux_mode__name(m->mode)));
+	if (m->mode == HS_MUX_ROTATE) {
 		sl = json_object_new_object();
 		json_object_object_add(sl, m->slice_instructions ? "instructions" : "ns",
 				       agg_json__u64(m->slice));
@@ -74,7 +71,7 @@ static json_object *rotation__json(const struct agg_process *p,
 	json_object *o, *ga;
 	uint64_t rotated = 0, handler;
 
-	if (!r || p->mux->mode != AGG_MUX_ROTATE)
+	if (!r || p->mux->mode != HS_MUX_ROTATE)
 		return NULL;
 	o = json_object_new_object();
 	json_object_object_add(o, "active", json_object_new_boolean(
@@ -152,7 +149,7 @@ void agg_series__section(json_object *o, const char *name,
 void agg_rotation__section(json_object *o, const char *name,
 			   const struct agg_process *p, const struct agg_thread_view *tv)
 {
-	if (p->mux && p->mux->mode == AGG_MUX_ROTATE)
+	if (p->mux && p->mux->mode == HS_MUX_ROTATE)
 		json_object_object_add(o, name, rotation__json(p, tv->t));
 }
 

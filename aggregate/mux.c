@@ -100,7 +100,7 @@ static void view__guard(struct count *c)
 static bool view__rotating(const struct agg_process *p,
 			   const struct agg_rotation *rot)
 {
-	return p->mux && p->mux->mode == AGG_MUX_ROTATE && rot &&
+	return p->mux && p->mux->mode == HS_MUX_ROTATE && rot &&
 	       __atomic_load_n(&rot->active, __ATOMIC_RELAXED);
 }
 

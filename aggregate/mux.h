@@ -23,10 +23,10 @@
 #define HPCSHIM_AGGREGATE_MUX_H
 
 #include "aggregate/aggregate.h"
+#include "common/mux_mode.h"
 
 struct json_object;
 
-enum agg_mux_mode { AGG_MUX_KERNEL, AGG_MUX_ROTATE, AGG_MUX_OFF };
 
 /* One perf group as the results describe it. */
 struct agg_group {
@@ -39,7 +39,7 @@ struct agg_group {
 };
 
 struct agg_mux {
-	enum agg_mux_mode mode;
+	enum hs_mux_mode mode;
 	int ngroups;
 	const struct agg_group *grp;
 	bool slice_instructions;  /* slices counted in instructions       */

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "common/count.h"
+#include "common/mux_mode.h"
 #include "pmu/pfm.h"
 
 #define PMU_MAX_EVENTS 64
@@ -66,11 +67,6 @@ struct pmu_group {
 };
 
 /* How groups that do not fit on the PMU at once share it (schedule.c). */
-enum pmu_mux {
-	PMU_MUX_KERNEL, /* all enabled; the kernel multiplexes and scales   */
-	PMU_MUX_ROTATE, /* one rotated group enabled at a time (the shim)   */
-	PMU_MUX_OFF,    /* only groups that fit at once are kept            */
-};
 
 struct pmu_evlist {
 	int nevents;
@@ -161,7 +157,7 @@ void pmu_counters__forget_pages(struct pmu_counters *c);
  * groups that must never be multiplexed and attr.disabled on rotated ones.
  * sampler (or NULL) is a hardware sampling event that will be on the PMU
  * too.  Returns the number of OK events. */
-int pmu_schedule__apply(struct pmu_evlist *el, enum pmu_mux mode,
+int pmu_schedule__apply(struct pmu_evlist *el, enum hs_mux_mode mode,
 			const struct perf_event_attr *sampler);
 
 /* sampler.c: an event that interrupts the thread every period ns of its

@@ -201,7 +201,7 @@ static void sched__pin(struct pmu_evlist *el, int g)
 	el->ev[el->grp[g].idx[0]].attr.pinned = 1;
 }
 
-int pmu_schedule__apply(struct pmu_evlist *el, enum pmu_mux mode,
+int pmu_schedule__apply(struct pmu_evlist *el, enum hs_mux_mode mode,
 			const struct perf_event_attr *sampler)
 {
 	int kept[PMU_MAX_EVENTS], nkept = 0, nok;
@@ -210,7 +210,7 @@ int pmu_schedule__apply(struct pmu_evlist *el, enum pmu_mux mode,
 		sampler = NULL; /* a software sampler takes no counter */
 	sched__greedy(el, true, kept, &nkept, sampler, "does not fit on the PMU "
 		      "together with the pinned groups before it");
-	if (mode == PMU_MUX_OFF)
+	if (mode == HS_MUX_OFF)
 		sched__greedy(el, false, kept, &nkept, sampler, "HPCSHIM_MUX=off: "
 			      "does not fit on the PMU together with the groups "
 			      "kept before it (it would be multiplexed)");
@@ -219,12 +219,12 @@ int pmu_schedule__apply(struct pmu_evlist *el, enum pmu_mux mode,
 
 		if (grp->n == 0)
 			continue;
-		if (grp->pinned || mode == PMU_MUX_OFF) {
+		if (grp->pinned || mode == HS_MUX_OFF) {
 			sched__pin(el, g);
 			grp->pinned = true;
 			continue;
 		}
-		if (mode != PMU_MUX_ROTATE)
+		if (mode != HS_MUX_ROTATE)
 			continue;
 		if (!group__software(el, grp) &&
 		    !sched__shrink(el, g, kept, nkept, sampler)) {

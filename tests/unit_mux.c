@@ -77,7 +77,7 @@ static struct agg_event events[] = {
 	{.name = "a", .ok = true, .group = 0}, {.name = "b", .ok = true, .group = 0},
 	{.name = "c", .ok = true, .group = 1}, {.name = "d", .ok = true, .group = 2},
 };
-static struct agg_mux mux = {.mode = AGG_MUX_ROTATE, .ngroups = 3, .grp = groups};
+static struct agg_mux mux = {.mode = HS_MUX_ROTATE, .ngroups = 3, .grp = groups};
 static struct agg_process proc = {.nev = 4, .ev = events, .mux = &mux};
 
 static void test_view(void)

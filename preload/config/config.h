@@ -23,15 +23,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/mux_mode.h"
 #include "pmu/pmu.h"
 #include "preload/config/range.h"
 
 /* Multiplexing and time series (muxconfig.c). */
-enum hs_mux_mode {
-	HS_MUX_KERNEL, /* every group its own leader, the kernel rotates   */
-	HS_MUX_ROTATE, /* the shim rotates groups per thread (rotate.c)     */
-	HS_MUX_OFF,    /* groups that do not fit at once are dropped        */
-};
 
 /* A comma list of event specs with optional {a,b} groups. */
 struct hs_speclist {
@@ -61,7 +57,6 @@ struct hs_mux_config {
 void hs_speclist__parse(struct hs_speclist *l, const char *v);
 void hs_speclist__free(struct hs_speclist *l);
 void hs_mux_config__from_env(struct hs_mux_config *m);
-const char *hs_mux_mode__name(enum hs_mux_mode m);
 
 struct hs_config {
 	char *events[PMU_MAX_EVENTS]; /* specs, in order                   */

@@ -108,16 +108,6 @@ void hs_speclist__free(struct hs_speclist *l)
 	l->n = 0;
 }
 
-const char *hs_mux_mode__name(enum hs_mux_mode m)
-{
-	switch (m) {
-	case HS_MUX_KERNEL: return "kernel";
-	case HS_MUX_ROTATE: return "rotate";
-	case HS_MUX_OFF: return "off";
-	}
-	return "?";
-}
-
 static void bad(const char *var, const char *v, const char *what)
 {
 	hs_log(HS_LOG_ERROR, "%s='%.40s%s' %s", var, v, strlen(v) > 40 ? "..." : "",

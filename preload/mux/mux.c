@@ -104,10 +104,6 @@ static void mux__describe(const struct pmu_evlist *el)
 
 static void mux__setup(struct pmu_evlist *el, const struct hs_config *cfg)
 {
-	static const enum pmu_mux modes[] = {
-		[HS_MUX_KERNEL] = PMU_MUX_KERNEL, [HS_MUX_ROTATE] = PMU_MUX_ROTATE,
-		[HS_MUX_OFF] = PMU_MUX_OFF,
-	};
 	struct hs_mux_config m = cfg->mux;
 
 	/* A start/stop trigger enables and disables every group of every
@@ -131,11 +127,11 @@ static void mux__setup(struct pmu_evlist *el, const struct hs_config *cfg)
 	}
 	if (m.mode == HS_MUX_ROTATE && !setup.rotate)
 		m.mode = HS_MUX_KERNEL;
-	mux.mode = (enum agg_mux_mode)m.mode;
+	mux.mode = m.mode;
 	mux.interval_ns = setup.interval ? m.interval_ns : 0;
 	setup.interval_ns = mux.interval_ns;
 	setup.interval_points = m.interval_points;
-	pmu_schedule__apply(el, modes[m.mode], setup.rotate ? &setup.rot_attr : NULL);
+	pmu_schedule__apply(el, m.mode, setup.rotate ? &setup.rot_attr : NULL);
 	mux__describe(el);
 	if (setup.rotate || setup.interval)
 		hs_rotate__init(&setup);
