@@ -25,7 +25,7 @@
 #define AGG_SCHEMA "hpcshim/1"
 
 struct agg_mux;
-struct agg_range_info;   /* aggregate/range.h */
+struct agg_range_info; /* aggregate/range.h */
 struct agg_range_thread;
 struct agg_rotation;
 struct agg_series;
@@ -47,26 +47,26 @@ struct agg_event {
 /* Per-call statistics of one event: each completed call's own inclusive
  * delta (recursive instances included), rounded estimate. */
 struct agg_percall {
-	uint64_t n;               /* calls with a known value              */
+	uint64_t n; /* calls with a known value              */
 	uint64_t min, max, sum;
 };
 
 struct agg_region {
 	const char *name;
 	uint64_t calls;
-	struct agg_region *next;  /* insertion order; published with release */
-	uint32_t open;            /* instances on the owner's region stack:
+	struct agg_region *next; /* insertion order; published with release */
+	uint32_t open;           /* instances on the owner's region stack:
 				   * owner only, for recursion            */
 	int nev;
 	struct agg_percall percall; /* of the process's main event        */
-	struct count c[];         /* [0, nev) inclusive, [nev, 2 nev) exclusive */
+	struct count c[];           /* [0, nev) inclusive, [nev, 2 nev) exclusive */
 };
 
 struct agg_thread_warnings {
-	uint64_t unmatched_end; /* END with no open region of that name      */
-	uint64_t auto_closed;   /* regions closed implicitly (mismatch, exit) */
-	uint64_t depth_overflow;/* BEGIN beyond the maximum nesting depth     */
-	uint64_t read_errors;   /* counter reads that failed                  */
+	uint64_t unmatched_end;  /* END with no open region of that name      */
+	uint64_t auto_closed;    /* regions closed implicitly (mismatch, exit) */
+	uint64_t depth_overflow; /* BEGIN beyond the maximum nesting depth     */
+	uint64_t read_errors;    /* counter reads that failed                  */
 };
 
 /* A thread name set by the program; earlier names stay allocated until the
@@ -78,25 +78,25 @@ struct agg_name {
 
 struct agg_thread {
 	pid_t tid;
-	int omp_thread;          /* OpenMP thread number, or -1             */
-	struct agg_name *name;   /* HPC_THREAD_NAME, or NULL (atomic)       */
-	uint64_t reads_user;     /* counter group reads in user space       */
-	uint64_t reads_syscall;  /* ... and with read()                     */
+	int omp_thread;         /* OpenMP thread number, or -1             */
+	struct agg_name *name;  /* HPC_THREAD_NAME, or NULL (atomic)       */
+	uint64_t reads_user;    /* counter group reads in user space       */
+	uint64_t reads_syscall; /* ... and with read()                     */
 	int nev;
 	uint64_t start_ns, end_ns;
 	bool alive_at_exit;
-	uint64_t missing;        /* bit i: event i not counted in this thread */
-	int err;                 /* errno of the first failure                */
-	const char *reason;      /* static text for missing events, or NULL   */
-	struct count *totals;    /* [nev] since the thread's counters opened  */
+	uint64_t missing;     /* bit i: event i not counted in this thread */
+	int err;              /* errno of the first failure                */
+	const char *reason;   /* static text for missing events, or NULL   */
+	struct count *totals; /* [nev] since the thread's counters opened  */
 	struct agg_region *head, *tail;
 	struct agg_region **hash; /* open addressing, owner thread only */
 	size_t hash_cap, nregions;
 	struct agg_thread_warnings warn;
 	struct agg_range_thread *range; /* HPCSHIM_RANGE & co., or NULL    */
-	struct agg_rotation *rot;   /* rotation statistics, or NULL (mux.h) */
-	struct agg_series *series;  /* time series, or NULL (mux.h)         */
-	struct agg_thread *next;  /* process list link */
+	struct agg_rotation *rot;       /* rotation statistics, or NULL (mux.h) */
+	struct agg_series *series;      /* time series, or NULL (mux.h)         */
+	struct agg_thread *next;        /* process list link */
 };
 
 static inline void agg_count__acc(struct count *c, const struct count *d)
@@ -143,10 +143,10 @@ struct agg_uncovered {
 };
 
 struct agg_pmu_info {
-	const char *cpu_pmu;    /* kernel core PMU name, "" if none        */
-	bool hardware;          /* a hardware event is being counted       */
-	const char *fallback;   /* NULL, or why the default set is software-only */
-	const char *privilege;  /* user+kernel, user, mixed                 */
+	const char *cpu_pmu;   /* kernel core PMU name, "" if none        */
+	bool hardware;         /* a hardware event is being counted       */
+	const char *fallback;  /* NULL, or why the default set is software-only */
+	const char *privilege; /* user+kernel, user, mixed                 */
 	int paranoid;
 	const char *privilege_requested; /* HPCSHIM_PRIVILEGE: all, user, kernel */
 	const char *privilege_note;      /* NULL, or why counted != requested   */
@@ -158,25 +158,25 @@ struct agg_metrics; /* aggregate/metric.h */
 struct agg_process {
 	pid_t pid, ppid;
 	const char *host;
-	int rank;               /* -1: not an MPI rank (or unknown) */
+	int rank; /* -1: not an MPI rank (or unknown) */
 	char **argv;
 	int argc;
-	int exec_generation;    /* 0 for the first image of this pid     */
+	int exec_generation; /* 0 for the first image of this pid     */
 	uint64_t start_ns, end_ns;
-	bool complete;          /* false when ended by a fatal signal    */
-	const char *end;        /* exit, _exit, exec, signal             */
-	int signal;             /* the fatal signal, or 0                */
+	bool complete;   /* false when ended by a fatal signal    */
+	const char *end; /* exit, _exit, exec, signal             */
+	int signal;      /* the fatal signal, or 0                */
 	const char *version;
 	int nev;
 	const struct agg_event *ev;
-	int main_ev;            /* event of the per-call statistics, or -1 */
+	int main_ev; /* event of the per-call statistics, or -1 */
 	struct agg_pmu_info pmu;
 	struct agg_thread *threads;
 	uint64_t uncovered_calls; /* region calls from threads we never saw start */
 	const struct agg_uncovered *uncovered;
 	int nuncovered;
 	const struct agg_range_info *range; /* NULL unless ranges were asked */
-	const struct agg_metrics *metrics; /* presets/opcode classes, or NULL */
+	const struct agg_metrics *metrics;  /* presets/opcode classes, or NULL */
 	const struct agg_mux *mux; /* groups and multiplexing (mux.h), or NULL */
 };
 
@@ -202,7 +202,7 @@ char *agg_utf8__clean(const char *s);
 /* json.c: writes the process result atomically into dir (temporary file,
  * then link(2) to a name that never overwrites another result).  On success
  * path receives the final file name. */
-int agg_process__write(const struct agg_process *p, const char *dir,
-		       char *path, size_t pathlen, char *err, size_t errlen);
+int agg_process__write(const struct agg_process *p, const char *dir, char *path,
+		       size_t pathlen, char *err, size_t errlen);
 
 #endif

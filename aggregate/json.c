@@ -22,7 +22,6 @@
 #include "aggregate/mux.h"
 #include "aggregate/view.h"
 
-
 /* {"event": number|null, ...} over counted events, plus a sibling
  * "<key>_multiplexed" entry in parent when coverage < 1 somewhere, and
  * "<key>_metrics" with presets: one thread interval of the view. */
@@ -36,8 +35,9 @@ static void add_counts(json_object *parent, const char *key,
 
 		if (x->state == AGG_VALUE_ABSENT)
 			continue;
-		json_object_object_add(vals, p->ev[i].name, x->state == AGG_VALUE_KNOWN ?
-				       agg_json__u64(x->shown) : NULL);
+		json_object_object_add(
+			vals, p->ev[i].name,
+			x->state == AGG_VALUE_KNOWN ? agg_json__u64(x->shown) : NULL);
 		if (x->state == AGG_VALUE_MISSING || !x->partial)
 			continue;
 		if (!mux)
@@ -57,8 +57,8 @@ static json_object *json_process(const struct agg_process *p)
 	json_object_object_add(o, "pid", json_object_new_int(p->pid));
 	json_object_object_add(o, "ppid", json_object_new_int(p->ppid));
 	json_object_object_add(o, "host", agg_json__text(p->host));
-	json_object_object_add(o, "rank", p->rank >= 0 ?
-			       json_object_new_int(p->rank) : NULL);
+	json_object_object_add(o, "rank",
+			       p->rank >= 0 ? json_object_new_int(p->rank) : NULL);
 	for (int i = 0; i < p->argc; i++)
 		json_object_array_add(cmd, agg_json__text(p->argv[i]));
 	json_object_object_add(o, "command", cmd);
@@ -68,9 +68,11 @@ static json_object *json_process(const struct agg_process *p)
 	json_object_object_add(o, "end", json_object_new_string(p->end));
 	if (p->signal) {
 		json_object_object_add(o, "signal", json_object_new_int(p->signal));
-		json_object_object_add(o, "signal_name",
-				       json_object_new_string(sigabbrev_np(p->signal) ?
-							      sigabbrev_np(p->signal) : "?"));
+		json_object_object_add(
+			o, "signal_name",
+			json_object_new_string(sigabbrev_np(p->signal) ?
+						       sigabbrev_np(p->signal) :
+						       "?"));
 	}
 	json_object_object_add(o, "exec_generation",
 			       json_object_new_int(p->exec_generation));
@@ -86,8 +88,8 @@ static json_object *json_events(const struct agg_process *p)
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "name", agg_json__text(e->name));
-		json_object_object_add(o, "status",
-			json_object_new_string(e->ok ? "ok" : "dropped"));
+		json_object_object_add(
+			o, "status", json_object_new_string(e->ok ? "ok" : "dropped"));
 		json_object_object_add(o, "source", json_object_new_string(e->source));
 		if (e->encoding && e->encoding[0])
 			json_object_object_add(o, "encoding",
@@ -97,11 +99,13 @@ static json_object *json_events(const struct agg_process *p)
 					       json_object_new_string(e->privilege));
 			if (e->downgraded)
 				json_object_object_add(o, "downgraded",
-					json_object_new_boolean(true));
-			json_object_object_add(o, "group", json_object_new_int(e->group));
+						       json_object_new_boolean(true));
+			json_object_object_add(o, "group",
+					       json_object_new_int(e->group));
 		} else {
 			json_object_object_add(o, "errno", json_object_new_int(e->err));
-			json_object_object_add(o, "error", json_object_new_string(e->errname));
+			json_object_object_add(o, "error",
+					       json_object_new_string(e->errname));
 			json_object_object_add(o, "reason", agg_json__text(e->reason));
 		}
 		json_object_array_add(a, o);
@@ -113,24 +117,34 @@ static json_object *json_pmu(const struct agg_process *p)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "cpu_pmu", p->pmu.cpu_pmu[0] ?
-			       json_object_new_string(p->pmu.cpu_pmu) : NULL);
+	json_object_object_add(
+		o, "cpu_pmu",
+		p->pmu.cpu_pmu[0] ? json_object_new_string(p->pmu.cpu_pmu) : NULL);
 	json_object_object_add(o, "hardware", json_object_new_boolean(p->pmu.hardware));
-	json_object_object_add(o, "fallback", p->pmu.fallback ?
-			       json_object_new_string(p->pmu.fallback) : NULL);
-	json_object_object_add(o, "privilege", json_object_new_string(p->pmu.privilege));
-	json_object_object_add(o, "perf_event_paranoid", json_object_new_int(p->pmu.paranoid));
-	json_object_object_add(o, "privilege_requested", json_object_new_string(
-		p->pmu.privilege_requested ? p->pmu.privilege_requested : "all"));
-	json_object_object_add(o, "privilege_note", p->pmu.privilege_note ?
-			       json_object_new_string(p->pmu.privilege_note) : NULL);
+	json_object_object_add(
+		o, "fallback",
+		p->pmu.fallback ? json_object_new_string(p->pmu.fallback) : NULL);
+	json_object_object_add(o, "privilege",
+			       json_object_new_string(p->pmu.privilege));
+	json_object_object_add(o, "perf_event_paranoid",
+			       json_object_new_int(p->pmu.paranoid));
+	json_object_object_add(o, "privilege_requested",
+			       json_object_new_string(p->pmu.privilege_requested ?
+							      p->pmu.privilege_requested :
+							      "all"));
+	json_object_object_add(o, "privilege_note",
+			       p->pmu.privilege_note ?
+				       json_object_new_string(p->pmu.privilege_note) :
+				       NULL);
 	return o;
 }
 
 static json_object *json_warnings(const struct agg_thread_warnings *w)
 {
 	json_object *o = json_object_new_object();
-#define WARN(field) json_object_object_add(o, #field, \
+#define WARN(field)             \
+	json_object_object_add( \
+		o, #field,      \
 		agg_json__u64(__atomic_load_n(&w->field, __ATOMIC_RELAXED)))
 	WARN(unmatched_end);
 	WARN(auto_closed);
@@ -153,7 +167,8 @@ static json_object *json_percall(const struct agg_process *p,
 	json_object_object_add(o, "calls", agg_json__u64(pc->n));
 	json_object_object_add(o, "min", agg_json__u64(pc->min));
 	json_object_object_add(o, "max", agg_json__u64(pc->max));
-	json_object_object_add(o, "mean", agg_json__dbl((double)pc->sum / (double)pc->n));
+	json_object_object_add(o, "mean",
+			       agg_json__dbl((double)pc->sum / (double)pc->n));
 	return o;
 }
 
@@ -165,8 +180,11 @@ static json_object *json_reads(const struct agg_thread *t)
 	uint64_t u = __atomic_load_n(&t->reads_user, __ATOMIC_RELAXED);
 	uint64_t s = __atomic_load_n(&t->reads_syscall, __ATOMIC_RELAXED);
 
-	json_object_object_add(o, "method", json_object_new_string(
-		u && s ? "mixed" : u ? "user" : s ? "syscall" : "none"));
+	json_object_object_add(o, "method",
+			       json_object_new_string(u && s ? "mixed" :
+						      u      ? "user" :
+						      s      ? "syscall" :
+							       "none"));
 	json_object_object_add(o, "user", agg_json__u64(u));
 	json_object_object_add(o, "syscall", agg_json__u64(s));
 	return o;
@@ -192,7 +210,8 @@ static json_object *json_thread(const struct agg_process *p,
 	json_object_object_add(o, "tid", json_object_new_int(t->tid));
 	json_object_object_add(o, "start_ns", agg_json__u64(t->start_ns));
 	json_object_object_add(o, "end_ns", agg_json__u64(t->end_ns));
-	json_object_object_add(o, "alive_at_exit", json_object_new_boolean(t->alive_at_exit));
+	json_object_object_add(o, "alive_at_exit",
+			       json_object_new_boolean(t->alive_at_exit));
 	int omp = __atomic_load_n(&t->omp_thread, __ATOMIC_RELAXED);
 
 	if (omp >= 0)
@@ -201,10 +220,13 @@ static json_object *json_thread(const struct agg_process *p,
 		json_object_object_add(o, "name", agg_json__text(nm->s));
 	json_object_object_add(o, "reads", json_reads(t));
 	if (t->missing) {
-		json_object_object_add(o, "error", json_object_new_string(
-			t->reason ? t->reason : "counters not opened"));
+		json_object_object_add(
+			o, "error",
+			json_object_new_string(t->reason ? t->reason :
+							   "counters not opened"));
 		if (t->err && strerrorname_np(t->err))
-			json_object_object_add(o, "errno",
+			json_object_object_add(
+				o, "errno",
 				json_object_new_string(strerrorname_np(t->err)));
 	}
 	add_counts(o, "totals", p, &tv->totals);
@@ -226,8 +248,7 @@ static json_object *json_thread(const struct agg_process *p,
 	return o;
 }
 
-static json_object *json_stats(const struct agg_process *p,
-			       const struct agg_sum *sum)
+static json_object *json_stats(const struct agg_process *p, const struct agg_sum *sum)
 {
 	json_object *o = json_object_new_object();
 
@@ -246,7 +267,8 @@ static json_object *json_stats(const struct agg_process *p,
 		json_object_object_add(so, "min", agg_json__dbl(st->min));
 		json_object_object_add(so, "max", agg_json__dbl(st->max));
 		json_object_object_add(so, "mean", agg_json__dbl(agg_stat__mean(st)));
-		json_object_object_add(so, "threads", json_object_new_int64((int64_t)st->n));
+		json_object_object_add(so, "threads",
+				       json_object_new_int64((int64_t)st->n));
 		json_object_object_add(o, p->ev[i].name, so);
 	}
 	return o;
@@ -287,8 +309,9 @@ static void json_totals(json_object *doc, const struct agg_process *p,
 	for (int i = 0; i < p->nev; i++) {
 		if (!p->ev[i].ok)
 			continue;
-		json_object_object_add(o, p->ev[i].name, s->ev[i].st.n ?
-				       agg_json__u64(s->ev[i].shown) : NULL);
+		json_object_object_add(o, p->ev[i].name,
+				       s->ev[i].st.n ? agg_json__u64(s->ev[i].shown) :
+						       NULL);
 	}
 	json_object_object_add(doc, "totals", o);
 	agg_metrics__json(doc, "totals", p, s->m);
@@ -304,8 +327,10 @@ static json_object *json_uncovered(const struct agg_process *p)
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "tid", json_object_new_int(u->tid));
-		json_object_object_add(o, "minor_faults", agg_json__u64(u->minor_faults));
-		json_object_object_add(o, "major_faults", agg_json__u64(u->major_faults));
+		json_object_object_add(o, "minor_faults",
+				       agg_json__u64(u->minor_faults));
+		json_object_object_add(o, "major_faults",
+				       agg_json__u64(u->major_faults));
 		json_object_object_add(o, "cpu_ns", agg_json__u64(u->cpu_ns));
 		json_object_array_add(a, o);
 	}
@@ -316,7 +341,8 @@ static json_object *json_document(const struct agg_view *v)
 {
 	const struct agg_process *p = v->p;
 	json_object *doc = json_object_new_object();
-	json_object *tool = json_object_new_object(), *threads = json_object_new_array();
+	json_object *tool = json_object_new_object(),
+		    *threads = json_object_new_array();
 
 	json_object_object_add(doc, "schema", json_object_new_string(AGG_SCHEMA));
 	json_object_object_add(tool, "name", json_object_new_string("hpcshim"));
@@ -334,7 +360,8 @@ static json_object *json_document(const struct agg_view *v)
 	for (int i = 0; i < v->nthreads; i++)
 		json_object_array_add(threads, json_thread(p, &v->th[i]));
 	json_object_object_add(doc, "thread_count", json_object_new_int(v->nthreads));
-	json_object_object_add(doc, "uncovered_region_calls", agg_json__u64(p->uncovered_calls));
+	json_object_object_add(doc, "uncovered_region_calls",
+			       agg_json__u64(p->uncovered_calls));
 	json_object_object_add(doc, "uncovered_threads", json_uncovered(p));
 	json_object_object_add(doc, "threads", threads);
 	json_object_object_add(doc, "regions", json_regions(v));
@@ -361,8 +388,8 @@ static int write_all(int fd, const char *buf, size_t len)
 /* Publishes tmp under base.json, base-1.json, ...: link(2) never replaces
  * an existing file, so a result of an earlier process (pid reuse) or another
  * host with the same name is never lost. */
-static int publish(const char *tmp, const char *dir, const char *base,
-		   char *path, size_t pathlen)
+static int publish(const char *tmp, const char *dir, const char *base, char *path,
+		   size_t pathlen)
 {
 	for (int k = 0; k < 1000; k++) {
 		if (k == 0)
@@ -394,8 +421,8 @@ static void result_base(const struct agg_process *p, char *base, size_t len)
 			*c = '_';
 }
 
-int agg_process__write(const struct agg_process *p, const char *dir,
-		       char *path, size_t pathlen, char *err, size_t errlen)
+int agg_process__write(const struct agg_process *p, const char *dir, char *path,
+		       size_t pathlen, char *err, size_t errlen)
 {
 	struct agg_view *v = agg_view__new(p);
 	json_object *doc = NULL;
@@ -408,8 +435,8 @@ int agg_process__write(const struct agg_process *p, const char *dir,
 		goto out;
 	}
 	doc = json_document(v);
-	text = json_object_to_json_string_ext(doc,
-		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = json_object_to_json_string_ext(
+		doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 	result_base(p, base, sizeof(base));
 	/* Unique per process start, so a file left by a killed process with
 	 * the same pid never blocks this one. */
@@ -417,7 +444,8 @@ int agg_process__write(const struct agg_process *p, const char *dir,
 		 (unsigned long long)p->start_ns);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot create a file in %s: %s", dir, strerror(errno));
+		snprintf(err, errlen, "cannot create a file in %s: %s", dir,
+			 strerror(errno));
 		goto out;
 	}
 	if (write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0) {

@@ -14,7 +14,6 @@
 #include "aggregate/mux.h"
 #include "aggregate/view.h"
 
-
 static uint64_t get(const uint64_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
@@ -25,15 +24,18 @@ json_object *agg_mux__json(const struct agg_process *p)
 	const struct agg_mux *m = p->mux;
 	json_object *o = json_object_new_object(), *sl;
 
-	json_object_object_add(o, "mode", json_object_new_string(hs_mux_mode__name(m->mode)));
+	json_object_object_add(o, "mode",
+			       json_object_new_string(hs_mux_mode__name(m->mode)));
 	if (m->mode == HS_MUX_ROTATE) {
 		sl = json_object_new_object();
 		json_object_object_add(sl, m->slice_instructions ? "instructions" : "ns",
 				       agg_json__u64(m->slice));
 		json_object_object_add(o, "slice", sl);
-		json_object_object_add(o, "seed", m->seeded ? agg_json__u64(m->seed) : NULL);
+		json_object_object_add(o, "seed",
+				       m->seeded ? agg_json__u64(m->seed) : NULL);
 	}
-	json_object_object_add(o, "interval_ns", m->interval_ns ? agg_json__u64(m->interval_ns) : NULL);
+	json_object_object_add(o, "interval_ns",
+			       m->interval_ns ? agg_json__u64(m->interval_ns) : NULL);
 	if (m->interval_ns)
 		json_object_object_add(o, "interval_points",
 				       json_object_new_int(m->interval_points));
@@ -48,16 +50,21 @@ json_object *agg_groups__json(const struct agg_process *p)
 
 	for (int g = 0; g < p->mux->ngroups; g++) {
 		const struct agg_group *grp = &p->mux->grp[g];
-		json_object *o = json_object_new_object(), *mem = json_object_new_array();
+		json_object *o = json_object_new_object(),
+			    *mem = json_object_new_array();
 
 		for (int m = 0; m < grp->n; m++)
-			json_object_array_add(mem, agg_json__text(p->ev[grp->idx[m]].name));
+			json_object_array_add(
+				mem, agg_json__text(p->ev[grp->idx[m]].name));
 		json_object_object_add(o, "group", json_object_new_int(g));
 		json_object_object_add(o, "members", mem);
-		json_object_object_add(o, "origin", json_object_new_string(
-			grp->user ? "user" : "auto"));
-		json_object_object_add(o, "pinned", json_object_new_boolean(grp->pinned));
-		json_object_object_add(o, "rotated", json_object_new_boolean(grp->rotated));
+		json_object_object_add(o, "origin",
+				       json_object_new_string(grp->user ? "user" :
+									  "auto"));
+		json_object_object_add(o, "pinned",
+				       json_object_new_boolean(grp->pinned));
+		json_object_object_add(o, "rotated",
+				       json_object_new_boolean(grp->rotated));
 		json_object_object_add(o, "why", json_object_new_string(grp->why));
 		json_object_array_add(a, o);
 	}
@@ -65,7 +72,7 @@ json_object *agg_groups__json(const struct agg_process *p)
 }
 
 static json_object *rotation__json(const struct agg_process *p,
-				  const struct agg_thread *t)
+				   const struct agg_thread *t)
 {
 	const struct agg_rotation *r = t->rot;
 	json_object *o, *ga;
@@ -74,8 +81,9 @@ static json_object *rotation__json(const struct agg_process *p,
 	if (!r || p->mux->mode != HS_MUX_ROTATE)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "active", json_object_new_boolean(
-		__atomic_load_n(&r->active, __ATOMIC_RELAXED)));
+	json_object_object_add(o, "active",
+			       json_object_new_boolean(
+				       __atomic_load_n(&r->active, __ATOMIC_RELAXED)));
 	if (r->error)
 		json_object_object_add(o, "error", json_object_new_string(r->error));
 	json_object_object_add(o, "groups_rotated", json_object_new_int(r->nrotated));
@@ -84,7 +92,8 @@ static json_object *rotation__json(const struct agg_process *p,
 	json_object_object_add(o, "rounds", agg_json__u64(get(&r->rounds)));
 	handler = get(&r->handler_ns);
 	json_object_object_add(o, "handler_ns", agg_json__u64(handler));
-	json_object_object_add(o, "handler_max_ns", agg_json__u64(get(&r->handler_max_ns)));
+	json_object_object_add(o, "handler_max_ns",
+			       agg_json__u64(get(&r->handler_max_ns)));
 	json_object_object_add(o, "switch_ns", agg_json__u64(get(&r->switch_ns)));
 	json_object_object_add(o, "gap_ns", agg_json__u64(get(&r->gap_ns)));
 	json_object_object_add(o, "rotated_ns", agg_json__u64(get(&r->rotated_ns)));
@@ -98,20 +107,23 @@ static json_object *rotation__json(const struct agg_process *p,
 			continue;
 		go = json_object_new_object();
 		json_object_object_add(go, "group", json_object_new_int(g));
-		json_object_object_add(go, "slices", agg_json__u64(get(&r->grp[g].slices)));
-		json_object_object_add(go, "running_ns", agg_json__u64(get(&r->grp[g].sum_t)));
+		json_object_object_add(go, "slices",
+				       agg_json__u64(get(&r->grp[g].slices)));
+		json_object_object_add(go, "running_ns",
+				       agg_json__u64(get(&r->grp[g].sum_t)));
 		json_object_array_add(ga, go);
 		rotated += get(&r->grp[g].sum_t);
 	}
 	json_object_object_add(o, "slices", ga);
 	/* The handler's cost against the time it rotated. */
-	json_object_object_add(o, "handler_share", rotated ?
-			       agg_json__dbl((double)handler / (double)rotated) : NULL);
+	json_object_object_add(
+		o, "handler_share",
+		rotated ? agg_json__dbl((double)handler / (double)rotated) : NULL);
 	return o;
 }
 
 static json_object *series__json(const struct agg_process *p,
-				const struct agg_series_view *sv)
+				 const struct agg_series_view *sv)
 {
 	size_t nev = (size_t)(p->nev ? p->nev : 1);
 	json_object *o = json_object_new_object(), *ts = json_object_new_array();
@@ -130,8 +142,8 @@ static json_object *series__json(const struct agg_process *p,
 		for (uint32_t k = 0; k < sv->n; k++) {
 			size_t i = k * nev + (size_t)e;
 
-			json_object_array_add(arr, sv->known[i] ?
-					      agg_json__u64(sv->shown[i]) : NULL);
+			json_object_array_add(
+				arr, sv->known[i] ? agg_json__u64(sv->shown[i]) : NULL);
 		}
 		json_object_object_add(o, p->ev[e].name, arr);
 	}
@@ -147,7 +159,8 @@ void agg_series__section(json_object *o, const char *name,
 
 /* Under rotation every thread has the key: null when it never rotated. */
 void agg_rotation__section(json_object *o, const char *name,
-			   const struct agg_process *p, const struct agg_thread_view *tv)
+			   const struct agg_process *p,
+			   const struct agg_thread_view *tv)
 {
 	if (p->mux && p->mux->mode == HS_MUX_ROTATE)
 		json_object_object_add(o, name, rotation__json(p, tv->t));
@@ -186,10 +199,12 @@ void agg_mux_sum__json(json_object *parent, const char *key,
 		json_object_object_add(m, "raw", agg_json__u64(s[e].c.value));
 		json_object_object_add(m, "enabled", agg_json__u64(s[e].c.enabled));
 		json_object_object_add(m, "running", agg_json__u64(s[e].c.running));
-		json_object_object_add(m, "coverage", agg_json__dbl(hs_count__coverage(&s[e].c)));
+		json_object_object_add(m, "coverage",
+				       agg_json__dbl(hs_count__coverage(&s[e].c)));
 		/* Threads are independent samples: their variances add. */
 		if (s[e].se_known && !s[e].se_unknown)
-			json_object_object_add(m, "stderr", agg_json__dbl(sqrt(s[e].se2)));
+			json_object_object_add(m, "stderr",
+					       agg_json__dbl(sqrt(s[e].se2)));
 		if (!mux)
 			mux = json_object_new_object();
 		json_object_object_add(mux, p->ev[e].name, m);

@@ -48,7 +48,8 @@ static json_object *set__json(const struct agg_set *s)
 	if (s->reason)
 		json_object_object_add(o, "reason", agg_json__text(s->reason));
 	if (s->description)
-		json_object_object_add(o, "description", agg_json__text(s->description));
+		json_object_object_add(o, "description",
+				       agg_json__text(s->description));
 	if (s->file) {
 		char where[4200];
 
@@ -59,14 +60,16 @@ static json_object *set__json(const struct agg_set *s)
 		json_object *ev = json_object_new_object();
 
 		for (int i = 0; i < s->nevents; i++)
-			json_object_object_add(ev, s->alias[i], agg_json__text(s->event[i]));
+			json_object_object_add(ev, s->alias[i],
+					       agg_json__text(s->event[i]));
 		json_object_object_add(o, "events", ev);
 	}
 	if (s->nmetrics) {
 		json_object *m = json_object_new_object();
 
 		for (int i = 0; i < s->nmetrics; i++)
-			json_object_object_add(m, s->mname[i], agg_json__text(s->mtext[i]));
+			json_object_object_add(m, s->mname[i],
+					       agg_json__text(s->mtext[i]));
 		json_object_object_add(o, "metrics", m);
 	}
 	return o;
@@ -81,8 +84,8 @@ void agg_metrics__add_sets(json_object *doc, const struct agg_process *p)
 		return;
 	o = json_object_new_object();
 	a = json_object_new_array();
-	json_object_object_add(o, "model", ms->model[0] ?
-			       json_object_new_string(ms->model) : NULL);
+	json_object_object_add(
+		o, "model", ms->model[0] ? json_object_new_string(ms->model) : NULL);
 	for (int i = 0; i < ms->nsets; i++)
 		json_object_array_add(a, set__json(&ms->sets[i]));
 	json_object_object_add(o, "sets", a);

@@ -19,24 +19,24 @@ struct json_object;
 
 /* One derived metric, its formula's names mapped to events. */
 struct agg_metric {
-	const char *name;             /* key in "<key>_metrics"            */
-	const char *set;              /* preset or opcode class it is from  */
+	const char *name; /* key in "<key>_metrics"            */
+	const char *set;  /* preset or opcode class it is from  */
 	const struct formula *f;
-	int evidx[FORMULA_MAX_VARS];  /* per f->var: index into ev[], or -1 */
+	int evidx[FORMULA_MAX_VARS];       /* per f->var: index into ev[], or -1 */
 	const char *why[FORMULA_MAX_VARS]; /* evidx -1: why there is none   */
 };
 
 /* One requested preset or opcode class, as the results describe it. */
 struct agg_set {
-	const char *kind;         /* "preset" or "opcode"                    */
+	const char *kind; /* "preset" or "opcode"                    */
 	const char *name;
-	const char *status;       /* ok, partial, dropped, unavailable, unknown,
+	const char *status; /* ok, partial, dropped, unavailable, unknown,
 				   * invalid (malformed definition)         */
-	const char *reason;       /* NULL when ok                             */
-	const char *model;        /* the CPU model it was chosen for, or ""   */
-	const char *file;         /* the block's file and line, or NULL       */
+	const char *reason; /* NULL when ok                             */
+	const char *model;  /* the CPU model it was chosen for, or ""   */
+	const char *file;   /* the block's file and line, or NULL       */
 	int line;
-	const char *description;  /* or NULL */
+	const char *description; /* or NULL */
 	int nevents;
 	const char *const *alias; /* [nevents] */
 	const char *const *event; /* [nevents] event specs (keys in ev[])   */
@@ -46,7 +46,7 @@ struct agg_set {
 };
 
 struct agg_metrics {
-	const char *model;        /* libpfm4 PMU model, "" if none detected   */
+	const char *model; /* libpfm4 PMU model, "" if none detected   */
 	int nsets;
 	const struct agg_set *sets;
 	int nmetrics;

@@ -97,8 +97,7 @@ static void view__guard(struct count *c)
 	}
 }
 
-static bool view__rotating(const struct agg_process *p,
-			   const struct agg_rotation *rot)
+static bool view__rotating(const struct agg_process *p, const struct agg_rotation *rot)
 {
 	return p->mux && p->mux->mode == HS_MUX_ROTATE && rot &&
 	       __atomic_load_n(&rot->active, __ATOMIC_RELAXED);
@@ -146,9 +145,9 @@ void agg_mux__view(const struct agg_process *p, const struct agg_rotation *rot,
 	 * gaps are spread in proportion (the thread's gap fraction).  One
 	 * group ran all along: no switch inside the interval, no gap. */
 	if (ran > 1)
-		base = ref > base ? ref
-				  : base + (uint64_t)llround((double)base *
-						view__gap_fraction(rot));
+		base = ref > base ? ref :
+				    base + (uint64_t)llround((double)base *
+							     view__gap_fraction(rot));
 	for (int g = 0; g < p->mux->ngroups; g++) {
 		const struct agg_group *grp = &p->mux->grp[g];
 

@@ -27,38 +27,37 @@
 
 struct json_object;
 
-
 /* One perf group as the results describe it. */
 struct agg_group {
 	int n;
-	const int *idx;   /* event indices, the leader first          */
-	bool user;        /* a {...} group of the user's list          */
-	bool pinned;      /* never rotated, never multiplexed           */
-	bool rotated;     /* time-shared by the shim                    */
-	const char *why;  /* why it is a group of its own               */
+	const int *idx;  /* event indices, the leader first          */
+	bool user;       /* a {...} group of the user's list          */
+	bool pinned;     /* never rotated, never multiplexed           */
+	bool rotated;    /* time-shared by the shim                    */
+	const char *why; /* why it is a group of its own               */
 };
 
 struct agg_mux {
 	enum hs_mux_mode mode;
 	int ngroups;
 	const struct agg_group *grp;
-	bool slice_instructions;  /* slices counted in instructions       */
-	uint64_t slice;           /* ns or instructions                   */
+	bool slice_instructions; /* slices counted in instructions       */
+	uint64_t slice;          /* ns or instructions                   */
 	bool seeded;
 	uint64_t seed;
-	uint64_t interval_ns;     /* time series period, 0 = none         */
+	uint64_t interval_ns; /* time series period, 0 = none         */
 	int interval_points;
-	const char *note;         /* NULL, or a fallback that was taken   */
+	const char *note; /* NULL, or a fallback that was taken   */
 };
 
 /* Sums over a thread's completed slices of one group: n slices of times
  * t_i, and for each member counts c_i.  d = successive differences
  * (slice i minus the group's slice i - 1). */
 struct agg_rot_group {
-	uint64_t slices;          /* n                                    */
-	uint64_t sum_t;           /* sum t_i, ns                          */
-	uint64_t last_t;          /* t of the latest slice                */
-	double sum_dt2;           /* sum (d t)^2                          */
+	uint64_t slices; /* n                                    */
+	uint64_t sum_t;  /* sum t_i, ns                          */
+	uint64_t last_t; /* t of the latest slice                */
+	double sum_dt2;  /* sum (d t)^2                          */
 };
 
 struct agg_rot_event {
@@ -68,37 +67,37 @@ struct agg_rot_event {
 };
 
 struct agg_rotation {
-	bool active;              /* this thread rotated its groups       */
-	const char *error;        /* why not (mode rotate), or NULL       */
-	int ngroups, nev;         /* evlist groups, events                */
-	int nrotated;             /* groups in this thread's rotation      */
-	uint64_t signals;         /* sampler signals handled              */
-	uint64_t switches;        /* group switches (disable + enable)    */
-	uint64_t rounds;          /* randomised rounds started            */
-	uint64_t handler_ns;      /* time in the handler (CLOCK_MONOTONIC) */
+	bool active;         /* this thread rotated its groups       */
+	const char *error;   /* why not (mode rotate), or NULL       */
+	int ngroups, nev;    /* evlist groups, events                */
+	int nrotated;        /* groups in this thread's rotation      */
+	uint64_t signals;    /* sampler signals handled              */
+	uint64_t switches;   /* group switches (disable + enable)    */
+	uint64_t rounds;     /* randomised rounds started            */
+	uint64_t handler_ns; /* time in the handler (CLOCK_MONOTONIC) */
 	uint64_t handler_max_ns;
-	uint64_t switch_ns;       /* of which switching (wall time)        */
-	uint64_t gap_ns;          /* thread time with no rotated group
+	uint64_t switch_ns;        /* of which switching (wall time)        */
+	uint64_t gap_ns;           /* thread time with no rotated group
 				   * enabled, up to the latest switch      */
-	uint64_t rotated_ns;      /* ... and with one enabled (sum of the
+	uint64_t rotated_ns;       /* ... and with one enabled (sum of the
 				   * groups' time enabled) at that switch  */
-	uint64_t errors;          /* failed ioctl/read in the handler      */
-	uint64_t deferred;        /* switches that waited for a boundary's
+	uint64_t errors;           /* failed ioctl/read in the handler      */
+	uint64_t deferred;         /* switches that waited for a boundary's
 				   * reads to end                          */
-	struct agg_rot_group *grp;/* [ngroups]                             */
-	struct agg_rot_event *ev; /* [nev]                                 */
+	struct agg_rot_group *grp; /* [ngroups]                             */
+	struct agg_rot_event *ev;  /* [nev]                                 */
 };
 
 struct agg_series {
-	uint64_t period_ns;       /* one tick of the sampler               */
-	uint32_t stride;          /* ticks per point (doubles on a merge)  */
-	uint32_t ticks;           /* ticks since the last point            */
-	uint32_t cap, n;          /* points held / room                    */
+	uint64_t period_ns; /* one tick of the sampler               */
+	uint32_t stride;    /* ticks per point (doubles on a merge)  */
+	uint32_t ticks;     /* ticks since the last point            */
+	uint32_t cap, n;    /* points held / room                    */
 	int nev, ngroups;
-	const int *leader;        /* [ngroups] event index of each leader  */
-	uint64_t *t;              /* [cap] thread CPU ns at the point      */
-	uint64_t *val;            /* [cap][nev] cumulative values          */
-	uint64_t *en, *run;       /* [cap][ngroups] cumulative times       */
+	const int *leader;  /* [ngroups] event index of each leader  */
+	uint64_t *t;        /* [cap] thread CPU ns at the point      */
+	uint64_t *val;      /* [cap][nev] cumulative values          */
+	uint64_t *en, *run; /* [cap][ngroups] cumulative times       */
 };
 
 /* mux.c */
@@ -122,8 +121,8 @@ bool agg_mux__stderr(const struct agg_process *p, const struct agg_rotation *rot
 		     int e, const struct count *v, double *se);
 
 /* series.c */
-struct agg_series *agg_series__new(int nev, int ngroups, const int *leader,
-				   int cap, uint64_t period_ns);
+struct agg_series *agg_series__new(int nev, int ngroups, const int *leader, int cap,
+				   uint64_t period_ns);
 void agg_series__free(struct agg_series *s);
 /* One sampler tick (handler side): true when a point is due. */
 bool agg_series__tick(struct agg_series *s);
@@ -138,9 +137,11 @@ struct json_object *agg_groups__json(const struct agg_process *p);
 /* The thread sections "rotation" and "series" (view.h agg_section_fn). */
 struct agg_thread_view;
 void agg_rotation__section(struct json_object *o, const char *name,
-			   const struct agg_process *p, const struct agg_thread_view *tv);
+			   const struct agg_process *p,
+			   const struct agg_thread_view *tv);
 void agg_series__section(struct json_object *o, const char *name,
-			 const struct agg_process *p, const struct agg_thread_view *tv);
+			 const struct agg_process *p,
+			 const struct agg_thread_view *tv);
 /* The "<key>_multiplexed" entry of one value of the view (view.h). */
 struct agg_value;
 struct agg_sum;

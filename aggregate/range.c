@@ -27,7 +27,8 @@
 struct agg_range_thread *agg_range_thread__new(int nsev, int nranges, int ncp)
 {
 	size_t n = (size_t)nsev * (3 + (size_t)nranges) + (size_t)ncp;
-	struct agg_range_thread *t = calloc(1, sizeof(*t) + (n ? n : 1) * sizeof(uint64_t));
+	struct agg_range_thread *t = calloc(1, sizeof(*t) + (n ? n : 1) *
+								    sizeof(uint64_t));
 	uint64_t *v;
 
 	if (!t)
@@ -52,13 +53,13 @@ void agg_range_thread__delete(struct agg_range_thread *t)
 /* One event's sums over some threads. */
 struct sev_sum {
 	uint64_t samples, lost, throttled;
-	bool exact_unknown;     /* a thread lost or throttled samples */
-	uint64_t *hits;         /* [nranges]                          */
-	double *var;            /* [nranges] variance of the estimate */
+	bool exact_unknown; /* a thread lost or throttled samples */
+	uint64_t *hits;     /* [nranges]                          */
+	double *var;        /* [nranges] variance of the estimate */
 };
 
-static void sev_sum__add(struct sev_sum *s, const struct agg_range_thread *t,
-			 int k, uint64_t period)
+static void sev_sum__add(struct sev_sum *s, const struct agg_range_thread *t, int k,
+			 uint64_t period)
 {
 	uint64_t n = t->samples[k];
 
@@ -73,7 +74,8 @@ static void sev_sum__add(struct sev_sum *s, const struct agg_range_thread *t,
 
 		s->hits[r] += h;
 		if (period > 1)
-			s->var[r] += (double)period * (double)period * (double)n * p * (1 - p);
+			s->var[r] += (double)period * (double)period * (double)n *
+				     p * (1 - p);
 	}
 }
 
@@ -91,11 +93,15 @@ static json_object *sev_json(const struct agg_range_info *ri, int k,
 		json_object *e = json_object_new_object();
 
 		json_object_object_add(e, "samples", agg_json__u64(s->hits[r]));
-		json_object_object_add(e, "estimate", agg_json__u64(s->hits[r] * period));
-		json_object_object_add(e, "error", s->exact_unknown ? NULL :
-				       agg_json__dbl(sqrt(s->var[r])));
-		json_object_object_add(e, "share", s->samples ?
-				       agg_json__dbl((double)s->hits[r] / (double)s->samples) : NULL);
+		json_object_object_add(e, "estimate",
+				       agg_json__u64(s->hits[r] * period));
+		json_object_object_add(
+			e, "error",
+			s->exact_unknown ? NULL : agg_json__dbl(sqrt(s->var[r])));
+		json_object_object_add(e, "share",
+				       s->samples ? agg_json__dbl((double)s->hits[r] /
+								  (double)s->samples) :
+						    NULL);
 		agg_json__add_key(rs, ri->range[r].text, e);
 	}
 	json_object_object_add(o, "ranges", rs);
@@ -126,7 +132,8 @@ static json_object *sums_json(const struct agg_range_info *ri,
 			sev_sum__add(&s, rt, k, ri->sev[k].period);
 			nthreads++;
 		}
-		agg_json__add_key(smp, ri->sev[k].event, nthreads ? sev_json(ri, k, &s) : NULL);
+		agg_json__add_key(smp, ri->sev[k].event,
+				  nthreads ? sev_json(ri, k, &s) : NULL);
 	}
 	for (int i = 0; i < ri->ncp; i++) {
 		uint64_t sum = 0;
@@ -140,7 +147,8 @@ static json_object *sums_json(const struct agg_range_info *ri,
 			sum += rt->cp[i];
 			nthreads++;
 		}
-		agg_json__add_key(cps, ri->cp[i].text, nthreads ? agg_json__u64(sum) : NULL);
+		agg_json__add_key(cps, ri->cp[i].text,
+				  nthreads ? agg_json__u64(sum) : NULL);
 	}
 	json_object_object_add(o, "samples", smp);
 	json_object_object_add(o, "checkpoints", cps);
@@ -172,8 +180,7 @@ void agg_range__section(json_object *o, const char *name,
 		json_object_object_add(o, name, range__thread_json(p, tv->t));
 }
 
-static json_object *place_json(const struct agg_place *pl, const char *key,
-			       bool point)
+static json_object *place_json(const struct agg_place *pl, const char *key, bool point)
 {
 	json_object *o = json_object_new_object();
 
@@ -182,10 +189,13 @@ static json_object *place_json(const struct agg_place *pl, const char *key,
 	if (pl->reason)
 		json_object_object_add(o, "reason", agg_json__text(pl->reason));
 	if (point) {
-		json_object_object_add(o, "address", pl->nintervals ?
-				       agg_json__hex(pl->iv[0].start) : NULL);
-		json_object_object_add(o, "object", pl->nintervals && pl->iv[0].object ?
-				       agg_json__text(pl->iv[0].object) : NULL);
+		json_object_object_add(
+			o, "address",
+			pl->nintervals ? agg_json__hex(pl->iv[0].start) : NULL);
+		json_object_object_add(o, "object",
+				       pl->nintervals && pl->iv[0].object ?
+					       agg_json__text(pl->iv[0].object) :
+					       NULL);
 		json_object_object_add(o, "definitions",
 				       json_object_new_int(pl->definitions));
 		return o;
@@ -197,8 +207,9 @@ static json_object *place_json(const struct agg_place *pl, const char *key,
 
 		json_object_object_add(e, "start", agg_json__hex(pl->iv[i].start));
 		json_object_object_add(e, "end", agg_json__hex(pl->iv[i].end));
-		json_object_object_add(e, "object", pl->iv[i].object ?
-				       agg_json__text(pl->iv[i].object) : NULL);
+		json_object_object_add(
+			e, "object",
+			pl->iv[i].object ? agg_json__text(pl->iv[i].object) : NULL);
 		json_object_array_add(iv, e);
 	}
 	json_object_object_add(o, "intervals", iv);
@@ -212,17 +223,21 @@ static json_object *trigger_json(const struct agg_range_info *ri)
 	if (!ri->start && !ri->stop)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "start", ri->start ?
-			       place_json(ri->start, "point", true) : NULL);
-	json_object_object_add(o, "stop", ri->stop ?
-			       place_json(ri->stop, "point", true) : NULL);
+	json_object_object_add(
+		o, "start", ri->start ? place_json(ri->start, "point", true) : NULL);
+	json_object_object_add(o, "stop",
+			       ri->stop ? place_json(ri->stop, "point", true) : NULL);
 	json_object_object_add(o, "state", json_object_new_string(ri->trigger_state));
-	json_object_object_add(o, "started_ns", ri->started_ns ? agg_json__u64(ri->started_ns) : NULL);
-	json_object_object_add(o, "started_tid", ri->started_ns ?
-			       json_object_new_int(ri->started_tid) : NULL);
-	json_object_object_add(o, "stopped_ns", ri->stopped_ns ? agg_json__u64(ri->stopped_ns) : NULL);
-	json_object_object_add(o, "stopped_tid", ri->stopped_ns ?
-			       json_object_new_int(ri->stopped_tid) : NULL);
+	json_object_object_add(o, "started_ns",
+			       ri->started_ns ? agg_json__u64(ri->started_ns) : NULL);
+	json_object_object_add(o, "started_tid",
+			       ri->started_ns ? json_object_new_int(ri->started_tid) :
+						NULL);
+	json_object_object_add(o, "stopped_ns",
+			       ri->stopped_ns ? agg_json__u64(ri->stopped_ns) : NULL);
+	json_object_object_add(o, "stopped_tid",
+			       ri->stopped_ns ? json_object_new_int(ri->stopped_tid) :
+						NULL);
 	return o;
 }
 
@@ -247,14 +262,16 @@ json_object *agg_range__process_json(const struct agg_process *p)
 		json_object_array_add(a, e);
 	}
 	json_object_object_add(o, "sampled_events", a);
-	json_object_object_add(o, "sampling_note", ri->sampling_note ?
-			       agg_json__text(ri->sampling_note) : NULL);
+	json_object_object_add(o, "sampling_note",
+			       ri->sampling_note ? agg_json__text(ri->sampling_note) :
+						   NULL);
 	a = json_object_new_array();
 	for (int i = 0; i < ri->ncp; i++)
 		json_object_array_add(a, place_json(&ri->cp[i], "checkpoint", true));
 	json_object_object_add(o, "checkpoints", a);
-	json_object_object_add(o, "breakpoints_per_thread", ri->bp_limit >= 0 ?
-			       json_object_new_int(ri->bp_limit) : NULL);
+	json_object_object_add(o, "breakpoints_per_thread",
+			       ri->bp_limit >= 0 ? json_object_new_int(ri->bp_limit) :
+						   NULL);
 	json_object_object_add(o, "trigger", trigger_json(ri));
 	json_object_object_add(o, "totals", sums_json(ri, p->threads, false));
 	return o;

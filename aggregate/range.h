@@ -35,38 +35,38 @@ struct agg_range_thread *agg_range_thread__new(int nsev, int nranges, int ncp);
 void agg_range_thread__delete(struct agg_range_thread *t);
 
 struct agg_interval {
-	uint64_t start, end;  /* [start, end)                              */
-	const char *object;   /* the object's file                         */
+	uint64_t start, end; /* [start, end)                              */
+	const char *object;  /* the object's file                         */
 };
 
 /* A range, checkpoint or trigger point as asked and as resolved. */
 struct agg_place {
-	const char *text;     /* as written                                 */
-	const char *status;   /* "ok", "unresolved" or "dropped"            */
-	const char *reason;   /* NULL, or why it counts nothing             */
-	int nintervals;       /* ranges: address intervals; points: 1 or 0  */
+	const char *text;   /* as written                                 */
+	const char *status; /* "ok", "unresolved" or "dropped"            */
+	const char *reason; /* NULL, or why it counts nothing             */
+	int nintervals;     /* ranges: address intervals; points: 1 or 0  */
 	const struct agg_interval *iv;
-	int definitions;      /* points: definitions of the name found      */
+	int definitions; /* points: definitions of the name found      */
 };
 
 struct agg_sampled {
 	const char *event;
-	uint64_t period;      /* as used (clock events: at least 10 us)     */
+	uint64_t period; /* as used (clock events: at least 10 us)     */
 };
 
 struct agg_range_info {
-	const char *privilege;      /* requested: "all", "user", "kernel"    */
+	const char *privilege; /* requested: "all", "user", "kernel"    */
 	int nranges;
 	const struct agg_place *range;
 	int nsev;
 	const struct agg_sampled *sev;
-	const char *sampling_note;  /* NULL, or why nothing is sampled       */
+	const char *sampling_note; /* NULL, or why nothing is sampled       */
 	int ncp;
 	const struct agg_place *cp;
-	int bp_limit;               /* breakpoints per thread, -1: not probed */
+	int bp_limit; /* breakpoints per thread, -1: not probed */
 	const struct agg_place *start, *stop; /* NULL when not asked        */
-	const char *trigger_state;  /* "waiting", "started", "stopped"       */
-	uint64_t started_ns, stopped_ns;      /* 0: not reached              */
+	const char *trigger_state;       /* "waiting", "started", "stopped"       */
+	uint64_t started_ns, stopped_ns; /* 0: not reached              */
 	pid_t started_tid, stopped_tid;
 };
 

@@ -18,8 +18,8 @@
 
 #include "aggregate/mux.h"
 
-struct agg_series *agg_series__new(int nev, int ngroups, const int *leader,
-				   int cap, uint64_t period_ns)
+struct agg_series *agg_series__new(int nev, int ngroups, const int *leader, int cap,
+				   uint64_t period_ns)
 {
 	struct agg_series *s = calloc(1, sizeof(*s));
 
@@ -33,8 +33,10 @@ struct agg_series *agg_series__new(int nev, int ngroups, const int *leader,
 	s->leader = leader;
 	s->t = calloc(s->cap, sizeof(*s->t));
 	s->val = calloc((size_t)s->cap * (size_t)(nev ? nev : 1), sizeof(*s->val));
-	s->en = calloc((size_t)s->cap * (size_t)(ngroups ? ngroups : 1), sizeof(*s->en));
-	s->run = calloc((size_t)s->cap * (size_t)(ngroups ? ngroups : 1), sizeof(*s->run));
+	s->en = calloc((size_t)s->cap * (size_t)(ngroups ? ngroups : 1),
+		       sizeof(*s->en));
+	s->run = calloc((size_t)s->cap * (size_t)(ngroups ? ngroups : 1),
+			sizeof(*s->run));
 	if (!s->t || !s->val || !s->en || !s->run || s->cap < 2) {
 		agg_series__free(s);
 		return NULL;
@@ -52,7 +54,6 @@ void agg_series__free(struct agg_series *s)
 	free(s->run);
 	free(s);
 }
-
 
 static void put(uint64_t *p, uint64_t v)
 {

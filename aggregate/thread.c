@@ -82,8 +82,8 @@ static int thread__rehash(struct agg_thread *t)
 
 static struct agg_region *region__new(const char *name, int nev)
 {
-	struct agg_region *r = calloc(1, sizeof(*r) +
-				      2 * (size_t)nev * sizeof(struct count));
+	struct agg_region *r = calloc(1, sizeof(*r) + 2 * (size_t)nev *
+							      sizeof(struct count));
 
 	if (!r)
 		return NULL;

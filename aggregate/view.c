@@ -22,7 +22,13 @@
 
 /* Why an event is no metric input: one text per kind and event, built once
  * per view, so that a metric's reason can point at it. */
-enum why_kind { WHY_DROPPED, WHY_MISSING, WHY_UNKNOWN, WHY_NO_THREAD, AGG_WHY_KINDS };
+enum why_kind {
+	WHY_DROPPED,
+	WHY_MISSING,
+	WHY_UNKNOWN,
+	WHY_NO_THREAD,
+	AGG_WHY_KINDS
+};
 
 static const char *const why_text[AGG_WHY_KINDS] = {
 	[WHY_DROPPED] = "dropped: ",
@@ -84,9 +90,10 @@ static int view__init_metrics(struct agg_view *v)
 		return -1;
 	for (int e = 0; e < p->nev; e++)
 		for (int k = 0; k < AGG_WHY_KINDS; k++)
-			snprintf(v->why[k * p->nev + e], WHY_MAX, "event '%.60s' %s%s",
-				 p->ev[e].name, why_text[k], k == WHY_DROPPED &&
-				 p->ev[e].reason ? p->ev[e].reason : "");
+			snprintf(v->why[k * p->nev + e], WHY_MAX,
+				 "event '%.60s' %s%s", p->ev[e].name, why_text[k],
+				 k == WHY_DROPPED && p->ev[e].reason ? p->ev[e].reason :
+								       "");
 	v->nmetrics = p->metrics->nmetrics;
 	return 0;
 }
@@ -108,8 +115,9 @@ static void view__metrics(const struct agg_view *v, const double *in,
 			bool in_list = e >= 0 && e < nev;
 
 			vals[k] = in_list ? in[e] : 0;
-			w[k] = in_list ? why[e] : m->why[k] ? m->why[k] :
-			       "event not in the event list";
+			w[k] = in_list   ? why[e] :
+			       m->why[k] ? m->why[k] :
+					   "event not in the event list";
 		}
 		if (hs_formula__eval(m->f, vals, w, &out[j].value, &out[j].reason))
 			out[j].reason = NULL;
@@ -147,7 +155,8 @@ static void value__set(struct agg_value *x, const struct agg_process *p,
 }
 
 static const enum why_kind state_why[] = {
-	[AGG_VALUE_ABSENT] = WHY_DROPPED, [AGG_VALUE_MISSING] = WHY_MISSING,
+	[AGG_VALUE_ABSENT] = WHY_DROPPED,
+	[AGG_VALUE_MISSING] = WHY_MISSING,
 	[AGG_VALUE_UNKNOWN] = WHY_UNKNOWN,
 };
 
@@ -161,7 +170,8 @@ static int view__interval(struct agg_view *v, const struct agg_thread *t,
 	const char *why[nev];
 
 	out->ev = view__alloc(v, (size_t)nev, sizeof(*out->ev));
-	out->m = v->nmetrics ? view__alloc(v, (size_t)v->nmetrics, sizeof(*out->m)) : NULL;
+	out->m = v->nmetrics ? view__alloc(v, (size_t)v->nmetrics, sizeof(*out->m)) :
+			       NULL;
 	if (!out->ev || (v->nmetrics && !out->m))
 		return -1;
 	agg_mux__view(p, t->rot, raw, c);
@@ -171,7 +181,8 @@ static int view__interval(struct agg_view *v, const struct agg_thread *t,
 		value__set(&out->ev[e], p, t, e, &c[e]);
 		in[e] = x->est;
 		why[e] = x->state == AGG_VALUE_KNOWN ? NULL :
-			 v->why ? view__why(v, state_why[x->state], e) : "";
+			 v->why ? view__why(v, state_why[x->state], e) :
+				  "";
 	}
 	if (out->m)
 		view__metrics(v, in, why, out->m);

@@ -28,34 +28,34 @@
 #include "aggregate/aggregate.h"
 
 enum agg_value_state {
-	AGG_VALUE_ABSENT,   /* event dropped at the probe: no key at all     */
-	AGG_VALUE_MISSING,  /* not counted in this thread: null, no entry    */
-	AGG_VALUE_UNKNOWN,  /* never on a counter (running 0): null          */
+	AGG_VALUE_ABSENT,  /* event dropped at the probe: no key at all     */
+	AGG_VALUE_MISSING, /* not counted in this thread: null, no entry    */
+	AGG_VALUE_UNKNOWN, /* never on a counter (running 0): null          */
 	AGG_VALUE_KNOWN,
 };
 
 struct agg_value {
-	struct count c;           /* as reported: raw, enabled, running      */
-	double est;               /* the estimate (KNOWN), unrounded         */
-	uint64_t shown;           /* the number printed: exact or rounded    */
-	double se, lo, hi;        /* stderr and ci95 (has_se)                */
+	struct count c;    /* as reported: raw, enabled, running      */
+	double est;        /* the estimate (KNOWN), unrounded         */
+	uint64_t shown;    /* the number printed: exact or rounded    */
+	double se, lo, hi; /* stderr and ci95 (has_se)                */
 	enum agg_value_state state;
-	bool partial;             /* running != enabled: "_multiplexed" entry */
+	bool partial; /* running != enabled: "_multiplexed" entry */
 	bool has_se;
 };
 
 struct agg_sum {
-	struct agg_stat st;       /* of the threads' estimates                */
-	uint64_t shown;           /* the sum as printed (rounded)             */
-	struct count c;           /* the threads' reported counts, summed     */
-	double se2;               /* sum of the threads' variances            */
+	struct agg_stat st; /* of the threads' estimates                */
+	uint64_t shown;     /* the sum as printed (rounded)             */
+	struct count c;     /* the threads' reported counts, summed     */
+	double se2;         /* sum of the threads' variances            */
 	uint64_t se_known, se_unknown; /* threads with / without a stderr    */
-	bool partial;             /* running < enabled in some thread         */
+	bool partial; /* running < enabled in some thread         */
 };
 
 struct agg_mvalue {
 	double value;
-	const char *reason;       /* NULL when value holds; lives as long as
+	const char *reason; /* NULL when value holds; lives as long as
 				   * the view or the process's metrics      */
 };
 
@@ -82,10 +82,10 @@ struct agg_region_view {
  * printed (known[] false: null). */
 struct agg_series_view {
 	uint64_t interval_ns;
-	uint32_t n;               /* points                                  */
-	uint64_t *t;              /* [n] thread CPU ns at each point         */
-	uint64_t *shown;          /* [n][nev]                                */
-	bool *known;              /* [n][nev]                                */
+	uint32_t n;      /* points                                  */
+	uint64_t *t;     /* [n] thread CPU ns at each point         */
+	uint64_t *shown; /* [n][nev]                                */
+	bool *known;     /* [n][nev]                                */
 };
 
 struct agg_thread_view {
@@ -117,13 +117,13 @@ struct agg_view_chunk;
 
 struct agg_view {
 	const struct agg_process *p;
-	int nmetrics;             /* per interval; 0: no "_metrics" objects  */
+	int nmetrics; /* per interval; 0: no "_metrics" objects  */
 	struct agg_sum_view totals;
 	int nthreads;
 	struct agg_thread_view *th;
 	size_t nsums;
 	struct agg_region_sum *sum;
-	char (*why)[240];         /* [AGG_WHY_KINDS * nev] input reasons     */
+	char (*why)[240];           /* [AGG_WHY_KINDS * nev] input reasons     */
 	struct agg_view_chunk *mem; /* everything above lives here           */
 };
 

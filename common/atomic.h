@@ -14,8 +14,7 @@
 /* *p += d, for a counter with one writer. */
 static inline void hs_atomic__add(uint64_t *p, uint64_t d)
 {
-	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + d,
-			 __ATOMIC_RELAXED);
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + d, __ATOMIC_RELAXED);
 }
 
 /* *p = max(*p, v), for a counter with one writer. */

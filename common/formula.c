@@ -23,8 +23,8 @@ struct parser {
 };
 
 /* The first error wins: later ones are consequences of it. */
-__attribute__((format(printf, 2, 3)))
-static void parser__fail(struct parser *ps, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void parser__fail(struct parser *ps,
+							       const char *fmt, ...)
 {
 	va_list ap;
 
@@ -59,7 +59,8 @@ static void parser__emit(struct parser *ps, enum formula_op op, int var, double 
 		return;
 	}
 	f->code[f->n++] = (struct formula_op_rec){ .op = (uint8_t)op,
-		.var = (uint8_t)var, .num = num };
+						   .var = (uint8_t)var,
+						   .num = num };
 }
 
 static bool is_name_start(char c)
@@ -88,8 +89,8 @@ static void parse_number(struct parser *ps)
 		for (ps->p++; isdigit((unsigned char)*ps->p); ps->p++)
 			;
 	if ((*ps->p == 'e' || *ps->p == 'E') &&
-	    (isdigit((unsigned char)ps->p[1]) ||
-	     ((ps->p[1] == '+' || ps->p[1] == '-') && isdigit((unsigned char)ps->p[2])))) {
+	    (isdigit((unsigned char)ps->p[1]) || ((ps->p[1] == '+' || ps->p[1] == '-') &&
+						  isdigit((unsigned char)ps->p[2])))) {
 		ps->p += 2;
 		while (isdigit((unsigned char)*ps->p))
 			ps->p++;
@@ -128,33 +129,45 @@ static int formula__add_var(struct parser *ps, const char *name, size_t len)
 
 static void parse_call(struct parser *ps, const char *name, size_t len, int col)
 {
-	static const struct { const char *name; enum formula_op op; } funcs[] = {
-		{ "min", FORMULA_MIN }, { "max", FORMULA_MAX }, { "ratio", FORMULA_RATIO },
+	static const struct {
+		const char *name;
+		enum formula_op op;
+	} funcs[] = {
+		{ "min", FORMULA_MIN },
+		{ "max", FORMULA_MAX },
+		{ "ratio", FORMULA_RATIO },
 	};
 	int op = -1;
 
 	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
-		if (strlen(funcs[i].name) == len && memcmp(funcs[i].name, name, len) == 0)
+		if (strlen(funcs[i].name) == len &&
+		    memcmp(funcs[i].name, name, len) == 0)
 			op = (int)funcs[i].op;
 	if (op < 0) {
-		parser__fail(ps, "column %d: unknown function '%.*s' (known: min, "
-			     "max, ratio)", col, (int)(len > 40 ? 40 : len), name);
+		parser__fail(ps,
+			     "column %d: unknown function '%.*s' (known: min, "
+			     "max, ratio)",
+			     col, (int)(len > 40 ? 40 : len), name);
 		return;
 	}
 	ps->p++; /* '(' */
 	parse_expr(ps);
 	parser__skip(ps);
 	if (*ps->p != ',') {
-		parser__fail(ps, "column %d: function '%.*s' takes 2 arguments: "
-			     "expected ','", parser__col(ps), (int)len, name);
+		parser__fail(ps,
+			     "column %d: function '%.*s' takes 2 arguments: "
+			     "expected ','",
+			     parser__col(ps), (int)len, name);
 		return;
 	}
 	ps->p++;
 	parse_expr(ps);
 	parser__skip(ps);
 	if (*ps->p != ')') {
-		parser__fail(ps, "column %d: function '%.*s' takes 2 arguments: "
-			     "expected ')'", parser__col(ps), (int)len, name);
+		parser__fail(ps,
+			     "column %d: function '%.*s' takes 2 arguments: "
+			     "expected ')'",
+			     parser__col(ps), (int)len, name);
 		return;
 	}
 	ps->p++;
@@ -259,8 +272,7 @@ static void parse_expr(struct parser *ps)
 
 int hs_formula__parse(struct formula *f, const char *text, char *err, size_t errlen)
 {
-	struct parser ps = { .text = text, .p = text, .f = f, .err = err,
-			     .errlen = errlen };
+	struct parser ps = { .text = text, .p = text, .f = f, .err = err, .errlen = errlen };
 
 	memset(f, 0, sizeof(*f));
 	if (errlen)
@@ -273,7 +285,8 @@ int hs_formula__parse(struct formula *f, const char *text, char *err, size_t err
 	parse_expr(&ps);
 	parser__skip(&ps);
 	if (!ps.failed && *ps.p != '\0')
-		parser__fail(&ps, "column %d: unexpected '%c'", parser__col(&ps), *ps.p);
+		parser__fail(&ps, "column %d: unexpected '%c'", parser__col(&ps),
+			     *ps.p);
 	return ps.failed ? -1 : 0;
 }
 
@@ -286,7 +299,7 @@ int hs_formula__var(const struct formula *f, const char *name)
 }
 
 bool hs_formula__eval(const struct formula *f, const double *vals,
-		   const char *const *why, double *out, const char **reason)
+		      const char *const *why, double *out, const char **reason)
 {
 	double st[FORMULA_MAX_OPS];
 	const char *unk[FORMULA_MAX_OPS]; /* NULL: st[] entry known */
@@ -318,11 +331,21 @@ bool hs_formula__eval(const struct formula *f, const double *vals,
 			continue;
 		}
 		switch (o->op) {
-		case FORMULA_ADD: a += b; break;
-		case FORMULA_SUB: a -= b; break;
-		case FORMULA_MUL: a *= b; break;
-		case FORMULA_MIN: a = b < a ? b : a; break;
-		case FORMULA_MAX: a = b > a ? b : a; break;
+		case FORMULA_ADD:
+			a += b;
+			break;
+		case FORMULA_SUB:
+			a -= b;
+			break;
+		case FORMULA_MUL:
+			a *= b;
+			break;
+		case FORMULA_MIN:
+			a = b < a ? b : a;
+			break;
+		case FORMULA_MAX:
+			a = b > a ? b : a;
+			break;
 		case FORMULA_DIV:
 		case FORMULA_RATIO:
 			if (b == 0) {

@@ -26,15 +26,22 @@
 #define FORMULA_NAME_MAX 48 /* a name's length + 1                       */
 
 enum formula_op {
-	FORMULA_NUM, FORMULA_VAR, FORMULA_NEG,
-	FORMULA_ADD, FORMULA_SUB, FORMULA_MUL, FORMULA_DIV,
-	FORMULA_MIN, FORMULA_MAX, FORMULA_RATIO,
+	FORMULA_NUM,
+	FORMULA_VAR,
+	FORMULA_NEG,
+	FORMULA_ADD,
+	FORMULA_SUB,
+	FORMULA_MUL,
+	FORMULA_DIV,
+	FORMULA_MIN,
+	FORMULA_MAX,
+	FORMULA_RATIO,
 };
 
 struct formula_op_rec {
-	uint8_t op;   /* enum formula_op                    */
-	uint8_t var;  /* FORMULA_VAR: index into formula.var */
-	double num;   /* FORMULA_NUM: the constant           */
+	uint8_t op;  /* enum formula_op                    */
+	uint8_t var; /* FORMULA_VAR: index into formula.var */
+	double num;  /* FORMULA_NUM: the constant           */
 };
 
 struct formula {
@@ -56,6 +63,6 @@ int hs_formula__var(const struct formula *f, const char *name);
  * *reason: the first unknown input's why[], "division by zero", or "not a
  * finite number".  *reason points to a static string or into why[]. */
 bool hs_formula__eval(const struct formula *f, const double *vals,
-		   const char *const *why, double *out, const char **reason);
+		      const char *const *why, double *out, const char **reason);
 
 #endif

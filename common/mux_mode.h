@@ -14,9 +14,12 @@ enum hs_mux_mode {
 static inline const char *hs_mux_mode__name(enum hs_mux_mode m)
 {
 	switch (m) {
-	case HS_MUX_KERNEL: return "kernel";
-	case HS_MUX_ROTATE: return "rotate";
-	case HS_MUX_OFF: return "off";
+	case HS_MUX_KERNEL:
+		return "kernel";
+	case HS_MUX_ROTATE:
+		return "rotate";
+	case HS_MUX_OFF:
+		return "off";
 	}
 	return "?";
 }

@@ -40,8 +40,7 @@ static void bp__attr(struct perf_event_attr *a, uint64_t addr, bool disabled,
 	}
 }
 
-int pmu_bp__open(uint64_t addr, pid_t tid, bool disabled, uint64_t sig_data,
-		 int ceiling)
+int pmu_bp__open(uint64_t addr, pid_t tid, bool disabled, uint64_t sig_data, int ceiling)
 {
 	struct perf_event_attr a;
 

@@ -17,11 +17,10 @@
 #include "pmu/internal.h"
 #include "pmu/userread.h"
 
-
 static const char reserve_reason[] = "descriptor reserve: a quarter of "
-	"RLIMIT_NOFILE (at least 16) is left to the program";
+				     "RLIMIT_NOFILE (at least 16) is left to the program";
 static const char revoked_reason[] = "the program closed the counter "
-	"descriptors";
+				     "descriptors";
 static const char read_reason[] = "reading the counters failed";
 
 static void counters__unmap_group(struct pmu_counters *c, int g)
@@ -156,8 +155,7 @@ static void counters__lose_group(struct pmu_counters *c,
 
 /* One read() of group g into out[]; false when it failed (then the
  * group's events read as zeros and are missing from now on). */
-static bool counters__read_syscall(struct pmu_counters *c, int g,
-				   struct count *out)
+static bool counters__read_syscall(struct pmu_counters *c, int g, struct count *out)
 {
 	const struct pmu_group *grp = &c->el->grp[g];
 	/* nr, time_enabled, time_running, then {value, id} per member */
@@ -196,8 +194,7 @@ static bool counters__read_syscall(struct pmu_counters *c, int g,
 /* Group g from user space; false when some member is not on a counter
  * right now (then read() must do).  The members share the leader's times:
  * a group is scheduled as one. */
-static bool counters__read_user(struct pmu_counters *c, int g,
-				struct count *out)
+static bool counters__read_user(struct pmu_counters *c, int g, struct count *out)
 {
 	const struct pmu_group *grp = &c->el->grp[g];
 	struct count *lead = &out[grp->idx[0]];
@@ -215,8 +212,7 @@ static bool counters__read_user(struct pmu_counters *c, int g,
 	return true;
 }
 
-static int counters__read(struct pmu_counters *c, struct count *out,
-			  bool self)
+static int counters__read(struct pmu_counters *c, struct count *out, bool self)
 {
 	const struct pmu_evlist *el = c->el;
 	int rc = 0;

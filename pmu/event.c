@@ -18,11 +18,16 @@
 const char *pmu_source__name(enum pmu_source s)
 {
 	switch (s) {
-	case PMU_SRC_UNKNOWN: return "unknown";
-	case PMU_SRC_GENERIC: return "generic";
-	case PMU_SRC_SOFTWARE: return "software";
-	case PMU_SRC_RAW: return "raw";
-	case PMU_SRC_PFM: return "libpfm4";
+	case PMU_SRC_UNKNOWN:
+		return "unknown";
+	case PMU_SRC_GENERIC:
+		return "generic";
+	case PMU_SRC_SOFTWARE:
+		return "software";
+	case PMU_SRC_RAW:
+		return "raw";
+	case PMU_SRC_PFM:
+		return "libpfm4";
 	}
 	return "?";
 }
@@ -62,10 +67,14 @@ static bool split_modifiers(const char *spec, char *base, size_t baselen,
 	if (colon[1] == '\0')
 		return false;
 	for (const char *m = colon + 1; *m; m++) {
-		if (*m == 'u') u = true;
-		else if (*m == 'k') k = true;
-		else if (*m == 'h') h = true;
-		else return false;
+		if (*m == 'u')
+			u = true;
+		else if (*m == 'k')
+			k = true;
+		else if (*m == 'h')
+			h = true;
+		else
+			return false;
 	}
 	if ((size_t)(colon - spec) >= baselen)
 		return false;
@@ -102,13 +111,15 @@ static int parse_pfm(struct pmu_event *ev, const char *spec)
 	struct pmu_encoding enc;
 	char reason[96];
 
-	if (pmu_pfm__encode(spec, &enc, ev->encoding, sizeof(ev->encoding),
-			    reason, sizeof(reason)) < 0) {
+	if (pmu_pfm__encode(spec, &enc, ev->encoding, sizeof(ev->encoding), reason,
+			    sizeof(reason)) < 0) {
 		ev->status = PMU_EV_DROPPED;
 		ev->err = ENOENT;
-		snprintf(ev->reason, sizeof(ev->reason), "unknown event: not a "
+		snprintf(ev->reason, sizeof(ev->reason),
+			 "unknown event: not a "
 			 "perf generic or software name, not raw rNNNN, and "
-			 "libpfm4 says: %s", reason);
+			 "libpfm4 says: %s",
+			 reason);
 		return -1;
 	}
 	ev->source = PMU_SRC_PFM;
@@ -130,7 +141,8 @@ static int event__check_levels(struct pmu_event *ev)
 {
 	if (ev->status == PMU_EV_OK && ev->attr.exclude_user &&
 	    ev->attr.exclude_kernel) {
-		event__drop(ev, EINVAL, "modifiers exclude both user and kernel "
+		event__drop(ev, EINVAL,
+			    "modifiers exclude both user and kernel "
 			    "level: the event would count nothing");
 		return -1;
 	}
@@ -169,12 +181,12 @@ static int event__resolve(struct pmu_event *ev, const char *spec)
 			       PERF_FORMAT_TOTAL_TIME_ENABLED |
 			       PERF_FORMAT_TOTAL_TIME_RUNNING;
 
-	if (split_modifiers(spec, base, sizeof(base), &ev->attr,
-			    &ev->plm_explicit)) {
+	if (split_modifiers(spec, base, sizeof(base), &ev->attr, &ev->plm_explicit)) {
 		ne = table_lookup(base);
 		if (ne) {
 			ev->source = ne->type == PERF_TYPE_SOFTWARE ?
-				PMU_SRC_SOFTWARE : PMU_SRC_GENERIC;
+					     PMU_SRC_SOFTWARE :
+					     PMU_SRC_GENERIC;
 			ev->attr.type = ne->type;
 			ev->attr.config = ne->config;
 			return 0;

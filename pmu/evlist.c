@@ -28,8 +28,8 @@ int pmu_evlist__find(const struct pmu_evlist *el, const char *name)
 	return -1;
 }
 
-int pmu_evlist__add_grouped(struct pmu_evlist *el, const char *spec,
-			    int ugroup, bool pinned)
+int pmu_evlist__add_grouped(struct pmu_evlist *el, const char *spec, int ugroup,
+			    bool pinned)
 {
 	if (pmu_evlist__add(el, spec) < 0)
 		return -1;
@@ -131,7 +131,7 @@ static bool is_clock(const struct pmu_event *ev)
  * other software events are exact together.  So clock events always get a
  * group of their own, and are tried last so they do not split the rest. */
 static const char clock_alone[] = "task-clock and cpu-clock are always alone "
-	"(kernel quirk: wrong counts in a group with other events)";
+				  "(kernel quirk: wrong counts in a group with other events)";
 
 /* A user group is software when all its members are. */
 static bool evlist__software(const struct pmu_evlist *el, int i)
@@ -158,8 +158,8 @@ static bool evlist__first_of_ugroup(const struct pmu_evlist *el, int i)
 /* One class (pinned or not, software or not) in placement order: user
  * groups at their first member and the other non-clock events in list
  * order, then the clock events. */
-static int evlist__order(const struct pmu_evlist *el, bool pinned,
-			 bool software, int *order)
+static int evlist__order(const struct pmu_evlist *el, bool pinned, bool software,
+			 int *order)
 {
 	int n = 0;
 
@@ -171,16 +171,16 @@ static int evlist__order(const struct pmu_evlist *el, bool pinned,
 			if (ev->status != PMU_EV_OK || ev->pinned != pinned ||
 			    evlist__software(el, i) != software)
 				continue;
-			if (user ? pass == 0 && evlist__first_of_ugroup(el, i)
-				 : is_clock(ev) == (pass == 1))
+			if (user ? pass == 0 && evlist__first_of_ugroup(el, i) :
+				   is_clock(ev) == (pass == 1))
 				order[n++] = i;
 		}
 	return n;
 }
 
 /* "{a,b,c}" of user group ug, cut to fit. */
-static void evlist__ugroup_name(const struct pmu_evlist *el, int ug,
-				char *buf, size_t len)
+static void evlist__ugroup_name(const struct pmu_evlist *el, int ug, char *buf,
+				size_t len)
 {
 	size_t o = 0;
 
@@ -193,8 +193,7 @@ static void evlist__ugroup_name(const struct pmu_evlist *el, int ug,
 		snprintf(buf + o, len - o, "}");
 }
 
-static void evlist__drop_ugroup(struct pmu_evlist *el, int ug, int err,
-				const char *why)
+static void evlist__drop_ugroup(struct pmu_evlist *el, int ug, int err, const char *why)
 {
 	char name[120];
 
@@ -207,7 +206,8 @@ static void evlist__drop_ugroup(struct pmu_evlist *el, int ug, int err,
 		ev->status = PMU_EV_DROPPED;
 		ev->err = err;
 		snprintf(ev->reason, sizeof(ev->reason),
-			 "user group %s is counted as one or not at all: %s", name, why);
+			 "user group %s is counted as one or not at all: %s", name,
+			 why);
 	}
 }
 
@@ -262,9 +262,11 @@ static void evlist__place_ugroup(struct pmu_evlist *el, int ug, bool pinned,
 			char why[PMU_REASON_MAX];
 			int err = errno;
 
-			snprintf(why, sizeof(why), "the kernel refused '%.60s' in it: "
-				 "%s: %s", el->ev[members[m]].name,
-				 pmu_errno__name(err), pmu_errno__reason(err));
+			snprintf(why, sizeof(why),
+				 "the kernel refused '%.60s' in it: "
+				 "%s: %s",
+				 el->ev[members[m]].name, pmu_errno__name(err),
+				 pmu_errno__reason(err));
 			close_all(fds + first, *nfds - first);
 			*nfds = first;
 			evlist__drop_ugroup(el, ug, err, why);
@@ -313,13 +315,16 @@ static void evlist__partition(struct pmu_evlist *el, bool pinned, bool software)
 			if (is_clock(ev))
 				snprintf(why, sizeof(why), "%s", clock_alone);
 			else if (err)
-				snprintf(why, sizeof(why), "the kernel refused '%.60s' "
-					 "in group %d: %s: %s", ev->name,
-					 (int)(g - el->grp), pmu_errno__name(err),
-					 pmu_errno__reason(err));
+				snprintf(why, sizeof(why),
+					 "the kernel refused '%.60s' "
+					 "in group %d: %s: %s",
+					 ev->name, (int)(g - el->grp),
+					 pmu_errno__name(err), pmu_errno__reason(err));
 			else
-				snprintf(why, sizeof(why), "first group of the %s%s "
-					 "events", pinned ? "pinned " : "",
+				snprintf(why, sizeof(why),
+					 "first group of the %s%s "
+					 "events",
+					 pinned ? "pinned " : "",
 					 software ? "software" : "hardware");
 			g = evlist__new_group(el, pinned, false, why);
 			leader = fd;
@@ -347,8 +352,7 @@ int pmu_evlist__probe(struct pmu_evlist *el)
 	}
 	el->hardware = false;
 	for (int i = 0; i < el->nevents; i++)
-		if (el->ev[i].status == PMU_EV_OK &&
-		    pmu_event__is_hardware(&el->ev[i]))
+		if (el->ev[i].status == PMU_EV_OK && pmu_event__is_hardware(&el->ev[i]))
 			el->hardware = true;
 	el->ndropped = el->nevents - pmu_evlist__nok(el);
 	return el->nevents - el->ndropped;
@@ -384,9 +388,12 @@ const char *pmu_evlist__privilege(const struct pmu_evlist *el)
 const char *pmu_plm__name(enum pmu_plm plm)
 {
 	switch (plm) {
-	case PMU_PLM_ALL: return "all";
-	case PMU_PLM_USER: return "user";
-	case PMU_PLM_KERNEL: return "kernel";
+	case PMU_PLM_ALL:
+		return "all";
+	case PMU_PLM_USER:
+		return "user";
+	case PMU_PLM_KERNEL:
+		return "kernel";
 	}
 	return "?";
 }
@@ -421,11 +428,15 @@ void pmu_evlist__privilege_note(const struct pmu_evlist *el, enum pmu_plm plm,
 	}
 	buf[0] = '\0';
 	if (down)
-		snprintf(buf, len, "perf_event_paranoid=%d refused kernel level: "
-			 "%d event%s count%s user level only", el->paranoid, down,
-			 down == 1 ? "" : "s", down == 1 ? "s" : "");
+		snprintf(buf, len,
+			 "perf_event_paranoid=%d refused kernel level: "
+			 "%d event%s count%s user level only",
+			 el->paranoid, down, down == 1 ? "" : "s",
+			 down == 1 ? "s" : "");
 	else if (refused && plm == PMU_PLM_KERNEL)
-		snprintf(buf, len, "perf_event_paranoid=%d refused kernel level: "
+		snprintf(buf, len,
+			 "perf_event_paranoid=%d refused kernel level: "
 			 "%d event%s dropped (kernel-only counting is never "
-			 "downgraded)", el->paranoid, refused, refused == 1 ? "" : "s");
+			 "downgraded)",
+			 el->paranoid, refused, refused == 1 ? "" : "s");
 }

@@ -41,8 +41,7 @@ int pmu_group__read(const struct pmu_counters *c, int g, struct count *out)
 	ssize_t want = (ssize_t)((3 + 2 * grp->n) * sizeof(uint64_t));
 	int fd = group__leader(c, g);
 
-	if (fd < 0 || read(fd, buf, sizeof(buf)) != want ||
-	    buf[0] != (uint64_t)grp->n)
+	if (fd < 0 || read(fd, buf, sizeof(buf)) != want || buf[0] != (uint64_t)grp->n)
 		return -1;
 	for (int m = 0; m < grp->n; m++) {
 		struct count *o = &out[grp->idx[m]];

@@ -75,7 +75,8 @@ int pmu_pfm__host_model(char *name, size_t len, char *reason, size_t reasonlen)
 			 pfm_strerror(pfm_init_rc));
 		return -1;
 	}
-	pfm_for_all_pmus(p) {
+	pfm_for_all_pmus(p)
+	{
 		pfm_pmu_info_t info;
 
 		memset(&info, 0, sizeof(info));
@@ -86,7 +87,8 @@ int pmu_pfm__host_model(char *name, size_t len, char *reason, size_t reasonlen)
 		snprintf(name, len, "%s", info.name);
 		return 0;
 	}
-	snprintf(reason, reasonlen, "libpfm4 detects no core PMU model on this "
+	snprintf(reason, reasonlen,
+		 "libpfm4 detects no core PMU model on this "
 		 "CPU");
 	return -1;
 }
@@ -96,7 +98,8 @@ bool pmu_pfm__knows_model(const char *model)
 	pfm_pmu_t p;
 
 	pthread_once(&pfm_once, pfm_init);
-	pfm_for_all_pmus(p) {
+	pfm_for_all_pmus(p)
+	{
 		pfm_pmu_info_t info;
 
 		memset(&info, 0, sizeof(info));

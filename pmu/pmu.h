@@ -41,29 +41,29 @@ enum pmu_status {
 };
 
 struct pmu_event {
-	char name[PMU_NAME_MAX]; /* as the user wrote it; the key in results */
+	char name[PMU_NAME_MAX];     /* as the user wrote it; the key in results */
 	char encoding[PMU_NAME_MAX]; /* libpfm4's fully qualified name, or "" */
 	enum pmu_source source;
 	struct perf_event_attr attr;
 	bool plm_explicit; /* :u / :k given: never change the privilege   */
 	bool downgraded;   /* kernel excluded because paranoid forbade it */
 	enum pmu_status status;
-	int err;                      /* positive errno of the failure, or 0 */
-	char reason[PMU_REASON_MAX];  /* human reason when dropped           */
-	int group;                    /* group index when OK                 */
-	int ugroup;                   /* user group ({a,b} in the list), or -1 */
-	bool pinned;                  /* HPCSHIM_MUX_PINNED: never rotated,
+	int err;                     /* positive errno of the failure, or 0 */
+	char reason[PMU_REASON_MAX]; /* human reason when dropped           */
+	int group;                   /* group index when OK                 */
+	int ugroup;                  /* user group ({a,b} in the list), or -1 */
+	bool pinned;                 /* HPCSHIM_MUX_PINNED: never rotated,
 				       * attr.pinned on its group's leader  */
 };
 
 struct pmu_group {
 	int n;
-	int idx[PMU_MAX_EVENTS]; /* event indices; idx[0] is the leader */
-	bool user;               /* a {...} group of the user's list       */
-	bool pinned;             /* never multiplexed: pinned events, or any
+	int idx[PMU_MAX_EVENTS];  /* event indices; idx[0] is the leader */
+	bool user;                /* a {...} group of the user's list       */
+	bool pinned;              /* never multiplexed: pinned events, or any
 				  * group kept by HPCSHIM_MUX=off            */
-	bool rotated;            /* time-shared by the shim (HPCSHIM_MUX=rotate) */
-	char why[PMU_REASON_MAX];/* why this group exists apart from the others */
+	bool rotated;             /* time-shared by the shim (HPCSHIM_MUX=rotate) */
+	char why[PMU_REASON_MAX]; /* why this group exists apart from the others */
 };
 
 /* How groups that do not fit on the PMU at once share it (schedule.c). */
@@ -73,11 +73,11 @@ struct pmu_evlist {
 	struct pmu_event ev[PMU_MAX_EVENTS];
 	int ngroups;
 	struct pmu_group grp[PMU_MAX_EVENTS];
-	int paranoid;         /* /proc/sys/kernel/perf_event_paranoid, or -99 */
-	char cpu_pmu[64];     /* kernel's core PMU (cpu, armv8_pmuv3_0), or "" */
-	bool hardware;        /* at least one hardware event opened           */
-	bool user_read;       /* read hardware groups from user space if able */
-	int ndropped;         /* events not counted at all (set by probe)     */
+	int paranoid;     /* /proc/sys/kernel/perf_event_paranoid, or -99 */
+	char cpu_pmu[64]; /* kernel's core PMU (cpu, armv8_pmuv3_0), or "" */
+	bool hardware;    /* at least one hardware event opened           */
+	bool user_read;   /* read hardware groups from user space if able */
+	int ndropped;     /* events not counted at all (set by probe)     */
 };
 
 /* event.c: resolve one spec into ev (name, attr, source).  On failure ev is
@@ -95,8 +95,8 @@ void pmu_evlist__init(struct pmu_evlist *el);
 int pmu_evlist__add(struct pmu_evlist *el, const char *spec);
 /* The same for a member of user group ugroup (-1: none), pinned or not.
  * A user group is opened as one or dropped whole, never split. */
-int pmu_evlist__add_grouped(struct pmu_evlist *el, const char *spec,
-			    int ugroup, bool pinned);
+int pmu_evlist__add_grouped(struct pmu_evlist *el, const char *spec, int ugroup,
+			    bool pinned);
 /* Index of the event named name, or -1. */
 int pmu_evlist__find(const struct pmu_evlist *el, const char *name);
 /* Opens every event once on the calling thread (privilege downgrade on
@@ -119,14 +119,14 @@ void pmu_evlist__privilege_note(const struct pmu_evlist *el, enum pmu_plm plm,
 /* counters.c: one thread's counters (pid = calling thread, cpu = -1). */
 struct pmu_counters {
 	const struct pmu_evlist *el;
-	int fd[PMU_MAX_EVENTS]; /* by event index; -1 when not open        */
+	int fd[PMU_MAX_EVENTS];     /* by event index; -1 when not open        */
 	void *page[PMU_MAX_EVENTS]; /* mmap page for user-space reads, or NULL */
 	bool user[PMU_MAX_EVENTS];  /* by group: every member's page mapped  */
-	uint64_t user_reads;    /* group reads done in user space (atomic)   */
-	uint64_t syscall_reads; /* group reads done with read() (atomic)     */
-	uint64_t missing;       /* bit i: OK event i not counted here        */
-	int err;                /* errno of the first failure, or 0          */
-	const char *reason;     /* static text for missing events, or NULL   */
+	uint64_t user_reads;        /* group reads done in user space (atomic)   */
+	uint64_t syscall_reads;     /* group reads done with read() (atomic)     */
+	uint64_t missing;           /* bit i: OK event i not counted here        */
+	int err;                    /* errno of the first failure, or 0          */
+	const char *reason;         /* static text for missing events, or NULL   */
 	/* A read of all groups by the owner is one snapshot for the caller
 	 * (a region boundary).  A signal handler of the owner that would
 	 * change which groups count (the rotation) must not run inside it:
@@ -162,8 +162,7 @@ int pmu_schedule__apply(struct pmu_evlist *el, enum hs_mux_mode mode,
 
 /* sampler.c: an event that interrupts the thread every period ns of its
  * CPU time (task-clock) or every period instructions, with signo. */
-void pmu_sampler__attr(struct perf_event_attr *a, bool instructions,
-		       uint64_t period);
+void pmu_sampler__attr(struct perf_event_attr *a, bool instructions, uint64_t period);
 /* Opens a once on the calling thread (downgrading to user level when
  * refused); 0, or -1 with errno. */
 int pmu_sampler__probe(struct perf_event_attr *a);

@@ -50,7 +50,8 @@ int pmu_ring__open(struct pmu_ring *r, const struct perf_event_attr *ev,
 	/* The ring's pages are locked kernel memory, limited for users by
 	 * perf_event_mlock_kb (plus RLIMIT_MEMLOCK): settle for less. */
 	for (size_t pages = PMU_RING_PAGES; pages >= 1; pages /= 2) {
-		int fd = ring__open_fd(ev, period, disabled, tid, pages * page, ceiling);
+		int fd = ring__open_fd(ev, period, disabled, tid, pages * page,
+				       ceiling);
 		void *base;
 
 		if (fd < 0)
@@ -94,8 +95,8 @@ void pmu_ring__drain(struct pmu_ring *r, pmu_sample_fn fn, void *arg,
 
 	if (!pg)
 		return;
-	data = (const unsigned char *)pg + (pg->data_offset ? pg->data_offset
-					    : (uint64_t)sysconf(_SC_PAGESIZE));
+	data = (const unsigned char *)pg +
+	       (pg->data_offset ? pg->data_offset : (uint64_t)sysconf(_SC_PAGESIZE));
 	/* Acquire pairs with the kernel's store of data_head: the records
 	 * before head are complete. */
 	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
@@ -116,8 +117,9 @@ void pmu_ring__drain(struct pmu_ring *r, pmu_sample_fn fn, void *arg,
 
 			if ((pid_t)tid == r->tid) {
 				st->samples++;
-				fn(arg, rec[0], mode == PERF_RECORD_MISC_KERNEL ||
-				   mode == PERF_RECORD_MISC_GUEST_KERNEL);
+				fn(arg, rec[0],
+				   mode == PERF_RECORD_MISC_KERNEL ||
+					   mode == PERF_RECORD_MISC_GUEST_KERNEL);
 			}
 		} else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16) {
 			st->lost += rec[1]; /* { u64 id; u64 lost; } */

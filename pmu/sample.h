@@ -20,11 +20,11 @@
 #define PMU_CLOCK_MIN_PERIOD 10000
 
 struct pmu_ring {
-	int fd;            /* -1 when not open                          */
-	void *base;        /* control page + data pages                 */
-	size_t len;        /* mapping length                            */
-	size_t data_size;  /* power of two                              */
-	pid_t tid;         /* the sampled thread (for the TID check)    */
+	int fd;           /* -1 when not open                          */
+	void *base;       /* control page + data pages                 */
+	size_t len;       /* mapping length                            */
+	size_t data_size; /* power of two                              */
+	pid_t tid;        /* the sampled thread (for the TID check)    */
 };
 
 struct pmu_ring_stats {

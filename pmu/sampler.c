@@ -19,8 +19,7 @@
 
 #include "pmu/pmu.h"
 
-void pmu_sampler__attr(struct perf_event_attr *a, bool instructions,
-		       uint64_t period)
+void pmu_sampler__attr(struct perf_event_attr *a, bool instructions, uint64_t period)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);

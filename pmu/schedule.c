@@ -53,8 +53,8 @@ static void spin(void)
 
 /* Opens group g with its leader pinned or not; the fds go to fds[].
  * Returns the leader's fd, or -1. */
-static int sched__open(const struct pmu_evlist *el, int g, bool pinned,
-		       int *fds, int *nfds)
+static int sched__open(const struct pmu_evlist *el, int g, bool pinned, int *fds,
+		       int *nfds)
 {
 	const struct pmu_group *grp = &el->grp[g];
 	int leader = -1;
@@ -141,9 +141,9 @@ static void sched__compact(struct pmu_evlist *el)
 
 /* Keeps the groups that select() picks, in order, while each fits with the
  * ones kept so far; drops the others with why.  kept[] accumulates. */
-static void sched__greedy(struct pmu_evlist *el, bool pinned_class,
-			  int *kept, int *nkept,
-			  const struct perf_event_attr *sampler, const char *why)
+static void sched__greedy(struct pmu_evlist *el, bool pinned_class, int *kept,
+			  int *nkept, const struct perf_event_attr *sampler,
+			  const char *why)
 {
 	for (int g = 0; g < el->ngroups; g++) {
 		struct pmu_group *grp = &el->grp[g];
@@ -166,23 +166,25 @@ static void sched__greedy(struct pmu_evlist *el, bool pinned_class,
  * of its own) gives up members from its end until it does; they form a new
  * group at the end of the list, checked in its turn.  A user group is never
  * split. */
-static bool sched__shrink(struct pmu_evlist *el, int g, const int *kept,
-			  int nkept, const struct perf_event_attr *sampler)
+static bool sched__shrink(struct pmu_evlist *el, int g, const int *kept, int nkept,
+			  const struct perf_event_attr *sampler)
 {
 	struct pmu_group *grp = &el->grp[g];
 	int moved[PMU_MAX_EVENTS], nmoved = 0;
 	bool fits;
 
-	while (!(fits = sched__fits(el, kept, nkept, g, sampler)) &&
-	       !grp->user && grp->n > 1)
+	while (!(fits = sched__fits(el, kept, nkept, g, sampler)) && !grp->user &&
+	       grp->n > 1)
 		moved[nmoved++] = grp->idx[--grp->n];
 	if (nmoved && el->ngroups < PMU_MAX_EVENTS) {
 		struct pmu_group *ng = &el->grp[el->ngroups];
 
 		memset(ng, 0, sizeof(*ng));
-		snprintf(ng->why, sizeof(ng->why), "split from group %d: together "
+		snprintf(ng->why, sizeof(ng->why),
+			 "split from group %d: together "
 			 "they do not fit on the PMU next to the pinned groups and "
-			 "the slice sampler", g);
+			 "the slice sampler",
+			 g);
 		while (nmoved > 0) {
 			int e = moved[--nmoved];
 			ng->idx[ng->n++] = e;
@@ -208,10 +210,12 @@ int pmu_schedule__apply(struct pmu_evlist *el, enum hs_mux_mode mode,
 
 	if (sampler && sampler->type == PERF_TYPE_SOFTWARE)
 		sampler = NULL; /* a software sampler takes no counter */
-	sched__greedy(el, true, kept, &nkept, sampler, "does not fit on the PMU "
+	sched__greedy(el, true, kept, &nkept, sampler,
+		      "does not fit on the PMU "
 		      "together with the pinned groups before it");
 	if (mode == HS_MUX_OFF)
-		sched__greedy(el, false, kept, &nkept, sampler, "HPCSHIM_MUX=off: "
+		sched__greedy(el, false, kept, &nkept, sampler,
+			      "HPCSHIM_MUX=off: "
 			      "does not fit on the PMU together with the groups "
 			      "kept before it (it would be multiplexed)");
 	for (int g = 0; g < el->ngroups; g++) {
@@ -228,12 +232,14 @@ int pmu_schedule__apply(struct pmu_evlist *el, enum hs_mux_mode mode,
 			continue;
 		if (!group__software(el, grp) &&
 		    !sched__shrink(el, g, kept, nkept, sampler)) {
-			sched__drop_group(el, g, grp->user ?
-				"HPCSHIM_MUX=rotate: the user group does not fit on "
-				"the PMU next to the pinned groups (and a hardware "
-				"slice sampler)" :
-				"HPCSHIM_MUX=rotate: does not fit on the PMU next to "
-				"the pinned groups (and a hardware slice sampler)");
+			sched__drop_group(
+				el, g,
+				grp->user ?
+					"HPCSHIM_MUX=rotate: the user group does not fit on "
+					"the PMU next to the pinned groups (and a hardware "
+					"slice sampler)" :
+					"HPCSHIM_MUX=rotate: does not fit on the PMU next to "
+					"the pinned groups (and a hardware slice sampler)");
 			continue;
 		}
 		grp = &el->grp[g];

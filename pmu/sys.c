@@ -95,8 +95,8 @@ void pmu_sys__cpu_pmu(char *buf, size_t len)
 		for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
 			size_t n = strlen(known[i]);
 			bool prefix = known[i][n - 1] == '_';
-			if (prefix ? strncmp(de->d_name, known[i], n) == 0
-				   : strcmp(de->d_name, known[i]) == 0) {
+			if (prefix ? strncmp(de->d_name, known[i], n) == 0 :
+				     strcmp(de->d_name, known[i]) == 0) {
 				snprintf(buf, len, "%s", de->d_name);
 				closedir(d);
 				return;

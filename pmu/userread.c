@@ -34,8 +34,8 @@ bool pmu_userread__supported(void)
 int pmu_userread__request(struct perf_event_attr *attr, int level)
 {
 #if defined(__aarch64__)
-	static const uint64_t ask[] = {
-		ARM64_CFG1_RDPMC | ARM64_CFG1_LONG, ARM64_CFG1_RDPMC, 0 };
+	static const uint64_t ask[] = { ARM64_CFG1_RDPMC | ARM64_CFG1_LONG,
+					ARM64_CFG1_RDPMC, 0 };
 
 	if (level < 0 || level >= (int)(sizeof(ask) / sizeof(ask[0])))
 		return -1;
@@ -68,4 +68,3 @@ void pmu_userread__unmap(void *page)
 	if (page && sz > 0)
 		munmap(page, (size_t)sz);
 }
-

@@ -35,9 +35,9 @@ static inline uint64_t hw__clock(void)
 
 /* Index 32 is the cycle counter; 1..31 are event counters 0..30.  The
  * register number is part of the instruction, hence the table. */
-#define EVCNTR(n)                                                           \
-	case n + 1:                                                         \
-		__asm__ volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v));   \
+#define EVCNTR(n)                                                         \
+	case n + 1:                                                       \
+		__asm__ volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); \
 		break
 static inline uint64_t hw__counter(uint32_t idx)
 {
@@ -47,12 +47,37 @@ static inline uint64_t hw__counter(uint32_t idx)
 	case 32:
 		__asm__ volatile("mrs %0, pmccntr_el0" : "=r"(v));
 		break;
-	EVCNTR(0); EVCNTR(1); EVCNTR(2); EVCNTR(3); EVCNTR(4); EVCNTR(5);
-	EVCNTR(6); EVCNTR(7); EVCNTR(8); EVCNTR(9); EVCNTR(10); EVCNTR(11);
-	EVCNTR(12); EVCNTR(13); EVCNTR(14); EVCNTR(15); EVCNTR(16);
-	EVCNTR(17); EVCNTR(18); EVCNTR(19); EVCNTR(20); EVCNTR(21);
-	EVCNTR(22); EVCNTR(23); EVCNTR(24); EVCNTR(25); EVCNTR(26);
-	EVCNTR(27); EVCNTR(28); EVCNTR(29); EVCNTR(30);
+		EVCNTR(0);
+		EVCNTR(1);
+		EVCNTR(2);
+		EVCNTR(3);
+		EVCNTR(4);
+		EVCNTR(5);
+		EVCNTR(6);
+		EVCNTR(7);
+		EVCNTR(8);
+		EVCNTR(9);
+		EVCNTR(10);
+		EVCNTR(11);
+		EVCNTR(12);
+		EVCNTR(13);
+		EVCNTR(14);
+		EVCNTR(15);
+		EVCNTR(16);
+		EVCNTR(17);
+		EVCNTR(18);
+		EVCNTR(19);
+		EVCNTR(20);
+		EVCNTR(21);
+		EVCNTR(22);
+		EVCNTR(23);
+		EVCNTR(24);
+		EVCNTR(25);
+		EVCNTR(26);
+		EVCNTR(27);
+		EVCNTR(28);
+		EVCNTR(29);
+		EVCNTR(30);
 	default:
 		break;
 	}
@@ -81,8 +106,8 @@ static inline uint64_t hw__clock(void)
 #define USERREAD_CAP_TIME_SHORT (1ull << 5)
 
 /* ns since the page's last update: the kernel's cyc -> ns conversion. */
-static inline uint64_t
-page__time_delta(const volatile struct perf_event_mmap_page *pc, uint64_t caps)
+static inline uint64_t page__time_delta(const volatile struct perf_event_mmap_page *pc,
+					uint64_t caps)
 {
 	uint64_t cyc = hw__clock(), quot, rem;
 	uint16_t shift = pc->time_shift;
@@ -128,7 +153,8 @@ pmu_userread__read(const void *page, struct count *out, bool times)
 		pmc = hw__counter(idx);
 		/* Sign-extend a narrow counter (the kernel's offset expects it). */
 		if (width < 64)
-			pmc = (uint64_t)((int64_t)(pmc << (64 - width)) >> (64 - width));
+			pmc = (uint64_t)((int64_t)(pmc << (64 - width)) >>
+					 (64 - width));
 		out->value = (uint64_t)pc->offset + pmc;
 		__asm__ volatile("" ::: "memory");
 	} while (pc->lock != seq);

@@ -24,8 +24,7 @@ static const struct hs_feature *const features[] = {
 	NULL,
 };
 
-__attribute__((constructor))
-static void boot__init(int argc, char **argv, char **envp)
+__attribute__((constructor)) static void boot__init(int argc, char **argv, char **envp)
 {
 	(void)envp;
 	hs_real__init();
@@ -35,8 +34,7 @@ static void boot__init(int argc, char **argv, char **envp)
 	hs_process__start(hs_exec__generation());
 }
 
-__attribute__((destructor))
-static void boot__fini(void)
+__attribute__((destructor)) static void boot__fini(void)
 {
 	hs_process__finish(HS_END_EXIT, 0);
 }

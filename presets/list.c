@@ -23,8 +23,8 @@ struct lister {
 	enum preset_kind kind;
 };
 
-__attribute__((format(printf, 2, 3)))
-static void lister__line(struct lister *l, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void lister__line(struct lister *l,
+							       const char *fmt, ...)
 {
 	char line[1200];
 	va_list ap;
@@ -38,14 +38,16 @@ static void lister__line(struct lister *l, const char *fmt, ...)
 static void list__one(void *ctx, const char *name)
 {
 	struct lister *l = ctx;
-	const struct preset *p = pmu_preset_table__find(l->env->table, l->kind, name,
-							l->env->model);
+	const struct preset *p = pmu_preset_table__find(l->env->table, l->kind,
+							name, l->env->model);
 	char reason[600], where[300];
 	int nok;
 
 	if (!p) {
-		lister__line(l, "  %-14s not usable: no definition for CPU model "
-			     "'%s'", name, l->env->model[0] ? l->env->model : "(none)");
+		lister__line(l,
+			     "  %-14s not usable: no definition for CPU model "
+			     "'%s'",
+			     name, l->env->model[0] ? l->env->model : "(none)");
 		return;
 	}
 	snprintf(where, sizeof(where), "%s:%d", p->file, p->line);
@@ -83,9 +85,14 @@ static void section__opcodes(struct lister *l)
 static int range__sampling(uint32_t type, uint64_t config, uint64_t period)
 {
 	struct perf_event_attr a = {
-		.type = type, .size = sizeof(a), .config = config,
-		.sample_period = period, .disabled = 1, .exclude_kernel = 1,
-		.exclude_hv = 1, .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+		.type = type,
+		.size = sizeof(a),
+		.config = config,
+		.sample_period = period,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
 	};
 	int fd = pmu_sys__open(&a, -1);
 
@@ -95,8 +102,7 @@ static int range__sampling(uint32_t type, uint64_t config, uint64_t period)
 	return 0;
 }
 
-static void range__line(struct lister *l, const char *form, int err,
-			const char *usable)
+static void range__line(struct lister *l, const char *form, int err, const char *usable)
 {
 	if (err)
 		lister__line(l, "  %-24s not usable: %s: %s", form,
@@ -117,14 +123,16 @@ static void section__ranges(struct lister *l)
 		    range__sampling(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 1),
 		    "IP sampling (func:, so:, exe, addr:, kernel, !form)");
 	range__line(l, "ranges, hardware events",
-		    range__sampling(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1000003),
+		    range__sampling(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+				    1000003),
 		    "IP sampling of hardware events");
 	snprintf(bp, sizeof(bp), "%d execute breakpoints per thread", bps);
 	range__line(l, "checkpoints, triggers", bps > 0 ? 0 : err, bp);
 	if (paranoid > 1)
-		lister__line(l, "  %-24s %s: perf_event_paranoid is %d (user only "
-			     "unless the process has CAP_PERFMON)", "privilege kernel",
-			     "depends", paranoid);
+		lister__line(l,
+			     "  %-24s %s: perf_event_paranoid is %d (user only "
+			     "unless the process has CAP_PERFMON)",
+			     "privilege kernel", "depends", paranoid);
 	else
 		range__line(l, "privilege kernel", 0, "perf_event_paranoid allows it");
 }
@@ -147,8 +155,10 @@ void pmu_list__run(const struct pmu_list_env *env, pmu_list_emit emit, void *ctx
 	if (env->model[0])
 		lister__line(&l, "CPU model (libpfm4): %s", env->model);
 	else
-		lister__line(&l, "CPU model (libpfm4): none (%s); only '*' "
-			     "definitions apply", env->model_note);
+		lister__line(&l,
+			     "CPU model (libpfm4): none (%s); only '*' "
+			     "definitions apply",
+			     env->model_note);
 	lister__line(&l, "preset search path: %s", env->path);
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		lister__line(&l, "%s:", sections[i].title);

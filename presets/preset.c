@@ -44,14 +44,14 @@ struct reader {
 	int dir, line;
 	preset_err_fn err;
 	void *ctx;
-	struct preset cur;   /* the block being read                  */
-	bool open;           /* inside a block                         */
-	bool skipping;       /* the open block is broken: skip to end  */
+	struct preset cur; /* the block being read                  */
+	bool open;         /* inside a block                         */
+	bool skipping;     /* the open block is broken: skip to end  */
 	int nvalid;
 };
 
-__attribute__((format(printf, 2, 3)))
-static void reader__fail(struct reader *r, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void reader__fail(struct reader *r,
+							       const char *fmt, ...)
 {
 	char what[600], msg[1000];
 	va_list ap;
@@ -69,13 +69,14 @@ static void reader__fail(struct reader *r, const char *fmt, ...)
 		r->err(r->ctx, msg);
 	if (r->open && !r->skipping) {
 		struct preset_bad *nb = realloc(r->t->bad, (size_t)(r->t->nbad + 1) *
-						sizeof(*nb));
+								   sizeof(*nb));
 
 		/* Remembered so that a request for it can say why. */
 		if (nb) {
 			r->t->bad = nb;
 			nb[r->t->nbad].kind = r->cur.kind;
-			snprintf(nb[r->t->nbad].name, PRESET_NAME_MAX, "%s", r->cur.name);
+			snprintf(nb[r->t->nbad].name, PRESET_NAME_MAX, "%s",
+				 r->cur.name);
 			snprintf(nb[r->t->nbad].msg, sizeof(nb->msg), "%s", msg);
 			r->t->nbad++;
 		}
@@ -137,7 +138,8 @@ static void reader__header(struct reader *r, enum preset_kind kind, char *rest)
 	if (!name || !name_ok(name, true) || strlen(name) >= PRESET_NAME_MAX) {
 		snprintf(r->cur.name, sizeof(r->cur.name), "%.40s", name ? name : "");
 		r->open = false; /* no usable name: report as a file error */
-		reader__fail(r, "'%s' needs a name of letters, digits, '_', '-', "
+		reader__fail(r,
+			     "'%s' needs a name of letters, digits, '_', '-', "
 			     "'.' (at most %d characters), then models",
 			     kname, PRESET_NAME_MAX - 1);
 		r->open = true;
@@ -159,12 +161,12 @@ static void reader__header(struct reader *r, enum preset_kind kind, char *rest)
 	}
 	if (!len)
 		reader__fail(r, "no model after the name (a libpfm4 PMU name such "
-			     "as skl, or '*' for any)");
+				"as skl, or '*' for any)");
 }
 
 /* "ALIAS = VALUE": splits at the first '='. */
-static bool split_assign(struct reader *r, char *rest, const char *what,
-			 char **lhs, char **rhs)
+static bool split_assign(struct reader *r, char *rest, const char *what, char **lhs,
+			 char **rhs)
 {
 	char *eq = strchr(rest, '=');
 
@@ -187,20 +189,23 @@ static void reader__event(struct reader *r, char *rest)
 		return;
 	if (!name_ok(alias, false) || strlen(alias) >= FORMULA_NAME_MAX ||
 	    !strcmp(alias, "min") || !strcmp(alias, "max") || !strcmp(alias, "ratio")) {
-		reader__fail(r, "event alias '%.60s' is not a name usable in "
+		reader__fail(r,
+			     "event alias '%.60s' is not a name usable in "
 			     "formulas ([A-Za-z_][A-Za-z0-9_.]*, at most %d "
-			     "characters, not min/max/ratio)", alias,
-			     FORMULA_NAME_MAX - 1);
+			     "characters, not min/max/ratio)",
+			     alias, FORMULA_NAME_MAX - 1);
 		return;
 	}
 	if (!*spec || strpbrk(spec, " \t,")) {
-		reader__fail(r, "event '%s': the spec must be one event name "
-			     "without blanks or commas", alias);
+		reader__fail(r,
+			     "event '%s': the spec must be one event name "
+			     "without blanks or commas",
+			     alias);
 		return;
 	}
 	if (strlen(spec) >= PRESET_SPEC_MAX) {
-		reader__fail(r, "event '%s': spec longer than %d characters",
-			     alias, PRESET_SPEC_MAX - 1);
+		reader__fail(r, "event '%s': spec longer than %d characters", alias,
+			     PRESET_SPEC_MAX - 1);
 		return;
 	}
 	for (int i = 0; i < p->nevents; i++) {
@@ -209,8 +214,8 @@ static void reader__event(struct reader *r, char *rest)
 			return;
 		}
 		if (!strcmp(p->ev[i].spec, spec)) {
-			reader__fail(r, "event '%s' already declared as '%s'",
-				     spec, p->ev[i].alias);
+			reader__fail(r, "event '%s' already declared as '%s'", spec,
+				     p->ev[i].alias);
 			return;
 		}
 	}
@@ -232,9 +237,10 @@ static void reader__metric(struct reader *r, char *rest)
 	if (!split_assign(r, rest, "metric", &name, &text))
 		return;
 	if (!name_ok(name, true) || strlen(name) >= PRESET_NAME_MAX) {
-		reader__fail(r, "metric name '%.60s' must be letters, digits, '_', "
-			     "'-', '.' (at most %d characters)", name,
-			     PRESET_NAME_MAX - 1);
+		reader__fail(r,
+			     "metric name '%.60s' must be letters, digits, '_', "
+			     "'-', '.' (at most %d characters)",
+			     name, PRESET_NAME_MAX - 1);
 		return;
 	}
 	if (strlen(text) >= PRESET_TEXT_MAX) {
@@ -248,8 +254,10 @@ static void reader__metric(struct reader *r, char *rest)
 	}
 	for (int i = 0; i < f.nvars; i++)
 		if (pmu_preset__event(p, f.var[i]) < 0) {
-			reader__fail(r, "metric '%s': '%s' is not an event alias "
-				     "declared above", name, f.var[i]);
+			reader__fail(r,
+				     "metric '%s': '%s' is not an event alias "
+				     "declared above",
+				     name, f.var[i]);
 			return;
 		}
 	for (int i = 0; i < p->nmetrics; i++)
@@ -274,7 +282,8 @@ static void reader__text(struct reader *r, char *dst, const char *kw, char *rest
 	else if (*dst)
 		reader__fail(r, "'%s' given twice", kw);
 	else if (strlen(rest) >= PRESET_TEXT_MAX)
-		reader__fail(r, "'%s' longer than %d characters", kw, PRESET_TEXT_MAX - 1);
+		reader__fail(r, "'%s' longer than %d characters", kw,
+			     PRESET_TEXT_MAX - 1);
 	else
 		snprintf(dst, PRESET_TEXT_MAX, "%s", rest);
 }
@@ -301,10 +310,10 @@ static void reader__end(struct reader *r)
 	if (!r->skipping) {
 		if (p->unavailable[0] && (p->nevents || p->nmetrics))
 			reader__fail(r, "'unavailable' block with events or "
-				     "metrics");
+					"metrics");
 		else if (!p->unavailable[0] && !p->nevents)
 			reader__fail(r, "no event (give events, or 'unavailable "
-				     "REASON')");
+					"REASON')");
 		else if (table__push(r->t, p) < 0)
 			reader__fail(r, "out of memory");
 		else
@@ -352,8 +361,10 @@ static void reader__line(struct reader *r, char *line)
 	else if (!strcmp(kw, "unavailable"))
 		reader__text(r, r->cur.unavailable, kw, rest);
 	else
-		reader__fail(r, "unknown keyword '%.40s' (expected event, metric, "
-			     "description, unavailable or end)", kw);
+		reader__fail(r,
+			     "unknown keyword '%.40s' (expected event, metric, "
+			     "description, unavailable or end)",
+			     kw);
 }
 
 static const char *table__intern(struct preset_table *t, const char *name)
@@ -368,9 +379,8 @@ static const char *table__intern(struct preset_table *t, const char *name)
 	return t->files[t->nfiles++];
 }
 
-int pmu_preset_table__load_stream(struct preset_table *t, FILE *in,
-				  const char *name, int dir,
-				  preset_err_fn err, void *ctx)
+int pmu_preset_table__load_stream(struct preset_table *t, FILE *in, const char *name,
+				  int dir, preset_err_fn err, void *ctx)
 {
 	struct reader r = { .t = t, .dir = dir, .err = err, .ctx = ctx };
 	char *line = NULL;
@@ -529,8 +539,8 @@ const struct preset *pmu_preset_table__find(const struct preset_table *t,
 	return NULL;
 }
 
-const char *pmu_preset_table__bad(const struct preset_table *t, enum preset_kind kind,
-				  const char *name)
+const char *pmu_preset_table__bad(const struct preset_table *t,
+				  enum preset_kind kind, const char *name)
 {
 	for (int i = 0; i < t->nbad; i++)
 		if (t->bad[i].kind == kind && !strcmp(t->bad[i].name, name))
@@ -556,7 +566,8 @@ void pmu_preset_table__names(const struct preset_table *t, enum preset_kind kind
 		if (t->p[i].kind != kind)
 			continue;
 		for (int j = 0; j < i && !seen; j++)
-			seen = t->p[j].kind == kind && !strcmp(t->p[j].name, t->p[i].name);
+			seen = t->p[j].kind == kind &&
+			       !strcmp(t->p[j].name, t->p[i].name);
 		if (!seen)
 			fn(ctx, t->p[i].name);
 	}

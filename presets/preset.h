@@ -44,16 +44,16 @@ struct preset_metric {
 struct preset {
 	enum preset_kind kind;
 	char name[PRESET_NAME_MAX];
-	char models[PRESET_TEXT_MAX];      /* as written, blank-separated    */
+	char models[PRESET_TEXT_MAX]; /* as written, blank-separated    */
 	char description[PRESET_TEXT_MAX];
 	char unavailable[PRESET_TEXT_MAX]; /* non-empty: cannot be counted   */
 	int nevents;
 	struct preset_event ev[PRESET_MAX_EVENTS];
 	int nmetrics;
 	struct preset_metric m[PRESET_MAX_METRICS];
-	const char *file;                  /* owned by the table             */
-	int line;                          /* of the block's header          */
-	int dir;                           /* index of its search-path entry */
+	const char *file; /* owned by the table             */
+	int line;         /* of the block's header          */
+	int dir;          /* index of its search-path entry */
 };
 
 /* A block left out as malformed: its name and the diagnostic. */
@@ -68,7 +68,7 @@ struct preset_table {
 	int n, cap;
 	struct preset_bad *bad;
 	int nbad;
-	char **files;                      /* file names the blocks point to */
+	char **files; /* file names the blocks point to */
 	int nfiles;
 	int ndirs;
 };
@@ -86,9 +86,8 @@ int pmu_preset_table__load_path(struct preset_table *t, const char *path,
 				preset_err_fn err, void *ctx);
 /* One stream; name is used in diagnostics, dir orders it among the
  * search-path entries.  Returns the number of valid blocks read. */
-int pmu_preset_table__load_stream(struct preset_table *t, FILE *in,
-				  const char *name, int dir,
-				  preset_err_fn err, void *ctx);
+int pmu_preset_table__load_stream(struct preset_table *t, FILE *in, const char *name,
+				  int dir, preset_err_fn err, void *ctx);
 
 /* The block for name on this model (libpfm4 PMU name, "" if unknown):
  * directories in search order; in the first directory that has a block
@@ -98,8 +97,8 @@ const struct preset *pmu_preset_table__find(const struct preset_table *t,
 					    enum preset_kind kind, const char *name,
 					    const char *model);
 /* The diagnostic of a malformed block of this name, or NULL. */
-const char *pmu_preset_table__bad(const struct preset_table *t, enum preset_kind kind,
-				  const char *name);
+const char *pmu_preset_table__bad(const struct preset_table *t,
+				  enum preset_kind kind, const char *name);
 /* Whether any block (any model) has this name. */
 bool pmu_preset_table__known(const struct preset_table *t, enum preset_kind kind,
 			     const char *name);

@@ -101,8 +101,10 @@ void pmu_preset__search_path(const char *user, char *buf, size_t len)
 		return;
 	snprintf(buf, len, "%s", user ? user : "");
 	if (preset_path__origin(origin, sizeof(origin)))
-		for (size_t i = 0; i < sizeof(preset_path__near) / sizeof(*preset_path__near); i++) {
-			snprintf(dir, sizeof(dir), "%s/%s", origin, preset_path__near[i]);
+		for (size_t i = 0;
+		     i < sizeof(preset_path__near) / sizeof(*preset_path__near); i++) {
+			snprintf(dir, sizeof(dir), "%s/%s", origin,
+				 preset_path__near[i]);
 			preset_path__add_found(buf, len, dir);
 		}
 	/* The configured directory stays in the list even when missing: the

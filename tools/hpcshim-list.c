@@ -36,13 +36,14 @@ int main(int argc, char **argv)
 {
 	char model[64], note[256], path[8192];
 	struct preset_table t;
-	struct pmu_list_env env = { .model = model, .model_note = note,
-				    .path = path, .table = &t };
+	struct pmu_list_env env = {
+		.model = model, .model_note = note, .path = path, .table = &t
+	};
 
 	(void)argv;
 	if (argc > 1) {
 		fprintf(stderr, "usage: hpcshim-list (no arguments; see "
-			"HPCSHIM_PRESET_PATH and LIBPFM_FORCE_PMU)\n");
+				"HPCSHIM_PRESET_PATH and LIBPFM_FORCE_PMU)\n");
 		return 2;
 	}
 	note[0] = '\0';

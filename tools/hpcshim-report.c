@@ -61,8 +61,8 @@ static const char *get_str(json_object *o, const char *key, const char *dflt)
 {
 	json_object *v = get(o, key);
 
-	return json_object_is_type(v, json_type_string) ?
-	       json_object_get_string(v) : dflt;
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) :
+							  dflt;
 }
 
 static long long get_int(json_object *o, const char *key, long long dflt)
@@ -79,8 +79,8 @@ static long long get_int(json_object *o, const char *key, long long dflt)
  * not crash the tool, so every array access goes through these two. */
 static size_t arr_len(json_object *a)
 {
-	return json_object_is_type(a, json_type_array) ?
-	       json_object_array_length(a) : 0;
+	return json_object_is_type(a, json_type_array) ? json_object_array_length(a) :
+							 0;
 }
 
 static json_object *arr_at(json_object *a, size_t i)
@@ -122,7 +122,8 @@ static void fmt_count(char *buf, size_t len, const char *ev, json_object *v)
 		return;
 	}
 	d = json_object_get_double(v);
-	snprintf(buf, len, "%lld", d < 0 ? -(long long)(0.5 - d) : (long long)(d + 0.5));
+	snprintf(buf, len, "%lld",
+		 d < 0 ? -(long long)(0.5 - d) : (long long)(d + 0.5));
 }
 
 /* ---- text tables ---------------------------------------------------- */
@@ -131,7 +132,7 @@ static void fmt_count(char *buf, size_t len, const char *ev, json_object *v)
  * so columns stay aligned whatever the lengths of names and numbers. */
 struct table {
 	int ncols, nrows;
-	char *align; /* per column: 'l' or 'r' */
+	char *align;  /* per column: 'l' or 'r' */
 	char **cells; /* nrows x ncols, row-major; NULL prints as empty */
 };
 
@@ -166,8 +167,8 @@ static void table_set(struct table *t, int col, const char *text)
 	*c = xstrdup(text);
 }
 
-__attribute__((format(printf, 3, 4)))
-static void table_setf(struct table *t, int col, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void table_setf(struct table *t, int col,
+							     const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -231,8 +232,7 @@ static int table_width(const struct table *t, int c, int mark)
 }
 
 /* The last cell of a row is never padded on the right: no trailing blanks. */
-static void table_print_cell(const char *s, char align, int width, int mark,
-			     int last)
+static void table_print_cell(const char *s, char align, int width, int mark, int last)
 {
 	if (align == 'l')
 		printf("%-*s", last ? 0 : width, s);
@@ -333,8 +333,9 @@ static void print_dropped(json_object *events)
 
 		if (strcmp(get_str(e, "status", ""), "dropped") != 0)
 			continue;
-		printf("%s%s (%s)", n++ ? ", " : "  dropped:  ",
-		       get_str(e, "name", "?"), get_str(e, "error", "?"));
+		printf("%s%s (%s)",
+		       n++ ? ", " : "  dropped:  ", get_str(e, "name", "?"),
+		       get_str(e, "error", "?"));
 	}
 	if (n)
 		putchar('\n');
@@ -351,7 +352,8 @@ static long long warning_total(json_object *threads)
 
 		if (!json_object_is_type(w, json_type_object))
 			continue;
-		json_object_object_foreach(w, k, v) {
+		json_object_object_foreach(w, k, v)
+		{
 			(void)k;
 			n += json_object_get_int64(v);
 		}
@@ -416,8 +418,7 @@ static void fmt_marked(char *buf, size_t len, const char *ev, json_object *v,
 	}
 }
 
-static void print_totals(json_object *doc, const struct evlist *el,
-			 struct notes *nt)
+static void print_totals(json_object *doc, const struct evlist *el, struct notes *nt)
 {
 	json_object *threads = get(doc, "threads");
 	struct table t;
@@ -433,8 +434,8 @@ static void print_totals(json_object *doc, const struct evlist *el,
 		table_add_row(&t);
 		column_title(v, sizeof(v), el->name[i]);
 		table_set(&t, 0, v);
-		fmt_marked(v, sizeof(v), el->name[i], get(get(doc, "totals"), el->name[i]),
-			   est, nt);
+		fmt_marked(v, sizeof(v), el->name[i],
+			   get(get(doc, "totals"), el->name[i]), est, nt);
 		table_set(&t, 1, v);
 	}
 	puts("\nprocess totals:");
@@ -446,8 +447,7 @@ static void print_totals(json_object *doc, const struct evlist *el,
 
 /* 1 when region `name` was multiplexed for event ev on some thread: its
  * across-thread sum then mixes estimates over short intervals. */
-static int region_multiplexed(json_object *threads, const char *name,
-			      const char *ev)
+static int region_multiplexed(json_object *threads, const char *name, const char *ev)
 {
 	for (size_t i = 0; i < arr_len(threads); i++) {
 		json_object *regs = get(arr_at(threads, i), "regions");
@@ -464,9 +464,8 @@ static int region_multiplexed(json_object *threads, const char *name,
 }
 
 /* Column titles: name, fixed columns, then one per counted event. */
-static void table_titles(struct table *t, const char *first,
-			 const char *const *fixed, int nfixed,
-			 const struct evlist *el, const char *after)
+static void table_titles(struct table *t, const char *first, const char *const *fixed,
+			 int nfixed, const struct evlist *el, const char *after)
 {
 	char v[80];
 
@@ -503,8 +502,7 @@ static void region_row(struct table *t, json_object *doc, json_object *r,
 	}
 }
 
-static void print_regions(json_object *doc, const struct evlist *el,
-			  struct notes *nt)
+static void print_regions(json_object *doc, const struct evlist *el, struct notes *nt)
 {
 	static const char *const fixed[] = { "calls", "threads" };
 	json_object *regs = get(doc, "regions");
@@ -557,10 +555,12 @@ static void print_metrics(json_object *doc)
 		json_object *s = arr_at(sets, i);
 		const char *reason = get_str(s, "reason", NULL);
 
-		printf("  %s %s: %s%s%s\n", get_str(s, "kind", "?"), get_str(s, "name", "?"),
-		       get_str(s, "status", "?"), reason ? ": " : "", reason ? reason : "");
+		printf("  %s %s: %s%s%s\n", get_str(s, "kind", "?"),
+		       get_str(s, "name", "?"), get_str(s, "status", "?"),
+		       reason ? ": " : "", reason ? reason : "");
 	}
-	if (!json_object_is_type(tm, json_type_object) || json_object_object_length(tm) == 0)
+	if (!json_object_is_type(tm, json_type_object) ||
+	    json_object_object_length(tm) == 0)
 		return;
 	puts("\nderived metrics (process; regions inclusive, over the sums across threads):");
 	table_init(&t, 2 + (int)nreg);
@@ -569,19 +569,22 @@ static void print_metrics(json_object *doc)
 	table_set(&t, 1, "process");
 	for (size_t k = 0; k < nreg; k++)
 		table_set(&t, 2 + (int)k, get_str(arr_at(regs, k), "name", "?"));
-	json_object_object_foreach(tm, key, val) {
+	json_object_object_foreach(tm, key, val)
+	{
 		table_add_row(&t);
 		table_set(&t, 0, key);
 		fmt_metric(v, sizeof(v), val);
 		table_set(&t, 1, v);
 		for (size_t k = 0; k < nreg; k++) {
-			fmt_metric(v, sizeof(v), get(get(arr_at(regs, k), "inclusive_metrics"), key));
+			fmt_metric(v, sizeof(v),
+				   get(get(arr_at(regs, k), "inclusive_metrics"), key));
 			table_set(&t, 2 + (int)k, v);
 		}
 	}
 	table_print(&t);
 	table_free(&t);
-	json_object_object_foreach(tm, key2, val2) {
+	json_object_object_foreach(tm, key2, val2)
+	{
 		const char *reason = get_str(val2, "reason", NULL);
 
 		if (reason)
@@ -601,8 +604,8 @@ static int thread_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void thread_row(struct table *t, json_object *th,
-		       const struct evlist *el, struct notes *nt)
+static void thread_row(struct table *t, json_object *th, const struct evlist *el,
+		       struct notes *nt)
 {
 	char v[64];
 
@@ -626,8 +629,7 @@ static void print_thread_errors(json_object **th, size_t n)
 			       get_str(th[i], "error", NULL));
 }
 
-static void print_threads(json_object *doc, const struct evlist *el,
-			  struct notes *nt)
+static void print_threads(json_object *doc, const struct evlist *el, struct notes *nt)
 {
 	json_object *threads = get(doc, "threads");
 	size_t n = arr_len(threads);
@@ -701,19 +703,24 @@ static void load_error(char *why, size_t len)
 /* The members every table reads; anything deeper is read defensively. */
 static int check_layout(json_object *doc, char *why, size_t len)
 {
-	static const struct { const char *key; json_type type; } need[] = {
+	static const struct {
+		const char *key;
+		json_type type;
+	} need[] = {
 		{ "process", json_type_object }, { "events", json_type_array },
-		{ "totals", json_type_object }, { "threads", json_type_array },
+		{ "totals", json_type_object },  { "threads", json_type_array },
 		{ "regions", json_type_array },
 	};
 
 	if (strncmp(get_str(doc, "schema", ""), "hpcshim/", 8) != 0) {
-		snprintf(why, len, "not an hpcshim result (no \"schema\": \"hpcshim/...\")");
+		snprintf(why, len,
+			 "not an hpcshim result (no \"schema\": \"hpcshim/...\")");
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
 		if (!json_object_is_type(get(doc, need[i].key), need[i].type)) {
-			snprintf(why, len, "malformed result: \"%s\" missing or not an %s",
+			snprintf(why, len,
+				 "malformed result: \"%s\" missing or not an %s",
 				 need[i].key, json_type_to_name(need[i].type));
 			return 0;
 		}

@@ -17,25 +17,25 @@
 #include <signal.h>
 
 /* X(name, return type, parameter list) */
-#define HS_REAL_TABLE(X)                                                      \
-	X(close, int, (int))                                                  \
-	X(close_range, int, (unsigned int, unsigned int, int))                \
-	X(closefrom, void, (int))                                             \
-	X(dup2, int, (int, int))                                              \
-	X(dup3, int, (int, int, int))                                         \
-	X(sigaction, int, (int, const struct sigaction *, struct sigaction *)) \
-	X(pthread_create, int, (pthread_t *, const pthread_attr_t *,         \
-				void *(*)(void *), void *))                   \
-	X(dlopen, void *, (const char *, int))                                \
-	X(execve, int, (const char *, char *const[], char *const[]))          \
-	X(execvpe, int, (const char *, char *const[], char *const[]))         \
-	X(fexecve, int, (int, char *const[], char *const[]))                  \
+#define HS_REAL_TABLE(X)                                                         \
+	X(close, int, (int))                                                     \
+	X(close_range, int, (unsigned int, unsigned int, int))                   \
+	X(closefrom, void, (int))                                                \
+	X(dup2, int, (int, int))                                                 \
+	X(dup3, int, (int, int, int))                                            \
+	X(sigaction, int, (int, const struct sigaction *, struct sigaction *))   \
+	X(pthread_create, int,                                                   \
+	  (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))      \
+	X(dlopen, void *, (const char *, int))                                   \
+	X(execve, int, (const char *, char *const[], char *const[]))             \
+	X(execvpe, int, (const char *, char *const[], char *const[]))            \
+	X(fexecve, int, (int, char *const[], char *const[]))                     \
 	X(execveat, int, (int, const char *, char *const[], char *const[], int)) \
-	X(execv, int, (const char *, char *const[]))                          \
+	X(execv, int, (const char *, char *const[]))                             \
 	X(execvp, int, (const char *, char *const[]))
 
-#define HS_REAL_DECLARE(name, ret, params)                                     \
-	typedef ret(*hs_real_##name##_fn) params;                             \
+#define HS_REAL_DECLARE(name, ret, params)        \
+	typedef ret(*hs_real_##name##_fn) params; \
 	hs_real_##name##_fn hs_real__##name(void);
 HS_REAL_TABLE(HS_REAL_DECLARE)
 #undef HS_REAL_DECLARE
@@ -45,7 +45,6 @@ void hs_real__init(void);
 
 /* The common internal uses: the real call, or -1 with errno ENOSYS. */
 int hs_real_close(int fd);
-int hs_real_sigaction(int sig, const struct sigaction *act,
-		      struct sigaction *old);
+int hs_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
 #endif

@@ -11,8 +11,8 @@
 /* Software events first: they open everywhere.  The hardware ones are
  * dropped with a reason where no PMU is exposed (VMs, CI). */
 static const char *const default_events[] = {
-	"task-clock", "page-faults", "context-switches", "cpu-migrations",
-	"cycles", "instructions", "branches", "branch-misses",
+	"task-clock",       "page-faults",  "context-switches", "cpu-migrations",
+	"cycles",           "instructions", "branches",         "branch-misses",
 	"cache-references", "cache-misses",
 };
 
@@ -56,8 +56,10 @@ static int config__verbose(const char *v)
 	errno = 0;
 	l = strtol(v, &end, 10);
 	if (errno || *end || l < 0 || l > HS_LOG_DEBUG) {
-		hs_log(HS_LOG_ERROR, "HPCSHIM_VERBOSE='%.40s%s' is not a level "
-		       "0-2; using 0", v, strlen(v) > 40 ? "..." : "");
+		hs_log(HS_LOG_ERROR,
+		       "HPCSHIM_VERBOSE='%.40s%s' is not a level "
+		       "0-2; using 0",
+		       v, strlen(v) > 40 ? "..." : "");
 		return 0;
 	}
 	return (int)l;
@@ -72,12 +74,12 @@ static void config__output(struct hs_config *cfg, const char *v)
 		return;
 	if (!*v) {
 		hs_log(HS_LOG_ERROR, "HPCSHIM_OUTPUT is empty; writing to the "
-		       "current directory");
+				     "current directory");
 		return;
 	}
 	if (strlen(v) >= sizeof(cfg->output) - 300) {
 		hs_log(HS_LOG_ERROR, "HPCSHIM_OUTPUT is too long; writing to the "
-		       "current directory");
+				     "current directory");
 		return;
 	}
 	snprintf(cfg->output, sizeof(cfg->output), "%s", v);
@@ -99,16 +101,21 @@ static void config__presets(struct hs_config *cfg)
 {
 	const char *v = getenv("HPCSHIM_LIST");
 
-	cfg->presets = getenv("HPCSHIM_PRESET") ? strdup(getenv("HPCSHIM_PRESET")) : NULL;
-	cfg->opcodes = getenv("HPCSHIM_OPCODE") ? strdup(getenv("HPCSHIM_OPCODE")) : NULL;
+	cfg->presets = getenv("HPCSHIM_PRESET") ? strdup(getenv("HPCSHIM_PRESET")) :
+						  NULL;
+	cfg->opcodes = getenv("HPCSHIM_OPCODE") ? strdup(getenv("HPCSHIM_OPCODE")) :
+						  NULL;
 	cfg->preset_path = getenv("HPCSHIM_PRESET_PATH") ?
-			   strdup(getenv("HPCSHIM_PRESET_PATH")) : NULL;
+				   strdup(getenv("HPCSHIM_PRESET_PATH")) :
+				   NULL;
 	if (v && *v && strcmp(v, "0") != 0) {
 		if (strcmp(v, "1") == 0)
 			cfg->list = true;
 		else
-			hs_log(HS_LOG_ERROR, "HPCSHIM_LIST='%.40s%s' is not 0 or 1; "
-			       "not listing", v, strlen(v) > 40 ? "..." : "");
+			hs_log(HS_LOG_ERROR,
+			       "HPCSHIM_LIST='%.40s%s' is not 0 or 1; "
+			       "not listing",
+			       v, strlen(v) > 40 ? "..." : "");
 	}
 }
 
@@ -130,12 +137,14 @@ void hs_config__from_env(struct hs_config *cfg)
 		config__events(cfg, ev);
 	if (cfg->nevents == 0) {
 		if (ev)
-			hs_log(HS_LOG_ERROR, "HPCSHIM_EVENTS='%.40s%s' names no "
-			       "event; using the default set", ev,
-			       strlen(ev) > 40 ? "..." : "");
+			hs_log(HS_LOG_ERROR,
+			       "HPCSHIM_EVENTS='%.40s%s' names no "
+			       "event; using the default set",
+			       ev, strlen(ev) > 40 ? "..." : "");
 		cfg->events_default = true;
 		cfg->events_empty = cfg->events_ignored = cfg->events_braces = 0;
-		for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
+		for (size_t i = 0;
+		     i < sizeof(default_events) / sizeof(default_events[0]); i++)
 			config__add(cfg, default_events[i], strlen(default_events[i]));
 	}
 	cfg->nuser = cfg->nevents;

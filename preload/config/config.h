@@ -34,9 +34,9 @@ struct hs_speclist {
 	char *spec[PMU_MAX_EVENTS];
 	int group[PMU_MAX_EVENTS]; /* user group number, or -1        */
 	int n, ngroups;
-	int empty;                 /* empty items (ignored)            */
-	int ignored;               /* items beyond PMU_MAX_EVENTS      */
-	int braces;                /* misplaced or unbalanced braces   */
+	int empty;   /* empty items (ignored)            */
+	int ignored; /* items beyond PMU_MAX_EVENTS      */
+	int braces;  /* misplaced or unbalanced braces   */
 };
 
 struct hs_mux_config {
@@ -46,11 +46,11 @@ struct hs_mux_config {
 	struct hs_speclist pinned; /* HPCSHIM_MUX_PINNED               */
 	bool seeded;               /* HPCSHIM_MUX_SEED given           */
 	uint64_t seed;
-	uint64_t interval_ns;      /* HPCSHIM_INTERVAL, 0 = no series  */
-	int interval_points;       /* series buffer size per thread    */
+	uint64_t interval_ns; /* HPCSHIM_INTERVAL, 0 = no series  */
+	int interval_points;  /* series buffer size per thread    */
 };
 
-#define HS_MUX_SLICE_NS 1000000ull     /* 1 ms of thread CPU time   */
+#define HS_MUX_SLICE_NS 1000000ull /* 1 ms of thread CPU time   */
 #define HS_MUX_INTERVAL_POINTS 512
 
 /* muxconfig.c */
@@ -61,20 +61,20 @@ void hs_mux_config__from_env(struct hs_mux_config *m);
 struct hs_config {
 	char *events[PMU_MAX_EVENTS]; /* specs, in order                   */
 	int nevents;
-	bool events_default;          /* HPCSHIM_EVENTS unset: default set   */
-	int events_empty;             /* empty items in the list (ignored)   */
-	int events_ignored;           /* items beyond PMU_MAX_EVENTS         */
+	bool events_default; /* HPCSHIM_EVENTS unset: default set   */
+	int events_empty;    /* empty items in the list (ignored)   */
+	int events_ignored;  /* items beyond PMU_MAX_EVENTS         */
 	char output[PATH_MAX];
 	int verbose;
 	bool user_read;               /* HPCSHIM_READ=auto                   */
 	struct hs_range_config range; /* HPCSHIM_PRIVILEGE, _RANGE*, _CHECKPOINT, _TRIGGER */
 	/* Presets (preload/presets.c appends their events after nuser). */
 	char *presets, *opcodes, *preset_path; /* as given, or NULL        */
-	bool list;                    /* HPCSHIM_LIST=1                     */
-	int nuser;                    /* events from HPCSHIM_EVENTS/default */
+	bool list;                       /* HPCSHIM_LIST=1                     */
+	int nuser;                       /* events from HPCSHIM_EVENTS/default */
 	int event_group[PMU_MAX_EVENTS]; /* user group ({a,b}) of each spec, or -1 */
-	int events_braces;            /* misplaced or unbalanced braces      */
-	struct hs_mux_config mux;     /* muxconfig.c                         */
+	int events_braces;               /* misplaced or unbalanced braces      */
+	struct hs_mux_config mux;        /* muxconfig.c                         */
 };
 
 /* Fills cfg from the environment.  Malformed values are reported with one

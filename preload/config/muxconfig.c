@@ -118,8 +118,14 @@ static void bad(const char *var, const char *v, const char *what)
  * outside [lo, hi]. */
 static bool parse_duration(const char *v, uint64_t lo, uint64_t hi, uint64_t *ns)
 {
-	static const struct { const char *unit; uint64_t mult; } units[] = {
-		{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000},
+	static const struct {
+		const char *unit;
+		uint64_t mult;
+	} units[] = {
+		{ "ns", 1 },
+		{ "us", 1000 },
+		{ "ms", 1000000 },
+		{ "s", 1000000000 },
 	};
 	char *end;
 	unsigned long long n;
@@ -174,7 +180,8 @@ static void mux__slice(struct hs_mux_config *m, const char *v)
 		}
 	}
 	m->slice = HS_MUX_SLICE_NS;
-	bad("HPCSHIM_MUX_SLICE", v, "is not a duration (10us..10s, e.g. 1ms) "
+	bad("HPCSHIM_MUX_SLICE", v,
+	    "is not a duration (10us..10s, e.g. 1ms) "
 	    "or an instruction count (e.g. 1000000inst); using 1ms");
 }
 
@@ -188,7 +195,8 @@ static void mux__seed(struct hs_mux_config *m, const char *v)
 	m->seed = strtoull(v, &end, 0);
 	if (errno || *end || *v == '-') {
 		m->seed = 0;
-		bad("HPCSHIM_MUX_SEED", v, "is not an unsigned number; using a "
+		bad("HPCSHIM_MUX_SEED", v,
+		    "is not an unsigned number; using a "
 		    "seed from the clock");
 		return;
 	}
@@ -202,7 +210,8 @@ static void mux__interval(struct hs_mux_config *m, const char *v)
 		return;
 	if (!parse_duration(v, 100000, 3600000000000ull, &m->interval_ns)) {
 		m->interval_ns = 0;
-		bad("HPCSHIM_INTERVAL", v, "is not a duration (100us..1h, e.g. "
+		bad("HPCSHIM_INTERVAL", v,
+		    "is not a duration (100us..1h, e.g. "
 		    "10ms); no time series");
 	}
 }
@@ -218,7 +227,8 @@ static void mux__points(struct hs_mux_config *m, const char *v)
 	errno = 0;
 	n = strtol(v, &end, 10);
 	if (errno || *end || n < 16 || n > 1000000) {
-		bad("HPCSHIM_INTERVAL_POINTS", v, "is not a number 16..1000000; "
+		bad("HPCSHIM_INTERVAL_POINTS", v,
+		    "is not a number 16..1000000; "
 		    "using 512");
 		return;
 	}

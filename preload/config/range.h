@@ -21,26 +21,26 @@
 
 #include "pmu/pmu.h"
 
-#define RNG_MAX_RANGES 32   /* HPCSHIM_RANGE items                        */
-#define RNG_MAX_POINTS 16   /* HPCSHIM_CHECKPOINT items (before the limit) */
-#define RNG_TEXT_MAX 256    /* one item, as written                       */
+#define RNG_MAX_RANGES 32 /* HPCSHIM_RANGE items                        */
+#define RNG_MAX_POINTS 16 /* HPCSHIM_CHECKPOINT items (before the limit) */
+#define RNG_TEXT_MAX 256  /* one item, as written                       */
 
 enum rng_form {
-	RNG_FUNC,    /* func:NAME[@OBJ]: a function symbol (symtab, else dynsym) */
-	RNG_SO,      /* so:OBJ: the executable segments of a loaded object       */
-	RNG_EXE,     /* exe: the main executable's executable segments           */
-	RNG_KERNEL,  /* kernel: samples taken in kernel mode                      */
-	RNG_ADDR,    /* addr:START-END[@OBJ] (a point: addr:A[@OBJ])              */
+	RNG_FUNC,   /* func:NAME[@OBJ]: a function symbol (symtab, else dynsym) */
+	RNG_SO,     /* so:OBJ: the executable segments of a loaded object       */
+	RNG_EXE,    /* exe: the main executable's executable segments           */
+	RNG_KERNEL, /* kernel: samples taken in kernel mode                      */
+	RNG_ADDR,   /* addr:START-END[@OBJ] (a point: addr:A[@OBJ])              */
 };
 
 /* One place in the address space: a range, a checkpoint or a trigger. */
 struct rng_place {
-	char text[RNG_TEXT_MAX];  /* as written: the key in the results      */
+	char text[RNG_TEXT_MAX]; /* as written: the key in the results      */
 	enum rng_form form;
-	bool inverse;             /* "!": everything else                    */
-	char name[RNG_TEXT_MAX];  /* function name, or object for so:        */
-	char obj[RNG_TEXT_MAX];   /* @OBJ: "" = any object, "exe" = the program */
-	uint64_t lo, hi;          /* addr: [lo, hi), relative to OBJ if given;
+	bool inverse;            /* "!": everything else                    */
+	char name[RNG_TEXT_MAX]; /* function name, or object for so:        */
+	char obj[RNG_TEXT_MAX];  /* @OBJ: "" = any object, "exe" = the program */
+	uint64_t lo, hi;         /* addr: [lo, hi), relative to OBJ if given;
 				     a point uses lo                          */
 };
 

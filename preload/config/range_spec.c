@@ -17,7 +17,7 @@
 #include "preload/config/range.h"
 
 static const char range_forms[] = "expected func:NAME[@OBJ], so:OBJ, exe, "
-	"kernel or addr:START-END[@OBJ], optionally prefixed with !";
+				  "kernel or addr:START-END[@OBJ], optionally prefixed with !";
 static const char point_forms[] = "expected func:NAME[@OBJ] or addr:ADDRESS[@OBJ]";
 
 /* One report line per variable: the first problem in full, then the
@@ -28,8 +28,7 @@ struct problems {
 	int n, len;
 };
 
-static void problem(struct problems *pr, const char *item, size_t len,
-		    const char *why)
+static void problem(struct problems *pr, const char *item, size_t len, const char *why)
 {
 	int room = (int)sizeof(pr->line) - pr->len;
 
@@ -50,7 +49,8 @@ static void problem(struct problems *pr, const char *item, size_t len,
 static void problems__report(const struct problems *pr)
 {
 	if (pr->n > 2)
-		hs_log(HS_LOG_ERROR, "%s: %s (%d items ignored)", pr->var, pr->line, pr->n);
+		hs_log(HS_LOG_ERROR, "%s: %s (%d items ignored)", pr->var, pr->line,
+		       pr->n);
 	else if (pr->n)
 		hs_log(HS_LOG_ERROR, "%s: %s", pr->var, pr->line);
 }
@@ -129,8 +129,8 @@ static int parse_func(struct rng_place *p, const char *rest, char *why, size_t w
 }
 
 /* addr:START-END[@OBJ] (range) or addr:ADDRESS[@OBJ] (point). */
-static int parse_addr(struct rng_place *p, const char *rest, bool range,
-		      char *why, size_t whylen)
+static int parse_addr(struct rng_place *p, const char *rest, bool range, char *why,
+		      size_t whylen)
 {
 	char x[RNG_TEXT_MAX];
 	const char *e;
@@ -140,8 +140,10 @@ static int parse_addr(struct rng_place *p, const char *rest, bool range,
 	if (split_obj(p, x, why, whylen) < 0)
 		return -1;
 	if (!parse_u64(x, &e, &p->lo) || (range && *e != '-') || (!range && *e)) {
-		snprintf(why, whylen, range ? "not START-END (addresses in hex with "
-			 "0x, or decimal)" : "not an address (hex with 0x, or decimal)");
+		snprintf(why, whylen,
+			 range ? "not START-END (addresses in hex with "
+				 "0x, or decimal)" :
+				 "not an address (hex with 0x, or decimal)");
 		return -1;
 	}
 	if (!range && p->lo == 0 && !p->obj[0]) {
@@ -151,7 +153,8 @@ static int parse_addr(struct rng_place *p, const char *rest, bool range,
 	if (!range)
 		return 0;
 	if (!parse_u64(e + 1, &e, &p->hi) || *e) {
-		snprintf(why, whylen, "not START-END (addresses in hex with 0x, or "
+		snprintf(why, whylen,
+			 "not START-END (addresses in hex with 0x, or "
 			 "decimal)");
 		return -1;
 	}
@@ -164,8 +167,8 @@ static int parse_addr(struct rng_place *p, const char *rest, bool range,
 	return 0;
 }
 
-static int place__copy(struct rng_place *p, const char *s, size_t len,
-		       char *why, size_t whylen)
+static int place__copy(struct rng_place *p, const char *s, size_t len, char *why,
+		       size_t whylen)
 {
 	memset(p, 0, sizeof(*p));
 	if (len >= sizeof(p->text)) {
@@ -292,7 +295,8 @@ static void trigger__item(void *ctx, struct problems *pr, const char *s, size_t 
 	char why[300];
 
 	if (!start && !stop) {
-		problem(pr, s, len, "expected start:POINT or stop:POINT (POINT: "
+		problem(pr, s, len,
+			"expected start:POINT or stop:POINT (POINT: "
 			"func:NAME[@OBJ] or addr:ADDRESS[@OBJ])");
 		return;
 	}
@@ -349,8 +353,7 @@ static void period__item(void *ctx, struct problems *pr, const char *s, size_t l
 static enum pmu_plm privilege(const char *v)
 {
 	static const char *const names[] = { "user", "kernel", "all" };
-	static const enum pmu_plm plm[] = { PMU_PLM_USER, PMU_PLM_KERNEL,
-					    PMU_PLM_ALL };
+	static const enum pmu_plm plm[] = { PMU_PLM_USER, PMU_PLM_KERNEL, PMU_PLM_ALL };
 
 	return plm[hs_var__choice("HPCSHIM_PRIVILEGE", v, names, 3, 2)];
 }

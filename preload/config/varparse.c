@@ -23,8 +23,8 @@ void hs_var__each_item(const char *v, hs_var_item_fn fn, void *ctx)
 	}
 }
 
-int hs_var__choice(const char *var, const char *v, const char *const *names,
-		   int n, int dflt)
+int hs_var__choice(const char *var, const char *v, const char *const *names, int n,
+		   int dflt)
 {
 	char alts[256] = "";
 	size_t at = 0;
@@ -36,7 +36,9 @@ int hs_var__choice(const char *var, const char *v, const char *const *names,
 			return i;
 	for (int i = 0; i < n && at < sizeof(alts); i++)
 		at += (size_t)snprintf(alts + at, sizeof(alts) - at, "%s%s",
-				       i == 0 ? "" : i == n - 1 ? " or " : ", ",
+				       i == 0     ? "" :
+				       i == n - 1 ? " or " :
+						    ", ",
 				       names[i]);
 	hs_log(HS_LOG_ERROR, "%s='%.40s%s' is not %s; using %s", var, v,
 	       strlen(v) > 40 ? "..." : "", alts, names[dflt]);

@@ -17,7 +17,7 @@ void hs_var__each_item(const char *v, hs_var_item_fn fn, void *ctx);
 
 /* The index of v in names[0..n); unset or empty gives dflt, anything else
  * one line "VAR='v' is not a, b or c; using <names[dflt]>" and dflt. */
-int hs_var__choice(const char *var, const char *v, const char *const *names,
-		   int n, int dflt);
+int hs_var__choice(const char *var, const char *v, const char *const *names, int n,
+		   int dflt);
 
 #endif

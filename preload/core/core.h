@@ -17,17 +17,17 @@
 #include "preload/config/config.h"
 
 enum hs_state {
-	HS_OFF = 0,     /* not started (or disabled)                     */
-	HS_RUNNING,     /* counting                                      */
-	HS_FINISHED,    /* results written or being written: lists frozen */
+	HS_OFF = 0,  /* not started (or disabled)                     */
+	HS_RUNNING,  /* counting                                      */
+	HS_FINISHED, /* results written or being written: lists frozen */
 };
 
 /* One open region instance on a thread's stack. */
 struct hs_frame {
 	struct agg_region *region;
-	bool valid;           /* the BEGIN reading succeeded      */
-	struct count *start;  /* reading at BEGIN                 */
-	struct count *child;  /* inclusive deltas of closed children */
+	bool valid;          /* the BEGIN reading succeeded      */
+	struct count *start; /* reading at BEGIN                 */
+	struct count *child; /* inclusive deltas of closed children */
 };
 
 struct hs_thread {
@@ -35,36 +35,36 @@ struct hs_thread {
 	struct agg_thread *agg;
 	int nev;
 	int depth, cap;
-	int skipped;           /* BEGINs ignored past the depth limit */
-	bool omp_checked;      /* OpenMP thread number looked up       */
+	int skipped;      /* BEGINs ignored past the depth limit */
+	bool omp_checked; /* OpenMP thread number looked up       */
 	struct hs_frame *frames;
-	struct count *store;   /* cap x 2 x nev readings for the frames */
-	struct count *now;     /* scratch reading [nev]               */
-	int main_ev;           /* event of the per-call stats, or -1   */
+	struct count *store;      /* cap x 2 x nev readings for the frames */
+	struct count *now;        /* scratch reading [nev]               */
+	int main_ev;              /* event of the per-call stats, or -1   */
 	struct agg_region **byid; /* records by process-wide region id  */
-	int nids;              /* entries in byid                      */
-	struct hs_rot *rot;    /* rotation and series (mux/rotate.c), or NULL */
+	int nids;                 /* entries in byid                      */
+	struct hs_rot *rot;       /* rotation and series (mux/rotate.c), or NULL */
 	struct hs_thread *prev, *next; /* live list, under hs_proc.lock   */
 };
 
 struct hs_rot;
 
 struct hs_process {
-	int state;                     /* enum hs_state, atomic          */
+	int state; /* enum hs_state, atomic          */
 	pid_t pid;
-	int exec_generation;           /* 0, or n-th exec of this pid     */
+	int exec_generation; /* 0, or n-th exec of this pid     */
 	struct hs_config cfg;
 	struct pmu_evlist evlist;
 	struct agg_event ev[PMU_MAX_EVENTS];
 	char fallback[512];
-	int main_ev;                   /* first counted event, or -1      */
+	int main_ev; /* first counted event, or -1      */
 	uint64_t start_ns;
 	char **argv;
 	int argc;
-	pthread_mutex_t lock;          /* live and done lists             */
+	pthread_mutex_t lock; /* live and done lists             */
 	struct hs_thread *live;
 	struct agg_thread *done;
-	uint64_t uncovered_calls;      /* atomic                          */
+	uint64_t uncovered_calls; /* atomic                          */
 };
 
 extern struct hs_process hs_proc;

@@ -30,9 +30,9 @@ void hs_events__build(struct pmu_evlist *el, const struct hs_config *cfg)
 		int k = pmu_evlist__find(el, pl->spec[i]);
 
 		if (k < 0) {
-			pmu_evlist__add_grouped(el, pl->spec[i],
-						pl->group[i] >= 0 ? base + pl->group[i] : -1,
-						true);
+			pmu_evlist__add_grouped(
+				el, pl->spec[i],
+				pl->group[i] >= 0 ? base + pl->group[i] : -1, true);
 			continue;
 		}
 		el->ev[k].pinned = true;
@@ -96,8 +96,8 @@ static void events__report_drops(void)
 				       e->name, e->reason);
 		else if (len < (int)sizeof(line) - 300)
 			len += snprintf(line + len, sizeof(line) - (size_t)len,
-					"%s '%.40s'", n == 1 ? "; also dropped:" : ",",
-					e->name);
+					"%s '%.40s'",
+					n == 1 ? "; also dropped:" : ",", e->name);
 		n++;
 	}
 	if (n > 1)
@@ -114,7 +114,8 @@ static void events__report_drops(void)
 	if (cfg->events_braces + cfg->mux.pinned.braces)
 		len += snprintf(line + len, sizeof(line) - (size_t)len,
 				"%s%d misplaced braces ignored (a group is {a,b})",
-				len ? "; " : "", cfg->events_braces + cfg->mux.pinned.braces);
+				len ? "; " : "",
+				cfg->events_braces + cfg->mux.pinned.braces);
 	if (len && pmu_evlist__nok(el) == 0)
 		snprintf(line + len, sizeof(line) - (size_t)len,
 			 "; no event left to count");

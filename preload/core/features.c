@@ -15,11 +15,11 @@ void hs_features__set(const struct hs_feature *const *table)
 }
 
 /* Calls hook h of every feature that has one, with the arguments given. */
-#define EACH(h, ...)                                                           \
-	do {                                                                   \
+#define EACH(h, ...)                                                             \
+	do {                                                                     \
 		for (const struct hs_feature *const *f = features; f && *f; f++) \
-			if ((*f)->h)                                           \
-				(*f)->h(__VA_ARGS__);                          \
+			if ((*f)->h)                                             \
+				(*f)->h(__VA_ARGS__);                            \
 	} while (0)
 
 void hs_features__select(struct hs_config *cfg)

@@ -61,8 +61,7 @@ void hs_process__configure(int argc, char **argv)
 void hs_process__start(int exec_generation)
 {
 	hs_proc.exec_generation = exec_generation;
-	pthread_atfork(hs_site__fork_prepare, hs_site__fork_parent,
-		       hs_fork__child);
+	pthread_atfork(hs_site__fork_prepare, hs_site__fork_parent, hs_fork__child);
 	hs_features__start();
 	if (pmu_evlist__nok(&hs_proc.evlist) == 0 && hs_proc.cfg.events_default)
 		hs_log(HS_LOG_ERROR, "no event could be opened: %s",
@@ -74,7 +73,10 @@ void hs_process__start(int exec_generation)
 static int process__rank(void)
 {
 	static const char *const vars[] = {
-		"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK",
+		"OMPI_COMM_WORLD_RANK",
+		"PMI_RANK",
+		"PMIX_RANK",
+		"MV2_COMM_WORLD_RANK",
 	};
 
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
@@ -105,8 +107,8 @@ static struct agg_thread *process__collect(uint64_t end_ns)
 		bool ok;
 
 		hs_features__collect_thread(t, t == hs_self);
-		ok = (t == hs_self ? pmu_counters__read(&t->ctr, buf)
-		      : pmu_counters__read_other(&t->ctr, buf)) == 0;
+		ok = (t == hs_self ? pmu_counters__read(&t->ctr, buf) :
+				     pmu_counters__read_other(&t->ctr, buf)) == 0;
 
 		if (!ok)
 			hs_atomic__add(&t->agg->warn.read_errors, 1);
@@ -123,13 +125,14 @@ static struct agg_thread *process__collect(uint64_t end_ns)
 }
 
 static const char *const end_names[] = {
-	[HS_END_EXIT] = "exit", [HS_END_EXIT_NOW] = "_exit",
-	[HS_END_EXEC] = "exec", [HS_END_SIGNAL] = "signal",
+	[HS_END_EXIT] = "exit",
+	[HS_END_EXIT_NOW] = "_exit",
+	[HS_END_EXEC] = "exec",
+	[HS_END_SIGNAL] = "signal",
 };
 
-static void process__write(struct agg_thread *threads, uint64_t end_ns,
-			enum hs_end end, int signo,
-			const struct agg_uncovered *unc, int nunc)
+static void process__write(struct agg_thread *threads, uint64_t end_ns, enum hs_end end,
+			   int signo, const struct agg_uncovered *unc, int nunc)
 {
 	char host[256] = "unknown", note[200];
 	struct agg_process p = {
@@ -182,8 +185,10 @@ void hs_process__finish(enum hs_end end, int signo)
 	/* In a signal handler the interrupted code may be this very thread
 	 * inside thread start or end, holding the lock: bounded wait. */
 	if (!hs_lock__mutex(&hs_proc.lock, end == HS_END_SIGNAL)) {
-		hs_log(HS_LOG_ERROR, "signal %d arrived inside the shim's thread "
-		       "bookkeeping; results not written", signo);
+		hs_log(HS_LOG_ERROR,
+		       "signal %d arrived inside the shim's thread "
+		       "bookkeeping; results not written",
+		       signo);
 		return;
 	}
 	threads = process__collect(end_ns);

@@ -25,9 +25,8 @@ void hs_publish__results(const struct agg_process *p)
 		tmp = "/tmp";
 	if (strcmp(tmp, dir) != 0 &&
 	    agg_process__write(p, tmp, path, sizeof(path), err2, sizeof(err2)) == 0)
-		hs_log(HS_LOG_ERROR, "%.1000s; results written to %s instead",
-		       err, path);
+		hs_log(HS_LOG_ERROR, "%.1000s; results written to %s instead", err,
+		       path);
 	else
 		hs_log(HS_LOG_ERROR, "%.1000s; results lost", err);
 }
-

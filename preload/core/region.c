@@ -76,8 +76,9 @@ static void thread__omp_label(struct hs_thread *t)
 
 	/* Two threads may look it up at once: both find the same symbol. */
 	if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
-		__atomic_store_n(&omp_fn, (omp_num_fn)dlsym(RTLD_DEFAULT,
-			"omp_get_thread_num"), __ATOMIC_RELAXED);
+		__atomic_store_n(&omp_fn,
+				 (omp_num_fn)dlsym(RTLD_DEFAULT, "omp_get_thread_num"),
+				 __ATOMIC_RELAXED);
 		__atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
 	}
 	omp_num = __atomic_load_n(&omp_fn, __ATOMIC_RELAXED);
@@ -129,7 +130,7 @@ static void frame__push(struct hs_thread *t, struct agg_region *r)
 	f->region = r;
 	r->open++;
 	for (int e = 0; e < t->nev; e++)
-		f->child[e] = (struct count){0, 0, 0};
+		f->child[e] = (struct count){ 0, 0, 0 };
 	t->depth++;
 	f->valid = thread__read(t, f->start);
 }
@@ -234,8 +235,8 @@ HPCSHIM_API void hpcshim_site_begin(struct hpcshim_site *site, const char *name)
 	if (!t)
 		return;
 	id = site__id(site, name);
-	frame__push(t, id ? thread__by_id(t, id, name, true)
-			  : agg_thread__region(t->agg, name));
+	frame__push(t, id ? thread__by_id(t, id, name, true) :
+			    agg_thread__region(t->agg, name));
 }
 
 HPCSHIM_API void hpcshim_site_end(struct hpcshim_site *site, const char *name)

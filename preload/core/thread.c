@@ -71,10 +71,12 @@ static void thread__free(struct hs_thread *t)
  * closed by the program) are null in its results, with the reason. */
 void hs_thread__sync_missing(struct hs_thread *t)
 {
-	__atomic_store_n(&t->agg->reads_user, __atomic_load_n(
-		&t->ctr.user_reads, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-	__atomic_store_n(&t->agg->reads_syscall, __atomic_load_n(
-		&t->ctr.syscall_reads, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+	__atomic_store_n(&t->agg->reads_user,
+			 __atomic_load_n(&t->ctr.user_reads, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&t->agg->reads_syscall,
+			 __atomic_load_n(&t->ctr.syscall_reads, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
 	t->agg->missing = __atomic_load_n(&t->ctr.missing, __ATOMIC_RELAXED);
 	t->agg->err = t->ctr.err;
 	t->agg->reason = __atomic_load_n(&t->ctr.reason, __ATOMIC_RELAXED);

@@ -45,14 +45,17 @@ static bool task_stat(pid_t tid, struct agg_uncovered *u)
 	fclose(fp);
 	buf[n] = '\0';
 	p = strrchr(buf, ')'); /* the command name may hold spaces */
-	if (!p || sscanf(p + 2, "%*c %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-			 &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10], &f[11],
-			 &f[12], &f[13], &f[14], &f[15]) != 12)
+	if (!p ||
+	    sscanf(p + 2,
+		   "%*c %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+		   &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10], &f[11], &f[12],
+		   &f[13], &f[14], &f[15]) != 12)
 		return false;
 	u->tid = tid;
 	u->minor_faults = f[10];
 	u->major_faults = f[12];
-	u->cpu_ns = (f[14] + f[15]) * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK));
+	u->cpu_ns = (f[14] + f[15]) *
+		    (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK));
 	return true;
 }
 
@@ -69,7 +72,8 @@ int hs_uncovered__scan(struct agg_uncovered **out)
 		if (tid <= 0 || is_covered(tid) || hs_features__own_task(tid))
 			continue;
 		if (n == cap) {
-			struct agg_uncovered *nu = realloc(u, (size_t)(cap = cap ? 2 * cap : 8) * sizeof(*u));
+			struct agg_uncovered *nu = realloc(
+				u, (size_t)(cap = cap ? 2 * cap : 8) * sizeof(*u));
 			if (!nu)
 				break;
 			u = nu;

@@ -34,8 +34,7 @@ typedef hs_real_dlopen_fn dlopen_fn;
 static void *dl__first(const char *file, int mode);
 
 /* Read by the trampoline: not static, but hidden (never exported). */
-__attribute__((used, visibility("hidden")))
-dlopen_fn hs_dlopen_target = dl__first;
+__attribute__((used, visibility("hidden"))) dlopen_fn hs_dlopen_target = dl__first;
 
 #if defined(__x86_64__)
 __asm__(".text\n"
@@ -93,19 +92,20 @@ static void *dl__first(const char *file, int mode)
 }
 
 /* "$ORIGIN" and "${ORIGIN}" mean the calling object's directory. */
-static bool dl__expand_origin(const char *file, struct link_map *lm,
-			      char *out, size_t len)
+static bool dl__expand_origin(const char *file, struct link_map *lm, char *out,
+			      size_t len)
 {
 	char origin[PATH_MAX];
 	size_t n = 0;
 
 	if (dlinfo(lm, RTLD_DI_ORIGIN, origin) != 0)
 		return false;
-	for (const char *p = file; *p; ) {
-		const char *tok = strncmp(p, "$ORIGIN", 7) == 0 ? "$ORIGIN" :
-			strncmp(p, "${ORIGIN}", 9) == 0 ? "${ORIGIN}" : NULL;
+	for (const char *p = file; *p;) {
+		const char *tok = strncmp(p, "$ORIGIN", 7) == 0   ? "$ORIGIN" :
+				  strncmp(p, "${ORIGIN}", 9) == 0 ? "${ORIGIN}" :
+								    NULL;
 		int w = tok ? snprintf(out + n, len - n, "%s", origin) :
-			snprintf(out + n, len - n, "%c", *p);
+			      snprintf(out + n, len - n, "%c", *p);
 
 		if (w < 0 || (size_t)w >= len - n)
 			return false;
@@ -137,8 +137,10 @@ static void *dl__search(const char *file, int mode, struct link_map *lm)
 
 			if (si->dls_serpath[i].dls_flags & LA_SER_DEFAULT)
 				break;
-			if (snprintf(path, sizeof(path), "%s/%s", si->dls_serpath[i].dls_name,
-				     file) >= (int)sizeof(path) || access(path, F_OK) != 0)
+			if (snprintf(path, sizeof(path), "%s/%s",
+				     si->dls_serpath[i].dls_name,
+				     file) >= (int)sizeof(path) ||
+			    access(path, F_OK) != 0)
 				continue;
 			h = dl__real()(path, mode);
 			if (!h)
@@ -161,8 +163,8 @@ static void *dl__open_as(const char *file, int mode, const void *caller)
 	    !dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
 		return real(file, mode);
 	if (strchr(file, '$'))
-		return real(dl__expand_origin(file, lm, path, sizeof(path)) ?
-			    path : file, mode);
+		return real(dl__expand_origin(file, lm, path, sizeof(path)) ? path : file,
+			    mode);
 	if (strchr(file, '/'))
 		return real(file, mode);
 	/* Already loaded (by name or soname): what dlopen would return. */

@@ -78,45 +78,46 @@ static void exec__failed(void)
 {
 	int saved = errno;
 
-	hs_log(HS_LOG_INFO, "exec failed (%s): results of this image were "
+	hs_log(HS_LOG_INFO,
+	       "exec failed (%s): results of this image were "
 	       "already written; the rest of it is not counted",
 	       strerror(saved));
 	errno = saved;
 }
 
 /* The real function from the table (base/real.h), or fail with ENOSYS. */
-#define REAL(name)                                                          \
-	hs_real_##name##_fn real_##name = hs_real__##name();               \
-	if (!real_##name) {                                                 \
-		errno = ENOSYS;                                             \
-		return -1;                                                  \
+#define REAL(name)                                           \
+	hs_real_##name##_fn real_##name = hs_real__##name(); \
+	if (!real_##name) {                                  \
+		errno = ENOSYS;                              \
+		return -1;                                   \
 	}
 
 /* Calls an envp-taking exec with our entry added to envp. */
-#define EXEC_WITH_ENVP(call_real, envp)                                     \
-	do {                                                                \
-		const char *entry_ = exec__prepare();                       \
-		char **env_ = entry_ ? exec__envp(envp, entry_) : NULL;     \
-		int rc_ = call_real(env_ ? env_ : (char **)(envp));         \
-		int saved_ = errno;                                         \
-		free(env_);                                                 \
-		errno = saved_;                                             \
-		if (entry_)                                                 \
-			exec__failed();                                     \
-		return rc_;                                                 \
+#define EXEC_WITH_ENVP(call_real, envp)                                 \
+	do {                                                            \
+		const char *entry_ = exec__prepare();                   \
+		char **env_ = entry_ ? exec__envp(envp, entry_) : NULL; \
+		int rc_ = call_real(env_ ? env_ : (char **)(envp));     \
+		int saved_ = errno;                                     \
+		free(env_);                                             \
+		errno = saved_;                                         \
+		if (entry_)                                             \
+			exec__failed();                                 \
+		return rc_;                                             \
 	} while (0)
 
 /* Calls an environ-using exec after putting our entry into environ. */
-#define EXEC_WITH_ENVIRON(call_real)                                        \
-	do {                                                                \
-		const char *entry_ = exec__prepare();                       \
-		int rc_;                                                    \
-		if (entry_)                                                 \
-			putenv((char *)entry_);                             \
-		rc_ = call_real;                                            \
-		if (entry_)                                                 \
-			exec__failed();                                     \
-		return rc_;                                                 \
+#define EXEC_WITH_ENVIRON(call_real)                  \
+	do {                                          \
+		const char *entry_ = exec__prepare(); \
+		int rc_;                              \
+		if (entry_)                           \
+			putenv((char *)entry_);       \
+		rc_ = call_real;                      \
+		if (entry_)                           \
+			exec__failed();               \
+		return rc_;                           \
 	} while (0)
 
 HPCSHIM_API int execve(const char *path, char *const argv[], char *const envp[])

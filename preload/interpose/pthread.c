@@ -41,7 +41,7 @@ static void *pthread__trampoline(void *p)
 }
 
 HPCSHIM_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-		   void *(*fn)(void *), void *arg)
+			       void *(*fn)(void *), void *arg)
 {
 	hs_real_pthread_create_fn real = hs_real__pthread_create();
 	struct trampoline *tr;

@@ -60,8 +60,8 @@ static void sig__handler(int sig, siginfo_t *si, void *uc)
 	/* Sent signals (kill, raise, timers) must be sent again; it stays
 	 * pending while this handler blocks it.  A fault with si_code > 0
 	 * simply happens again when the instruction re-executes. */
-	if (si->si_code <= 0 || !(sig == SIGSEGV || sig == SIGBUS ||
-				  sig == SIGILL || sig == SIGFPE))
+	if (si->si_code <= 0 ||
+	    !(sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE))
 		syscall(SYS_tgkill, getpid(), gettid(), sig);
 	errno = saved;
 }
@@ -95,8 +95,7 @@ void hs_signal__init(void)
 	}
 }
 
-HPCSHIM_API int sigaction(int sig, const struct sigaction *act,
-			  struct sigaction *oldact)
+HPCSHIM_API int sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
 {
 	struct sigaction prev;
 	int rc = 0;

@@ -32,8 +32,8 @@ static int mux__pick_signal(void)
 	for (int s = SIGRTMAX - 7; s >= SIGRTMIN + 4; s--) {
 		struct sigaction old;
 
-		if (hs_real_sigaction(s, NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
-		    !(old.sa_flags & SA_SIGINFO))
+		if (hs_real_sigaction(s, NULL, &old) == 0 &&
+		    old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO))
 			return s;
 	}
 	return -1;
@@ -81,7 +81,8 @@ static void mux__samplers(const struct hs_mux_config *m)
 		setup.interval = pmu_sampler__probe(&setup.int_attr) == 0;
 		if (!setup.interval)
 			mux__note("HPCSHIM_INTERVAL: the task-clock sampler does not "
-				  "open (%s); no time series", pmu_errno__name(errno));
+				  "open (%s); no time series",
+				  pmu_errno__name(errno));
 	}
 }
 
@@ -93,8 +94,12 @@ static void mux__describe(const struct pmu_evlist *el)
 		const struct pmu_group *pg = &el->grp[g];
 
 		groups[g] = (struct agg_group){
-			.n = pg->n, .idx = pg->idx, .user = pg->user,
-			.pinned = pg->pinned, .rotated = pg->rotated, .why = pg->why,
+			.n = pg->n,
+			.idx = pg->idx,
+			.user = pg->user,
+			.pinned = pg->pinned,
+			.rotated = pg->rotated,
+			.why = pg->why,
 		};
 		leaders[g] = pg->idx[0];
 	}
@@ -118,7 +123,8 @@ static void mux__setup(struct pmu_evlist *el, const struct hs_config *cfg)
 	mux.seeded = m.seeded;
 	mux.seed = m.seed;
 	mux.interval_points = m.interval_points;
-	setup.seed = m.seeded ? m.seed : hs_clock__realtime() ^ ((uint64_t)getpid() << 32);
+	setup.seed = m.seeded ? m.seed :
+				hs_clock__realtime() ^ ((uint64_t)getpid() << 32);
 	mux__samplers(&m);
 	if ((setup.rotate || setup.interval) && (setup.signo = mux__pick_signal()) < 0) {
 		mux__note("HPCSHIM_MUX/HPCSHIM_INTERVAL: every real-time signal "

@@ -47,30 +47,30 @@
 #include "preload/mux/rotate.h"
 
 struct hs_rot {
-	struct pmu_counters *ctr;      /* the thread's; its read defers switches */
-	struct agg_rotation *stats;  /* the thread's result owns it     */
-	struct agg_series *series;   /* idem, or NULL                    */
-	int fd_rot, fd_int;          /* samplers, or -1                  */
-	int fd_ref;                  /* task clock counted always, or -1 */
-	int n;                       /* groups in the rotation           */
-	int grp[PMU_MAX_EVENTS];     /* their indices, this round's order */
-	int pos;                     /* grp[pos] is enabled              */
+	struct pmu_counters *ctr;   /* the thread's; its read defers switches */
+	struct agg_rotation *stats; /* the thread's result owns it     */
+	struct agg_series *series;  /* idem, or NULL                    */
+	int fd_rot, fd_int;         /* samplers, or -1                  */
+	int fd_ref;                 /* task clock counted always, or -1 */
+	int n;                      /* groups in the rotation           */
+	int grp[PMU_MAX_EVENTS];    /* their indices, this round's order */
+	int pos;                    /* grp[pos] is enabled              */
 	uint64_t rng;
-	int off;                     /* stopping: the handler does nothing */
-	struct count *last;          /* [nev] at each group's last switch */
+	int off;                         /* stopping: the handler does nothing */
+	struct count *last;              /* [nev] at each group's last switch */
 	uint64_t frozen[PMU_MAX_EVENTS]; /* each group's time enabled at its
 				      * latest disable                  */
-	struct count *scratch;       /* [nev] the handler's reading       */
+	struct count *scratch;           /* [nev] the handler's reading       */
 };
 
 static const struct hs_mux_setup *rot_setup;
 static __thread struct hs_rot *rot_self __attribute__((tls_model("initial-exec")));
 
 static const char err_sampler[] = "the slice sampler could not be opened "
-	"(descriptors or perf_event_open): this thread's groups were left to "
-	"the kernel's multiplexing";
+				  "(descriptors or perf_event_open): this thread's groups were left to "
+				  "the kernel's multiplexing";
 static const char err_alloc[] = "out of memory: this thread's groups were "
-	"left to the kernel's multiplexing";
+				"left to the kernel's multiplexing";
 
 /* splitmix64: seeds and draws the shuffles. */
 static uint64_t rot__rand(uint64_t *s)
@@ -302,7 +302,8 @@ static void rot__start_rotation(struct hs_rot *r, struct hs_thread *t)
 	const struct pmu_evlist *el = &hs_proc.evlist;
 
 	for (int g = 0; g < el->ngroups; g++)
-		if (el->grp[g].rotated && !(t->ctr.missing & (1ull << el->grp[g].idx[0])))
+		if (el->grp[g].rotated &&
+		    !(t->ctr.missing & (1ull << el->grp[g].idx[0])))
 			r->grp[r->n++] = g;
 	r->stats->nrotated = r->n;
 	if (r->n == 0)
@@ -334,8 +335,10 @@ void hs_rotate__start(struct hs_thread *t)
 		return;
 	r = calloc(1, sizeof(*r));
 	if (r) {
-		r->last = calloc((size_t)(el->nevents ? el->nevents : 1), sizeof(*r->last));
-		r->scratch = calloc((size_t)(el->nevents ? el->nevents : 1), sizeof(*r->scratch));
+		r->last = calloc((size_t)(el->nevents ? el->nevents : 1),
+				 sizeof(*r->last));
+		r->scratch = calloc((size_t)(el->nevents ? el->nevents : 1),
+				    sizeof(*r->scratch));
 		r->stats = agg_rotation__new(el->nevents, el->ngroups);
 	}
 	if (!r || !r->last || !r->scratch || !r->stats) {
@@ -360,10 +363,13 @@ void hs_rotate__start(struct hs_thread *t)
 	if (rot_setup->rotate)
 		rot__start_rotation(r, t);
 	if (rot_setup->interval) {
-		r->series = agg_series__new(el->nevents, el->ngroups, rot_setup->leaders,
-					    rot_setup->interval_points, rot_setup->interval_ns);
+		r->series = agg_series__new(el->nevents, el->ngroups,
+					    rot_setup->leaders,
+					    rot_setup->interval_points,
+					    rot_setup->interval_ns);
 		if (r->series)
-			r->fd_int = pmu_sampler__open(&rot_setup->int_attr, rot_setup->signo);
+			r->fd_int = pmu_sampler__open(&rot_setup->int_attr,
+						      rot_setup->signo);
 		if (r->fd_int < 0) {
 			agg_series__free(r->series);
 			r->series = NULL;

@@ -14,15 +14,15 @@ struct hs_thread;
 
 /* What the constructor decided, for every thread. */
 struct hs_mux_setup {
-	bool rotate;                      /* threads rotate their groups    */
-	bool interval;                    /* threads keep a time series     */
-	struct perf_event_attr rot_attr;  /* the slice sampler              */
-	struct perf_event_attr int_attr;  /* the interval sampler           */
-	int signo;                        /* both samplers' signal, or -1   */
-	uint64_t seed;                    /* of the rotation order          */
+	bool rotate;                     /* threads rotate their groups    */
+	bool interval;                   /* threads keep a time series     */
+	struct perf_event_attr rot_attr; /* the slice sampler              */
+	struct perf_event_attr int_attr; /* the interval sampler           */
+	int signo;                       /* both samplers' signal, or -1   */
+	uint64_t seed;                   /* of the rotation order          */
 	uint64_t interval_ns;
 	int interval_points;
-	const int *leaders;               /* event index of each group's leader */
+	const int *leaders; /* event index of each group's leader */
 };
 
 void hs_rotate__init(const struct hs_mux_setup *s);

@@ -39,7 +39,7 @@ struct sel {
 	enum sel_state state;
 	struct preset blk;
 	char *file;
-	int evidx[PRESET_MAX_EVENTS];        /* index into the event list, or -1 */
+	int evidx[PRESET_MAX_EVENTS]; /* index into the event list, or -1 */
 	char evwhy[PRESET_MAX_EVENTS][WHY_LEN]; /* evidx -1: why                  */
 	struct formula f[PRESET_MAX_METRICS];
 	char reason[1100];
@@ -93,8 +93,9 @@ static void names__add(struct names *n, const char *name)
 
 	if (n->cut || n->len + need + 4 >= sizeof(n->buf)) {
 		if (!n->cut)
-			n->len += (size_t)snprintf(n->buf + n->len, sizeof(n->buf) - n->len,
-						   "%s...", n->len ? ", " : "");
+			n->len += (size_t)snprintf(n->buf + n->len,
+						   sizeof(n->buf) - n->len, "%s...",
+						   n->len ? ", " : "");
 		n->cut = true;
 		return;
 	}
@@ -154,11 +155,15 @@ static void presets__pick(struct sel *s, const struct preset_table *t)
 	if (!p) {
 		s->state = SEL_NODEF;
 		if (pr.model[0])
-			snprintf(s->reason, sizeof(s->reason), "no definition for "
-				 "CPU model '%s'", pr.model);
+			snprintf(s->reason, sizeof(s->reason),
+				 "no definition for "
+				 "CPU model '%s'",
+				 pr.model);
 		else
-			snprintf(s->reason, sizeof(s->reason), "no definition for "
-				 "this CPU (%s)", pr.note);
+			snprintf(s->reason, sizeof(s->reason),
+				 "no definition for "
+				 "this CPU (%s)",
+				 pr.note);
 		return;
 	}
 	s->blk = *p;
@@ -189,8 +194,8 @@ static void resolve__item(void *ctx, const char *p, size_t len)
 
 	/* An overlong name is unknown anyway: keep a prefix. */
 	snprintf(name, sizeof(name), "%.*s%s",
-		 (int)(len < PRESET_NAME_MAX - 4 ? len : PRESET_NAME_MAX - 4),
-		 p, len < PRESET_NAME_MAX - 4 ? "" : "...");
+		 (int)(len < PRESET_NAME_MAX - 4 ? len : PRESET_NAME_MAX - 4), p,
+		 len < PRESET_NAME_MAX - 4 ? "" : "...");
 	if (presets__seen(rs->kind, name))
 		return;
 	if (!(s = presets__new(rs->kind, name))) {
@@ -219,18 +224,23 @@ static void presets__resolve(const struct preset_table *t, enum preset_kind kind
 		pmu_preset_table__names(t, kind, names__cb, &known);
 	/* Everything wrong with the variable in one line. */
 	if (rs.nunknown && rs.ignored)
-		hs_log(HS_LOG_ERROR, "%s: unknown %s%s %s (known: %s); %d names "
-		       "beyond the limit of %d sets ignored", var_of(kind),
-		       what_of(kind), rs.nunknown > 1 ? (kind == PRESET_OPCODE ? "es" :
-		       "s") : "", rs.unknown.buf, known.len ? known.buf : "none",
-		       rs.ignored, MAX_SETS);
+		hs_log(HS_LOG_ERROR,
+		       "%s: unknown %s%s %s (known: %s); %d names "
+		       "beyond the limit of %d sets ignored",
+		       var_of(kind), what_of(kind),
+		       rs.nunknown > 1 ? (kind == PRESET_OPCODE ? "es" : "s") : "",
+		       rs.unknown.buf, known.len ? known.buf : "none", rs.ignored,
+		       MAX_SETS);
 	else if (rs.nunknown)
-		hs_log(HS_LOG_ERROR, "%s: unknown %s%s %s (known: %s)", var_of(kind),
-		       what_of(kind), rs.nunknown > 1 ? (kind == PRESET_OPCODE ?
-		       "es" : "s") : "", rs.unknown.buf, known.len ? known.buf : "none");
+		hs_log(HS_LOG_ERROR, "%s: unknown %s%s %s (known: %s)",
+		       var_of(kind), what_of(kind),
+		       rs.nunknown > 1 ? (kind == PRESET_OPCODE ? "es" : "s") : "",
+		       rs.unknown.buf, known.len ? known.buf : "none");
 	else if (rs.ignored)
-		hs_log(HS_LOG_ERROR, "%s: %d names beyond the limit of %d sets "
-		       "ignored", var_of(kind), rs.ignored, MAX_SETS);
+		hs_log(HS_LOG_ERROR,
+		       "%s: %d names beyond the limit of %d sets "
+		       "ignored",
+		       var_of(kind), rs.ignored, MAX_SETS);
 }
 
 /* The sets' events go after the user's (HPCSHIM_EVENTS) and replace the
@@ -269,7 +279,8 @@ static void presets__append(struct hs_config *cfg)
 			if (j < cfg->nevents) {
 				s->evidx[e] = j;
 			} else {
-				snprintf(s->evwhy[e], WHY_LEN, "event '%.60s' not "
+				snprintf(s->evwhy[e], WHY_LEN,
+					 "event '%.60s' not "
 					 "counted: more than %d events requested",
 					 spec, PMU_MAX_EVENTS);
 				over++;
@@ -277,8 +288,10 @@ static void presets__append(struct hs_config *cfg)
 		}
 	}
 	if (over)
-		hs_log(HS_LOG_ERROR, "HPCSHIM_PRESET/HPCSHIM_OPCODE: %d events beyond "
-		       "the limit of %d not counted", over, PMU_MAX_EVENTS);
+		hs_log(HS_LOG_ERROR,
+		       "HPCSHIM_PRESET/HPCSHIM_OPCODE: %d events beyond "
+		       "the limit of %d not counted",
+		       over, PMU_MAX_EVENTS);
 }
 
 static void presets__select(struct hs_config *cfg)
@@ -288,15 +301,16 @@ static void presets__select(struct hs_config *cfg)
 
 	if (!cfg->presets && !cfg->opcodes && !cfg->list)
 		return;
-	if (pmu_pfm__host_model(pr.model, sizeof(pr.model), pr.note,
-				sizeof(pr.note)) < 0)
+	if (pmu_pfm__host_model(pr.model, sizeof(pr.model), pr.note, sizeof(pr.note)) < 0)
 		pr.model[0] = '\0';
 	pmu_preset__search_path(cfg->preset_path, path, sizeof(path));
 	pmu_preset_table__init(&t);
 	pmu_preset_table__load_path(&t, path, presets__file_error, NULL);
 	if (cfg->list) {
-		struct pmu_list_env env = { .model = pr.model, .model_note = pr.note,
-					    .path = path, .table = &t };
+		struct pmu_list_env env = { .model = pr.model,
+					    .model_note = pr.note,
+					    .path = path,
+					    .table = &t };
 
 		pmu_list__run(&env, presets__emit, NULL);
 	}
@@ -357,9 +371,11 @@ static void presets__metrics(struct sel *s)
 		char err[200];
 
 		if (prev) {
-			hs_log(HS_LOG_INFO, "%s: metric '%s' of %s '%s' left out: "
-			       "already defined by '%s'", var_of(s->kind), pm->name,
-			       what_of(s->kind), s->name, prev->set);
+			hs_log(HS_LOG_INFO,
+			       "%s: metric '%s' of %s '%s' left out: "
+			       "already defined by '%s'",
+			       var_of(s->kind), pm->name, what_of(s->kind), s->name,
+			       prev->set);
 			continue;
 		}
 		/* Checked when the file was read; parsing again cannot fail. */
@@ -390,8 +406,11 @@ static void presets__finish(struct pmu_evlist *el, const struct hs_config *cfg)
 		struct agg_set *as = &pr.sets[i];
 
 		*as = (struct agg_set){
-			.kind = pmu_preset_kind__name(s->kind), .name = s->name,
-			.model = pr.model, .file = s->file, .line = s->blk.line,
+			.kind = pmu_preset_kind__name(s->kind),
+			.name = s->name,
+			.model = pr.model,
+			.file = s->file,
+			.line = s->blk.line,
 			.description = s->blk.description[0] ? s->blk.description : NULL,
 		};
 		switch (s->state) {
@@ -431,8 +450,11 @@ static void presets__finish(struct pmu_evlist *el, const struct hs_config *cfg)
 		if (pr.m)
 			presets__metrics(s);
 	}
-	pr.view = (struct agg_metrics){ .model = pr.model, .nsets = pr.n,
-		.sets = pr.sets, .nmetrics = pr.nm, .m = pr.m };
+	pr.view = (struct agg_metrics){ .model = pr.model,
+					.nsets = pr.n,
+					.sets = pr.sets,
+					.nmetrics = pr.nm,
+					.m = pr.m };
 }
 
 static void presets__result(struct agg_process *p)

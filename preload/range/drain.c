@@ -117,7 +117,7 @@ void hs_range_drain__ensure(void)
 		pthread_setname_np(th, "hpcshim-drain");
 	else
 		hs_log(HS_LOG_ERROR, "HPCSHIM_RANGE: cannot start the drain thread; "
-		       "samples are drained only when threads end");
+				     "samples are drained only when threads end");
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 }

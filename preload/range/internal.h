@@ -40,12 +40,12 @@ enum { TRIG_START, TRIG_STOP };
 /* A checkpoint or a trigger point at run time. */
 struct rng_point {
 	const struct rng_place *pl;
-	uint64_t addr;            /* atomic; 0 until resolved               */
-	const char *object;       /* the file it was found in               */
-	int defs;                 /* definitions of the name seen           */
-	bool dropped;             /* no debug register for it, or it cannot
+	uint64_t addr;      /* atomic; 0 until resolved               */
+	const char *object; /* the file it was found in               */
+	int defs;           /* definitions of the name seen           */
+	bool dropped;       /* no debug register for it, or it cannot
 				     be armed (reason)                      */
-	bool verified;            /* armed once after it resolved           */
+	bool verified;      /* armed once after it resolved           */
 	char reason[200];
 };
 
@@ -53,17 +53,17 @@ struct rng_point {
  * (the SIGTRAP handler walks the registry without a lock); a slot whose
  * thread ended is reused by the next thread. */
 struct rng_slot {
-	struct rng_slot *next;    /* registry link, published with release  */
-	int live;                 /* atomic: a thread owns it               */
-	int spin;                 /* atomic: the descriptor lock            */
-	int applied;              /* trigger state the descriptors are in   */
+	struct rng_slot *next; /* registry link, published with release  */
+	int live;              /* atomic: a thread owns it               */
+	int spin;              /* atomic: the descriptor lock            */
+	int applied;           /* trigger state the descriptors are in   */
 	pid_t tid;
 	struct agg_range_thread *res;
 	int nleader;
-	int leader[PMU_MAX_EVENTS];   /* counter group leaders (not ours)    */
+	int leader[PMU_MAX_EVENTS]; /* counter group leaders (not ours)    */
 	struct pmu_ring ring[PMU_MAX_EVENTS]; /* by sampled event           */
-	int cp[RNG_MAX_POINTS];       /* -1 not open (yet), -2 failed        */
-	int trig[2];                  /* start, stop breakpoint (-1, -2)     */
+	int cp[RNG_MAX_POINTS]; /* -1 not open (yet), -2 failed        */
+	int trig[2];            /* start, stop breakpoint (-1, -2)     */
 };
 
 struct hs_range_state {
@@ -73,7 +73,7 @@ struct hs_range_state {
 	pid_t pid;
 	/* sampling */
 	int nsev;
-	int sev_ev[PMU_MAX_EVENTS];       /* evlist index of sampled event k */
+	int sev_ev[PMU_MAX_EVENTS]; /* evlist index of sampled event k */
 	uint64_t sev_period[PMU_MAX_EVENTS];
 	char sampling_note[200];
 	uint64_t all_mask, inverse_mask, kernel_mask;
@@ -82,25 +82,29 @@ struct hs_range_state {
 	struct rng_point cp[RNG_MAX_POINTS];
 	bool has_trig[2];
 	struct rng_point trig[2];
-	int bp_limit, bp_err;             /* -1: not probed                 */
-	int state;                        /* enum trig_state, atomic        */
-	uint64_t started_ns, stopped_ns;  /* atomic                         */
-	pid_t started_tid, stopped_tid;   /* atomic                         */
+	int bp_limit, bp_err;            /* -1: not probed                 */
+	int state;                       /* enum trig_state, atomic        */
+	uint64_t started_ns, stopped_ns; /* atomic                         */
+	pid_t started_tid, stopped_tid;  /* atomic                         */
 	/* address intervals of the ranges, append-only, under hs_rng.lock
 	 * (so is every attribution of a sample) */
-	struct { uint64_t lo, hi; int range; const char *object; } iv[RNG_MAX_IV];
+	struct {
+		uint64_t lo, hi;
+		int range;
+		const char *object;
+	} iv[RNG_MAX_IV];
 	int niv;
 	bool iv_full;
-	unsigned long long adds;          /* dlpi_adds at the last scan     */
-	uint64_t *seen;                   /* objects scanned: hash of base+path */
+	unsigned long long adds; /* dlpi_adds at the last scan     */
+	uint64_t *seen;          /* objects scanned: hash of base+path */
 	int nseen, capseen;
 	/* threads */
 	pthread_mutex_t lock;
-	struct rng_slot *slots;           /* atomic head                    */
-	bool frozen;                      /* results collected              */
+	struct rng_slot *slots; /* atomic head                    */
+	bool frozen;            /* results collected              */
 	int epfd;
 	bool drain_started;
-	pid_t drain_tid;                  /* atomic                         */
+	pid_t drain_tid; /* atomic                         */
 };
 
 /* range.c */
@@ -132,25 +136,25 @@ void hs_range_resolve__start(void);
 /* Scans the objects loaded since the last scan (under hs_rng.lock) and,
  * with install, arms newly resolved breakpoints in the live threads. */
 void hs_range_resolve__new_objects(bool install);
-bool hs_range_resolve__range_ok(int r);  /* range r has an address     */
+bool hs_range_resolve__range_ok(int r); /* range r has an address     */
 /* Why a place matched nothing. */
 void hs_range_place__why(const struct rng_place *pl, char *buf, size_t len);
 
 /* sampling.c */
-void hs_range_sampling__init(void);      /* which events, which periods */
+void hs_range_sampling__init(void); /* which events, which periods */
 /* A slot's rings, one per sampled event (under s->spin). */
 void hs_range_rings__open(struct rng_slot *s, int ceiling);
 void hs_range_rings__close(struct rng_slot *s, bool unmap);
 
 /* drain.c */
 void hs_range_slot__drain(struct rng_slot *s); /* under hs_rng.lock     */
-void hs_range_drain__ensure(void);       /* under hs_rng.lock           */
+void hs_range_drain__ensure(void);             /* under hs_rng.lock           */
 bool hs_range_drain__own_task(pid_t tid);
 /* In a fork child: no drain thread, the parent's epoll descriptor. */
 void hs_range_drain__fork_child(void);
 
 /* trigger.c */
-void hs_range_trig__init(void);          /* state, counters opened disabled */
+void hs_range_trig__init(void); /* state, counters opened disabled */
 void hs_range_trig__install_handler(void);
 const char *hs_range_trig__state_name(void);
 uint64_t hs_range_trig__sig_data(int which); /* attr.sig_data of a trigger */
@@ -158,13 +162,13 @@ uint64_t hs_range_trig__sig_data(int which); /* attr.sig_data of a trigger */
 void hs_range_trig__abandon_start(void);
 
 /* points.c */
-void hs_range_points__init(void);        /* debug-register budget        */
+void hs_range_points__init(void); /* debug-register budget        */
 void hs_range_points__open(struct rng_slot *s, pid_t tid); /* under s->spin */
-void hs_range_points__verify(void);      /* newly resolved: can it be armed? */
-void hs_range_points__install(void);     /* newly resolved: live slots   */
+void hs_range_points__verify(void);  /* newly resolved: can it be armed? */
+void hs_range_points__install(void); /* newly resolved: live slots   */
 void hs_range_points__read(struct rng_slot *s); /* checkpoint counts -> results */
 void hs_range_points__close(struct rng_slot *s);
-bool hs_range_points__pending(void);     /* a point waits for its object */
+bool hs_range_points__pending(void); /* a point waits for its object */
 
 /* result.c */
 const struct agg_range_info *hs_range_result__build(void);

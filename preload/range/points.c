@@ -57,31 +57,38 @@ void hs_range_points__init(void)
 		for (int k = 0; k < 2; k++)
 			point__drop(&hs_rng.trig[k], why);
 		if (hs_rng.ncp)
-			hs_log(HS_LOG_ERROR, "HPCSHIM_CHECKPOINT: %s; not counted", why);
+			hs_log(HS_LOG_ERROR, "HPCSHIM_CHECKPOINT: %s; not counted",
+			       why);
 		if (ntrig)
-			hs_log(HS_LOG_ERROR, "HPCSHIM_TRIGGER: %s; counting is not "
-			       "delayed", why);
+			hs_log(HS_LOG_ERROR,
+			       "HPCSHIM_TRIGGER: %s; counting is not "
+			       "delayed",
+			       why);
 		return;
 	}
 	if (rc->has_stop && hs_rng.bp_limit < ntrig) /* one register: start wins */
-		point__drop(&hs_rng.trig[TRIG_STOP], "one hardware breakpoint per "
+		point__drop(&hs_rng.trig[TRIG_STOP],
+			    "one hardware breakpoint per "
 			    "thread: used by the start trigger");
 	avail = hs_rng.bp_limit - ntrig;
-	snprintf(why, sizeof(why), "no debug register left: a thread has %d "
-		 "hardware breakpoints%s", hs_rng.bp_limit,
-		 ntrig ? ", the trigger takes some first" : "");
+	snprintf(why, sizeof(why),
+		 "no debug register left: a thread has %d "
+		 "hardware breakpoints%s",
+		 hs_rng.bp_limit, ntrig ? ", the trigger takes some first" : "");
 	for (int i = avail > 0 ? avail : 0; i < hs_rng.ncp; i++) {
 		point__drop(&hs_rng.cp[i], why);
 		if (len < (int)sizeof(names) - 60)
-			len += snprintf(names + len, sizeof(names) - (size_t)len, "%s'%.40s'",
-					ndrop ? ", " : "", hs_rng.cp[i].pl->text);
+			len += snprintf(names + len, sizeof(names) - (size_t)len,
+					"%s'%.40s'", ndrop ? ", " : "",
+					hs_rng.cp[i].pl->text);
 		ndrop++;
 	}
 	if (ndrop)
-		hs_log(HS_LOG_ERROR, "HPCSHIM_CHECKPOINT: %d checkpoints but a thread "
-		       "has %d hardware breakpoints%s: %s not counted", hs_rng.ncp,
-		       hs_rng.bp_limit, ntrig ? " (the trigger takes its own first)" : "",
-		       names);
+		hs_log(HS_LOG_ERROR,
+		       "HPCSHIM_CHECKPOINT: %d checkpoints but a thread "
+		       "has %d hardware breakpoints%s: %s not counted",
+		       hs_rng.ncp, hs_rng.bp_limit,
+		       ntrig ? " (the trigger takes its own first)" : "", names);
 }
 
 static uint64_t point__addr(const struct rng_point *pt)
@@ -95,7 +102,8 @@ static uint64_t point__addr(const struct rng_point *pt)
 void hs_range_points__verify(void)
 {
 	static const char *const var[] = {
-		"HPCSHIM_CHECKPOINT: '", "HPCSHIM_TRIGGER: 'start:",
+		"HPCSHIM_CHECKPOINT: '",
+		"HPCSHIM_TRIGGER: 'start:",
 		"HPCSHIM_TRIGGER: 'stop:",
 	};
 	struct rng_point *all[RNG_MAX_POINTS + 2];
@@ -119,13 +127,17 @@ void hs_range_points__verify(void)
 			pmu_sys__close(fd);
 			continue;
 		}
-		snprintf(pt->reason, sizeof(pt->reason), "a breakpoint at 0x%llx "
-			 "cannot be armed: %s: %s", (unsigned long long)a,
-			 pmu_errno__name(errno), errno == EINVAL ? "not an address a "
-			 "user-level breakpoint can watch" : pmu_errno__reason(errno));
+		snprintf(pt->reason, sizeof(pt->reason),
+			 "a breakpoint at 0x%llx "
+			 "cannot be armed: %s: %s",
+			 (unsigned long long)a, pmu_errno__name(errno),
+			 errno == EINVAL ? "not an address a "
+					   "user-level breakpoint can watch" :
+					   pmu_errno__reason(errno));
 		pt->dropped = true;
-		hs_log(HS_LOG_ERROR, "%s%.80s' ignored: %s%s", var[kind[i]], pt->pl->text,
-		       pt->reason, kind[i] == 1 ? "; counting is not delayed" : "");
+		hs_log(HS_LOG_ERROR, "%s%.80s' ignored: %s%s", var[kind[i]],
+		       pt->pl->text, pt->reason,
+		       kind[i] == 1 ? "; counting is not delayed" : "");
 		if (kind[i] == 1)
 			hs_range_trig__abandon_start();
 	}
@@ -151,15 +163,16 @@ void hs_range_points__open(struct rng_slot *s, pid_t tid)
 	}
 	if (s->trig[TRIG_START] == -1 && s->applied == TRIG_WAIT &&
 	    (a = point__addr(&hs_rng.trig[TRIG_START]))) {
-		s->trig[TRIG_START] = pmu_bp__open(a, tid, false,
-						   hs_range_trig__sig_data(TRIG_START), ceiling);
+		s->trig[TRIG_START] = pmu_bp__open(
+			a, tid, false, hs_range_trig__sig_data(TRIG_START), ceiling);
 		if (s->trig[TRIG_START] < 0)
 			s->trig[TRIG_START] = -2;
 	}
 	if (s->trig[TRIG_STOP] == -1 && s->applied != TRIG_STOPPED &&
 	    (a = point__addr(&hs_rng.trig[TRIG_STOP]))) {
 		s->trig[TRIG_STOP] = pmu_bp__open(a, tid, s->applied != TRIG_STARTED,
-						  hs_range_trig__sig_data(TRIG_STOP), ceiling);
+						  hs_range_trig__sig_data(TRIG_STOP),
+						  ceiling);
 		if (s->trig[TRIG_STOP] < 0)
 			s->trig[TRIG_STOP] = -2;
 	}
@@ -195,7 +208,7 @@ void hs_range_points__read(struct rng_slot *s)
 		res->cp_missing |= 1ull << i;
 		if (s->cp[i] >= 0 && !res->cp_reason)
 			res->cp_reason = "the breakpoint could not be read or was not "
-				"always armed (another user of the debug registers?)";
+					 "always armed (another user of the debug registers?)";
 	}
 }
 
@@ -216,7 +229,8 @@ void hs_range_points__close(struct rng_slot *s)
 bool hs_range_points__pending(void)
 {
 	for (int i = 0; i < hs_rng.ncp; i++)
-		if (!hs_rng.cp[i].dropped && !__atomic_load_n(&hs_rng.cp[i].addr, __ATOMIC_ACQUIRE))
+		if (!hs_rng.cp[i].dropped &&
+		    !__atomic_load_n(&hs_rng.cp[i].addr, __ATOMIC_ACQUIRE))
 			return true;
 	for (int k = 0; k < 2; k++)
 		if (hs_rng.has_trig[k] && !hs_rng.trig[k].dropped &&

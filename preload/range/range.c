@@ -17,7 +17,9 @@
 #include "preload/core/core.h"
 
 struct hs_range_state hs_rng = {
-	.lock = PTHREAD_MUTEX_INITIALIZER, .epfd = -1, .bp_limit = -1,
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.epfd = -1,
+	.bp_limit = -1,
 };
 
 /* Before the probe: the privilege level applies to every counted event
@@ -152,7 +154,8 @@ static void hs_range__collect(bool in_signal)
 	if (!hs_rng.active)
 		return;
 	if (!hs_lock__mutex(&hs_rng.lock, in_signal)) {
-		hs_log(HS_LOG_ERROR, "HPCSHIM_RANGE: a signal arrived while samples "
+		hs_log(HS_LOG_ERROR,
+		       "HPCSHIM_RANGE: a signal arrived while samples "
 		       "were being drained; the last samples are not counted");
 		return;
 	}

@@ -51,8 +51,9 @@ static void iv__segments(const struct sym_object *o, int range)
 		const ElfW(Phdr) *ph = &o->phdr[i];
 
 		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
-			iv__add(o->base + ph->p_vaddr, o->base + ph->p_vaddr + ph->p_memsz,
-				range, intern(o->path));
+			iv__add(o->base + ph->p_vaddr,
+				o->base + ph->p_vaddr + ph->p_memsz, range,
+				intern(o->path));
 	}
 }
 
@@ -95,7 +96,8 @@ static void lookup__found(void *arg, int i, uint64_t addr, uint64_t size)
 	struct rng_point *pt;
 
 	if (lk->who[i] >= 0) {
-		iv__add(addr, addr + (size ? size : 1), lk->who[i], intern(lk->o->path));
+		iv__add(addr, addr + (size ? size : 1), lk->who[i],
+			intern(lk->o->path));
 		return;
 	}
 	pt = point__by_index(~lk->who[i]);
@@ -117,7 +119,8 @@ static void point__object(struct lookup *lk, struct rng_point *pt, int idx)
 
 	if (pt->dropped || __atomic_load_n(&pt->addr, __ATOMIC_RELAXED))
 		return;
-	if (pl->form == RNG_ADDR && pl->obj[0] && hs_range_sym__matches(lk->o, pl->obj)) {
+	if (pl->form == RNG_ADDR && pl->obj[0] &&
+	    hs_range_sym__matches(lk->o, pl->obj)) {
 		pt->object = intern(lk->o->path);
 		pt->defs = 1;
 		__atomic_store_n(&pt->addr, lk->o->base + pl->lo, __ATOMIC_SEQ_CST);
@@ -138,7 +141,8 @@ static void resolve__object(const struct sym_object *o)
 		if ((pl->form == RNG_SO && hs_range_sym__matches(o, pl->name)) ||
 		    (pl->form == RNG_EXE && o->is_exe))
 			iv__segments(o, r);
-		else if (pl->form == RNG_ADDR && pl->obj[0] && hs_range_sym__matches(o, pl->obj))
+		else if (pl->form == RNG_ADDR && pl->obj[0] &&
+			 hs_range_sym__matches(o, pl->obj))
 			iv__add(o->base + pl->lo, o->base + pl->hi, r, intern(o->path));
 		else if (pl->form == RNG_FUNC && obj_ok(o, pl->obj)) {
 			lk.names[lk.n] = pl->name;
@@ -208,8 +212,10 @@ void hs_range_place__why(const struct rng_place *pl, char *buf, size_t len)
 {
 	if (pl->form == RNG_FUNC)
 		snprintf(buf, len, "no function named '%.80s' in %s%.80s%s", pl->name,
-			 pl->obj[0] ? "an object named '" : "the executable or any "
-			 "loaded object", pl->obj, pl->obj[0] ? "'" : "");
+			 pl->obj[0] ? "an object named '" :
+				      "the executable or any "
+				      "loaded object",
+			 pl->obj, pl->obj[0] ? "'" : "");
 	else
 		snprintf(buf, len, "no loaded object named '%.80s'",
 			 pl->form == RNG_SO ? pl->name : pl->obj);

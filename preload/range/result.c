@@ -25,23 +25,31 @@ void hs_range_result__report_unresolved(void)
 	for (int r = 0; r < rc->nranges; r++)
 		if (!hs_range_resolve__range_ok(r)) {
 			hs_range_place__why(&rc->range[r], why, sizeof(why));
-			hs_log(HS_LOG_ERROR, "HPCSHIM_RANGE: '%.80s' matched nothing: %s; "
-			       "it counted nothing", rc->range[r].text, why);
+			hs_log(HS_LOG_ERROR,
+			       "HPCSHIM_RANGE: '%.80s' matched nothing: %s; "
+			       "it counted nothing",
+			       rc->range[r].text, why);
 			break;
 		}
 	for (int i = 0; i < hs_rng.ncp; i++)
 		if (!hs_rng.cp[i].dropped && !hs_rng.cp[i].addr) {
 			hs_range_place__why(hs_rng.cp[i].pl, why, sizeof(why));
-			hs_log(HS_LOG_ERROR, "HPCSHIM_CHECKPOINT: '%.80s' matched nothing: "
-			       "%s; not counted", hs_rng.cp[i].pl->text, why);
+			hs_log(HS_LOG_ERROR,
+			       "HPCSHIM_CHECKPOINT: '%.80s' matched nothing: "
+			       "%s; not counted",
+			       hs_rng.cp[i].pl->text, why);
 			break;
 		}
 	for (int k = 0; k < 2; k++)
-		if (hs_rng.has_trig[k] && !hs_rng.trig[k].dropped && !hs_rng.trig[k].addr) {
+		if (hs_rng.has_trig[k] && !hs_rng.trig[k].dropped &&
+		    !hs_rng.trig[k].addr) {
 			hs_range_place__why(hs_rng.trig[k].pl, why, sizeof(why));
-			hs_log(HS_LOG_ERROR, "HPCSHIM_TRIGGER: '%s:%.80s' matched nothing: "
-			       "%s; %s", k ? "stop" : "start", hs_rng.trig[k].pl->text, why,
-			       k ? "counting was never stopped" : "counting never started");
+			hs_log(HS_LOG_ERROR,
+			       "HPCSHIM_TRIGGER: '%s:%.80s' matched nothing: "
+			       "%s; %s",
+			       k ? "stop" : "start", hs_rng.trig[k].pl->text, why,
+			       k ? "counting was never stopped" :
+				   "counting never started");
 		}
 }
 
@@ -78,10 +86,13 @@ const struct agg_range_info *hs_range_result__build(void)
 
 	info = (struct agg_range_info){
 		.privilege = pmu_plm__name(rc->privilege),
-		.nranges = rc->nranges, .range = places,
-		.nsev = hs_rng.nsev, .sev = sev,
+		.nranges = rc->nranges,
+		.range = places,
+		.nsev = hs_rng.nsev,
+		.sev = sev,
 		.sampling_note = hs_rng.sampling_note[0] ? hs_rng.sampling_note : NULL,
-		.ncp = hs_rng.ncp, .bp_limit = hs_rng.bp_limit,
+		.ncp = hs_rng.ncp,
+		.bp_limit = hs_rng.bp_limit,
 		.trigger_state = hs_range_trig__state_name(),
 		.started_ns = __atomic_load_n(&hs_rng.started_ns, __ATOMIC_ACQUIRE),
 		.stopped_ns = __atomic_load_n(&hs_rng.stopped_ns, __ATOMIC_ACQUIRE),
@@ -91,17 +102,20 @@ const struct agg_range_info *hs_range_result__build(void)
 	for (int r = 0; r < rc->nranges; r++, np++) {
 		struct agg_place *p = &places[np];
 
-		*p = (struct agg_place){ .text = rc->range[r].text, .status = "ok",
+		*p = (struct agg_place){ .text = rc->range[r].text,
+					 .status = "ok",
 					 .iv = &ivs[niv] };
 		for (int i = 0; i < hs_rng.niv; i++)
 			if (hs_rng.iv[i].range == r) {
-				ivs[niv++] = (struct agg_interval){
-					hs_rng.iv[i].lo, hs_rng.iv[i].hi, hs_rng.iv[i].object };
+				ivs[niv++] = (struct agg_interval){ hs_rng.iv[i].lo,
+								    hs_rng.iv[i].hi,
+								    hs_rng.iv[i].object };
 				p->nintervals++;
 			}
 		if (!hs_range_resolve__range_ok(r)) {
 			p->status = "unresolved";
-			hs_range_place__why(&rc->range[r], reasons[r], sizeof(reasons[r]));
+			hs_range_place__why(&rc->range[r], reasons[r],
+					    sizeof(reasons[r]));
 			p->reason = reasons[r];
 		} else if (hs_rng.iv_full) {
 			p->reason = "more than 1024 address intervals: later ones ignored";

@@ -62,12 +62,14 @@ void hs_range_sampling__init(void)
 	}
 	for (int j = 0; j < rc->nperiods; j++)
 		if (!used[j] && rc->nranges)
-			hs_log(HS_LOG_ERROR, "HPCSHIM_RANGE_PERIOD: '%.60s=%llu' ignored: "
+			hs_log(HS_LOG_ERROR,
+			       "HPCSHIM_RANGE_PERIOD: '%.60s=%llu' ignored: "
 			       "not a counted event (see HPCSHIM_EVENTS)",
 			       rc->period[j].event[0] ? rc->period[j].event : "",
 			       (unsigned long long)rc->period[j].period);
 	if (rc->nranges && hs_rng.nsev == 0) {
-		snprintf(hs_rng.sampling_note, sizeof(hs_rng.sampling_note), "no counted "
+		snprintf(hs_rng.sampling_note, sizeof(hs_rng.sampling_note),
+			 "no counted "
 			 "event to sample (every event dropped or given period 0): "
 			 "the ranges count nothing");
 		hs_log(HS_LOG_ERROR, "HPCSHIM_RANGE: %s", hs_rng.sampling_note);

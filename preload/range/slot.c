@@ -52,7 +52,8 @@ struct rng_slot *hs_range_slot__claim(struct agg_range_thread *res)
 	s->trig[0] = s->trig[1] = -1;
 	/* The counters were opened disabled iff a start trigger waits. */
 	s->applied = hs_rng.has_trig[TRIG_START] && !hs_rng.trig[TRIG_START].dropped ?
-		TRIG_WAIT : TRIG_STARTED;
+			     TRIG_WAIT :
+			     TRIG_STARTED;
 	__atomic_store_n(&s->live, 1, __ATOMIC_SEQ_CST);
 	return s;
 }

@@ -49,8 +49,10 @@ static int collect__one(struct dl_phdr_info *info, size_t size, void *arg)
 	o = &c->v[c->n];
 	/* The executable is the first entry, with an empty name. */
 	o->is_exe = c->n == 0 && (!info->dlpi_name || !info->dlpi_name[0]);
-	snprintf(o->path, sizeof(o->path), "%s", o->is_exe ? c->exe :
-		 info->dlpi_name ? info->dlpi_name : "");
+	snprintf(o->path, sizeof(o->path), "%s",
+		 o->is_exe       ? c->exe :
+		 info->dlpi_name ? info->dlpi_name :
+				   "");
 	o->base = info->dlpi_addr;
 	o->phdr = info->dlpi_phdr;
 	o->phnum = info->dlpi_phnum;
@@ -100,8 +102,7 @@ bool hs_range_sym__matches(const struct sym_object *o, const char *obj)
 
 /* The section headers, if the file is an ELF object of our class whose
  * header table lies inside the file. */
-static const ElfW(Shdr) *elf__sections(const unsigned char *map, size_t size,
-				       int *nsec)
+static const ElfW(Shdr) * elf__sections(const unsigned char *map, size_t size, int *nsec)
 {
 	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)map;
 
@@ -115,7 +116,7 @@ static const ElfW(Shdr) *elf__sections(const unsigned char *map, size_t size,
 	return (const ElfW(Shdr) *)(map + eh->e_shoff);
 }
 
-static bool section_ok(const ElfW(Shdr) *s, size_t size)
+static bool section_ok(const ElfW(Shdr) * s, size_t size)
 {
 	return s->sh_type != SHT_NOBITS && s->sh_offset <= size &&
 	       s->sh_size <= size - s->sh_offset;
@@ -128,11 +129,10 @@ static bool name_is(const char *s, const char *end, const char *want, size_t wl)
 	       (s[wl] == '\0' || s[wl] == '@');
 }
 
-static void elf__scan(const struct sym_object *o, const unsigned char *map,
-		      size_t size, const char *const *names, int n,
-		      sym_found_fn found, void *arg)
+static void elf__scan(const struct sym_object *o, const unsigned char *map, size_t size,
+		      const char *const *names, int n, sym_found_fn found, void *arg)
 {
-	const ElfW(Shdr) *sh, *sym = NULL, *str;
+	const ElfW(Shdr) * sh, *sym = NULL, *str;
 	int nsec;
 
 	sh = elf__sections(map, size, &nsec);
@@ -159,8 +159,8 @@ static void elf__scan(const struct sym_object *o, const unsigned char *map,
 	for (size_t k = 0; k < nsym; k++) {
 		const char *nm;
 
-		if ((s[k].st_info & 0xf) != STT_FUNC || s[k].st_shndx == SHN_UNDEF ||
-		    s[k].st_name >= str->sh_size)
+		if ((s[k].st_info & 0xf) != STT_FUNC ||
+		    s[k].st_shndx == SHN_UNDEF || s[k].st_name >= str->sh_size)
 			continue;
 		nm = strtab + s[k].st_name;
 		for (int i = 0; i < n; i++)
@@ -169,8 +169,8 @@ static void elf__scan(const struct sym_object *o, const unsigned char *map,
 	}
 }
 
-int hs_range_sym__lookup(const struct sym_object *o, const char *const *names, int n,
-		sym_found_fn found, void *arg)
+int hs_range_sym__lookup(const struct sym_object *o, const char *const *names,
+			 int n, sym_found_fn found, void *arg)
 {
 	int fd = o->path[0] ? open(o->path, O_RDONLY | O_CLOEXEC) : -1;
 	struct stat st;

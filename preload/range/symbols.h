@@ -14,10 +14,10 @@
 #include <stdint.h>
 
 struct sym_object {
-	char path[PATH_MAX];   /* the file (the executable: /proc/self/exe's
+	char path[PATH_MAX]; /* the file (the executable: /proc/self/exe's
 				  target); for the vDSO just its name      */
-	uint64_t base;         /* load bias (dlpi_addr)                    */
-	const ElfW(Phdr) *phdr;
+	uint64_t base;       /* load bias (dlpi_addr)                    */
+	const ElfW(Phdr) * phdr;
 	int phnum;
 	bool is_exe;
 };
@@ -35,7 +35,7 @@ bool hs_range_sym__matches(const struct sym_object *o, const char *obj);
  * (STT_FUNC) named names[i] (or names[i]@VERSION) in o.  -1 when o has no
  * readable ELF file. */
 typedef void (*sym_found_fn)(void *arg, int i, uint64_t addr, uint64_t size);
-int hs_range_sym__lookup(const struct sym_object *o, const char *const *names, int n,
-		sym_found_fn found, void *arg);
+int hs_range_sym__lookup(const struct sym_object *o, const char *const *names,
+			 int n, sym_found_fn found, void *arg);
 
 #endif

@@ -76,19 +76,21 @@ static void trig__fire(int which)
 	int expected = which == TRIG_START ? TRIG_WAIT : TRIG_STARTED;
 	struct rng_slot *self = hs_range_slot__self();
 
-	if (__atomic_compare_exchange_n(&hs_rng.state, &expected, expected + 1, false,
-					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+	if (__atomic_compare_exchange_n(&hs_rng.state, &expected, expected + 1,
+					false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 		uint64_t ns = hs_clock__realtime();
 
-		__atomic_store_n(which == TRIG_START ? &hs_rng.started_tid : &hs_rng.stopped_tid,
+		__atomic_store_n(which == TRIG_START ? &hs_rng.started_tid :
+						       &hs_rng.stopped_tid,
 				 gettid(), __ATOMIC_RELAXED);
-		__atomic_store_n(which == TRIG_START ? &hs_rng.started_ns : &hs_rng.stopped_ns,
+		__atomic_store_n(which == TRIG_START ? &hs_rng.started_ns :
+						       &hs_rng.stopped_ns,
 				 ns, __ATOMIC_RELEASE);
 	}
 	if (self && which == TRIG_STOP)
 		hs_range_slot__apply(self, true);
-	for (struct rng_slot *s = __atomic_load_n(&hs_rng.slots, __ATOMIC_ACQUIRE); s;
-	     s = __atomic_load_n(&s->next, __ATOMIC_ACQUIRE))
+	for (struct rng_slot *s = __atomic_load_n(&hs_rng.slots, __ATOMIC_ACQUIRE);
+	     s; s = __atomic_load_n(&s->next, __ATOMIC_ACQUIRE))
 		if (s != self && __atomic_load_n(&s->live, __ATOMIC_ACQUIRE))
 			hs_range_slot__apply(s, true);
 	if (self && which == TRIG_START)
@@ -99,8 +101,8 @@ void hs_range_trig__abandon_start(void)
 {
 	int expected = TRIG_WAIT;
 
-	if (!__atomic_compare_exchange_n(&hs_rng.state, &expected, TRIG_STARTED, false,
-					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+	if (!__atomic_compare_exchange_n(&hs_rng.state, &expected, TRIG_STARTED,
+					 false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		return;
 	for (struct rng_slot *s = hs_rng.slots; s; s = s->next)
 		if (__atomic_load_n(&s->live, __ATOMIC_ACQUIRE))
@@ -138,7 +140,8 @@ static void trap__handler(int sig, siginfo_t *si, void *uc)
 	/* si_perf_data sits right after si_addr (the kernel's _sigfault
 	 * union); glibc's siginfo_t does not name it. */
 	if (si && si->si_code == TRAP_PERF)
-		memcpy(&data, (const char *)&si->si_addr + sizeof(void *), sizeof(data));
+		memcpy(&data, (const char *)&si->si_addr + sizeof(void *),
+		       sizeof(data));
 	if ((data & ~1ul) == TRIG_MAGIC) {
 		int saved = errno;
 
