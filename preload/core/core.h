@@ -111,14 +111,15 @@ void hs_site__fork_child(void);
 struct hs_thread *hs_thread__start(void);
 void hs_thread__stop(struct hs_thread *t);
 void hs_thread__sync_missing(struct hs_thread *t);
-/* Grows the frame storage to cap frames (not on the steady-state path). */
-int hs_thread__reserve(struct hs_thread *t, int cap);
-/* Grows the id -> record array to at least n entries (new ones NULL). */
-int hs_thread__reserve_ids(struct hs_thread *t, int n);
 /* In a fork()ed child: reopen t's counters for the child's thread, start a
  * fresh result and rebase the open regions on it. */
 int hs_thread__rebirth(struct hs_thread *t);
 void hs_thread__discard(struct hs_thread *t);
+
+/* stack.c: grows the frame storage to cap frames; grows the id -> record
+ * array to at least n entries (new ones NULL). */
+int hs_stack__reserve(struct hs_thread *t, int cap);
+int hs_stack__reserve_ids(struct hs_thread *t, int n);
 
 /* region.c: closes the regions still open on t with the reading in t->now
  * (valid when now_ok). */

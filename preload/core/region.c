@@ -106,7 +106,7 @@ static struct hs_thread *begin__thread(void)
 		return NULL;
 	}
 	if (unlikely(t->depth == t->cap) &&
-	    (t->cap >= MAX_DEPTH || hs_thread__reserve(t, 2 * t->cap) < 0)) {
+	    (t->cap >= MAX_DEPTH || hs_stack__reserve(t, 2 * t->cap) < 0)) {
 		/* Its END must not close an outer frame of the same name. */
 		t->skipped++;
 		hs_atomic__add(&t->agg->warn.depth_overflow, 1);
@@ -217,7 +217,7 @@ static struct agg_region *thread__by_id(struct hs_thread *t, int id,
 		return t->byid[id];
 	if (!create)
 		return agg_thread__find(t->agg, name);
-	if (id >= t->nids && hs_thread__reserve_ids(t, id + 1) < 0)
+	if (id >= t->nids && hs_stack__reserve_ids(t, id + 1) < 0)
 		return agg_thread__region(t->agg, name);
 	return t->byid[id] = agg_thread__region(t->agg, name);
 }

@@ -16,48 +16,6 @@
 
 #define FRAMES_INIT 16
 
-/* Frame storage: cap frames, each with a start reading and a child sum.
- * New storage is written at once, so that the first BEGIN at a new depth
- * does not page-fault inside its parent region's interval. */
-int hs_thread__reserve(struct hs_thread *t, int cap)
-{
-	struct hs_frame *f = realloc(t->frames, (size_t)cap * sizeof(*f));
-	size_t per = 2 * (size_t)t->nev, old = (size_t)t->cap;
-	struct count *s;
-
-	if (!f)
-		return -1;
-	t->frames = f;
-	s = realloc(t->store, (size_t)cap * per * sizeof(*s));
-	if (!s)
-		return -1;
-	memset(s + old * per, 0, ((size_t)cap - old) * per * sizeof(*s));
-	memset(f + old, 0, ((size_t)cap - old) * sizeof(*f));
-	t->store = s;
-	t->cap = cap;
-	for (int i = 0; i < cap; i++) {
-		t->frames[i].start = s + (size_t)i * per;
-		t->frames[i].child = t->frames[i].start + t->nev;
-	}
-	return 0;
-}
-
-int hs_thread__reserve_ids(struct hs_thread *t, int n)
-{
-	int cap = t->nids ? t->nids : 64;
-	struct agg_region **a;
-
-	while (cap < n)
-		cap *= 2;
-	a = realloc(t->byid, (size_t)cap * sizeof(*a));
-	if (!a)
-		return -1;
-	memset(a + t->nids, 0, (size_t)(cap - t->nids) * sizeof(*a));
-	t->byid = a;
-	t->nids = cap;
-	return 0;
-}
-
 static void thread__free(struct hs_thread *t)
 {
 	free(t->byid);
@@ -93,7 +51,7 @@ struct hs_thread *hs_thread__start(void)
 	t->main_ev = hs_proc.main_ev;
 	t->now = calloc((size_t)nev, sizeof(struct count));
 	t->agg = agg_thread__new(gettid(), nev);
-	if (!t->now || !t->agg || hs_thread__reserve(t, FRAMES_INIT) < 0)
+	if (!t->now || !t->agg || hs_stack__reserve(t, FRAMES_INIT) < 0)
 		goto fail_free;
 	t->agg->start_ns = hs_clock__realtime();
 	pmu_counters__open(&t->ctr, &hs_proc.evlist);

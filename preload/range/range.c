@@ -4,7 +4,7 @@
  * This file is the lifecycle: the configuration step, the start, a
  * covered thread's start and end, the fork child and the exit collection.
  * The pieces are one concept per file (internal.h lists them); the state
- * they share is hs_rng.
+ * they share is hs_rng (state.c).
  */
 #include <unistd.h>
 
@@ -15,12 +15,6 @@
 #include "preload/range/internal.h"
 #include "preload/range/range.h"
 #include "preload/core/core.h"
-
-struct hs_range_state hs_rng = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.epfd = -1,
-	.bp_limit = -1,
-};
 
 /* Before the probe: the privilege level applies to every counted event
  * (HPCSHIM_PRIVILEGE belongs to this feature's variables), active or not. */
