@@ -343,13 +343,18 @@ def main():
     fcycles = cycles(fgraph)
     for c, p in fcycles:
         t.diag("call cycle between folders {%s}: %s" % (", ".join(c), " -> ".join(p)))
+    # Between files: a function or object of one file used by another is an
+    # edge; two files that use each other are one concept split in two.
+    ccycles = cycles(calls)
+    t.ok(not ccycles, "no call cycles between files (%d)" % len(ccycles),
+         "\n".join("%s: %s" % (", ".join(c), " -> ".join(p)) for c, p in ccycles))
 
     t.diag("figures: %d files, %d include edges, %d include cycles, "
            "%d back-arrows, %d unplaced files, %d objects, %d call edges, "
-           "%d folder call cycles, %d calls up into preload/, "
+           "%d file call cycles, %d folder call cycles, %d calls up into preload/, "
            "%d calls of wrapped names (%d known)"
            % (len(files), nedges, len(inc_cycles), len(back), len(unplaced),
-              len(syms), sum(len(v) for v in calls.values()), len(fcycles),
+              len(syms), sum(len(v) for v in calls.values()), len(ccycles), len(fcycles),
               len(up), len(bad) + len(known_seen), len(known_seen)))
     t.done()
 
