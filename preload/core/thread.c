@@ -40,6 +40,18 @@ void hs_thread__sync_missing(struct hs_thread *t)
 	t->agg->reason = __atomic_load_n(&t->ctr.reason, __ATOMIC_RELAXED);
 }
 
+/* Opens t's counters for the calling thread, from now on, into t->agg:
+ * a new thread, or the forking thread in a fork child. */
+static void thread__open(struct hs_thread *t)
+{
+	t->agg->start_ns = hs_clock__realtime();
+	pmu_counters__open(&t->ctr, &hs_proc.evlist);
+	hs_thread__sync_missing(t);
+	if (t->ctr.missing)
+		hs_log(HS_LOG_DEBUG, "thread %d: some counters not opened: %s",
+		       t->agg->tid, t->ctr.reason);
+}
+
 struct hs_thread *hs_thread__start(void)
 {
 	struct hs_thread *t = calloc(1, sizeof(*t));
@@ -53,12 +65,7 @@ struct hs_thread *hs_thread__start(void)
 	t->agg = agg_thread__new(gettid(), nev);
 	if (!t->now || !t->agg || hs_stack__reserve(t, FRAMES_INIT) < 0)
 		goto fail_free;
-	t->agg->start_ns = hs_clock__realtime();
-	pmu_counters__open(&t->ctr, &hs_proc.evlist);
-	hs_thread__sync_missing(t);
-	if (t->ctr.missing)
-		hs_log(HS_LOG_DEBUG, "thread %d: some counters not opened: %s",
-		       t->agg->tid, t->ctr.reason);
+	thread__open(t);
 
 	pthread_mutex_lock(&hs_proc.lock);
 	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING) {
@@ -129,7 +136,7 @@ void hs_thread__discard(struct hs_thread *t)
 
 int hs_thread__rebirth(struct hs_thread *t)
 {
-	struct agg_thread *agg = agg_thread__new(gettid(), t->nev);
+	struct agg_thread *agg = agg_thread__new(gettid(), t->nev), *parent;
 
 	/* The inherited fds count the parent's thread: close them. */
 	hs_features__thread_forget(t);
@@ -137,8 +144,9 @@ int hs_thread__rebirth(struct hs_thread *t)
 	pmu_counters__close(&t->ctr);
 	if (!agg)
 		return -1;
-	agg->start_ns = hs_clock__realtime();
-	pmu_counters__open(&t->ctr, &hs_proc.evlist);
+	parent = t->agg;
+	t->agg = agg;
+	thread__open(t);
 	/* Regions open across fork() go on in the child, counted from the
 	 * fork: fresh counters start at zero, so the frames start there. */
 	for (int i = 0; i < t->depth; i++) {
@@ -154,13 +162,11 @@ int hs_thread__rebirth(struct hs_thread *t)
 		memset(f->child, 0, (size_t)t->nev * sizeof(struct count));
 		f->valid = true;
 	}
-	agg_thread__delete(t->agg);
-	t->agg = agg;
+	agg_thread__delete(parent);
 	/* The cached records were the parent's. */
 	if (t->byid)
 		memset(t->byid, 0, (size_t)t->nids * sizeof(*t->byid));
 	t->omp_checked = false;
-	hs_thread__sync_missing(t);
 	t->prev = t->next = NULL;
 	return 0;
 }
