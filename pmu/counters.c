@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/atomic.h"
+#include "common/compiler.h"
 #include "pmu/internal.h"
 #include "pmu/userread.h"
 
@@ -239,7 +240,7 @@ int pmu_counters__read(struct pmu_counters *c, struct count *out)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	c->reading = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(c->deferred, 0)) {
+	if (unlikely(c->deferred)) {
 		int saved = errno;
 
 		c->deferred = 0;

@@ -13,12 +13,10 @@
 #include <string.h>
 
 #include "annotate/hpcshim.h"
+#include "common/compiler.h"
 #include "preload/core/core.h"
 
 #define MAX_DEPTH 4096
-
-#define likely(x) __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
 
 static void region__uncovered(void)
 {
