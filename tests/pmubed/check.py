@@ -41,8 +41,8 @@ OVH_MT = 283
 # The first HPC_END of a process resolves hpcshim_region_end's PLT slot in
 # the program (lazy binding, glibc's _dl_runtime_resolve).  Gone with
 # LD_BIND_NOW=1.  It grows with the number of symbols the shim exports
-# (586 before the preload/ restructure, with the same exports: +7 in the
-# dynamic linker, not in the shim; the region path itself is unchanged).
+# (586 before the preload/ restructure, with the same exports: +7 in this
+# one-time path, cause not pinned; the steady region path is unchanged).
 LAZY = 593
 # A literal name (the call-site handle path) around spin(0): the steady
 # overhead (per_call.min), by read method, and what the site's first call
