@@ -3,7 +3,7 @@
 # aarch64 libpfm4 under qemu-user (an x86 libpfm4 has no Arm tables, so
 # tests/unit_preset SKIPs those models there).
 #
-# Cross-builds tests/unit_preset with the pmu/ sources and runs it once per
+# Cross-builds tests/unit_preset with the common/, pmu/ and presets/ sources and runs it once per
 # model ("unit_preset MODEL": no fork, which qemu-user 7.2 cannot do on
 # recent kernels).  Needs gcc-aarch64-linux-gnu, libpfm4-dev:arm64 and
 # qemu-user-static; exit 77 (skip) when they are missing.
@@ -24,7 +24,7 @@ if ! command -v aarch64-linux-gnu-gcc >/dev/null || ! command -v qemu-aarch64-st
 	exit 77
 fi
 aarch64-linux-gnu-gcc -std=gnu11 -D_GNU_SOURCE -I"$src" -o "$out" \
-	"$src"/tests/unit_preset.c "$src"/pmu/*.c -L$lib -lpfm -lm -lpthread || exit 1
+	"$src"/tests/unit_preset.c "$src"/common/*.c "$src"/pmu/*.c "$src"/presets/*.c -L$lib -lpfm -lm -lpthread || exit 1
 rc=0
 for model in arm_n1 arm_v1 arm_n2 arm_v2; do
 	echo "# $model"
