@@ -64,7 +64,7 @@ t.eq(region(main_thread(r.doc), "touch")["inclusive"]["perf::PAGE-FAULTS"], 1500
 ev = r.doc["events"][0]
 t.eq(ev["source"], "libpfm4", "libpfm4 source recorded")
 
-r = workload("sleep", 200, 10, env={"HPCSHIM_EVENTS": "context-switches:u,context-switches"})
+r = workload("sleep", 200, 50, env={"HPCSHIM_EVENTS": "context-switches:u,context-switches"})
 sl = region(main_thread(r.doc), "sleep")["inclusive"]
 t.eq(sl["context-switches:u"], 0, ":u excludes the kernel, where switches happen")
 t.ok(sl["context-switches"] >= 200, "unmodified context-switches counts them")
