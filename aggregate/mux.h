@@ -14,7 +14,8 @@
  * (value, enabled, running) of its events are (v, E_g, R_g) with E_g the
  * time the shim had g enabled.  Over any interval (thread, region, series
  * step) the time base is T = sum over the thread's rotated groups of E_g
- * (exactly one is enabled at any time) plus the switch gaps; each event is
+ * (exactly one is enabled at any time) plus the switch gaps (exactly: a
+ * never-rotated group's time enabled, when there is one); each event is
  * reported as (v, T, R_g): estimate v * T / R_g, coverage R_g / T, null
  * when R_g == 0.  Region values are sums of per-call deltas of
  * (v, E_g, R_g), so a region's estimate uses only its own coverage.
