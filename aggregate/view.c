@@ -126,8 +126,10 @@ static void view__metrics(const struct agg_view *v, const double *in,
 
 /* ---- one thread interval ---------------------------------------------- */
 
-static void value__set(struct agg_value *x, const struct agg_process *p,
-		       const struct agg_thread *t, int e, const struct count *c)
+/* The state, estimate and printed number of event e's reported counts c
+ * in thread t: what an interval and a series step both need. */
+static void value__estimate(struct agg_value *x, const struct agg_process *p,
+			    const struct agg_thread *t, int e, const struct count *c)
 {
 	x->c = *c;
 	if (!p->ev[e].ok) {
@@ -146,7 +148,14 @@ static void value__set(struct agg_value *x, const struct agg_process *p,
 	x->state = AGG_VALUE_KNOWN;
 	/* A count that needed no scaling is printed exactly, even above 2^53. */
 	x->shown = x->partial ? (uint64_t)llround(x->est) : c->value;
-	if (!agg_mux__stderr(p, t->rot, e, c, &x->se))
+}
+
+/* value__estimate, then the standard error and the 95% interval. */
+static void value__set(struct agg_value *x, const struct agg_process *p,
+		       const struct agg_thread *t, int e, const struct count *c)
+{
+	value__estimate(x, p, t, e, c);
+	if (x->state != AGG_VALUE_KNOWN || !agg_mux__stderr(p, t->rot, e, c, &x->se))
 		return;
 	x->has_se = true;
 	/* The events seen happened: the truth is at least raw. */
@@ -325,11 +334,11 @@ static void series__step(const struct agg_process *p, const struct agg_thread *t
 		count__sub(&d[e], &cur[e], &prev[e]);
 	agg_mux__view(p, t->rot, d, c);
 	for (int e = 0; e < p->nev; e++) {
-		double est = 0;
+		struct agg_value x = { 0 };
 
-		known[e] = p->ev[e].ok && !(t->missing & (1ull << e)) &&
-			   hs_count__estimate(&c[e], &est);
-		shown[e] = known[e] ? (uint64_t)llround(est) : 0;
+		value__estimate(&x, p, t, e, &c[e]);
+		known[e] = x.state == AGG_VALUE_KNOWN;
+		shown[e] = x.shown;
 	}
 }
 
