@@ -159,7 +159,21 @@ for order in ("shim first", "shim last"):
         tid, m = next(iter(workers.items()))
         check_worker(r.doc, tid, m, "preloaded, " + order)
 
-# 3. Single-threaded, against perf stat --no-inherit.
+# 3. A thread we cannot follow (raw clone): listed with the kernel's figures.
+if os.environ.get("HPCSHIM_TEST_SANITIZER") != "tsan":
+    from hpctest import workload
+    r = workload("rawclone", 500, "touch", 10)
+    unc = r.doc["uncovered_threads"] if len(r.docs) == 1 else []
+    if t.ok(len(unc) == 1, "raw clone: one uncovered thread", r.err):
+        u = unc[0]
+        # A raw clone keeps its creator's name (comm is per task, copied).
+        t.ok(u["name"] == "workload" and u["cpu_resolution_ns"] == 1
+             and u["cpu_ns"] > 0 and 500 <= u["minor_faults"] + u["major_faults"] <= 510
+             and isinstance(u["voluntary_switches"], int)
+             and isinstance(u["involuntary_switches"], int),
+             "raw clone: its name, CPU clock, faults and switches", str(u))
+
+# 4. Single-threaded, against perf stat --no-inherit.
 if not perf or subprocess.run([perf, "--version"], capture_output=True).returncode:
     t.skip("perf stat comparison", "perf (Debian linux-perf) not installed")
 else:
@@ -182,7 +196,7 @@ else:
              "totals + before_start %d = perf stat %d + before exec %d - our exit "
              "path %d (+-2)" % (whole, p, pre_exec, exit_path))
 
-# 4. A C program on OpenBLAS threads (when libopenblas-dev is installed).
+# 5. A C program on OpenBLAS threads (when libopenblas-dev is installed).
 gcc = shutil.which("gcc") or shutil.which("cc")
 have_blas = subprocess.run(["dpkg", "-s", "libopenblas-dev"],
                            capture_output=True).returncode == 0
