@@ -30,6 +30,28 @@ struct agg_range_thread;
 struct agg_rotation;
 struct agg_series;
 
+/* The kernel's own figures of one task (kernel.c): getrusage(2) and the
+ * task's CPU clock for a thread before its counters opened, /proc for a
+ * thread we never covered. */
+struct agg_kfigs {
+	bool known;
+	uint64_t cpu_ns;     /* user + system time                      */
+	uint64_t cpu_res_ns; /* its resolution: 1, or the clock tick    */
+	uint64_t minor_faults, major_faults;
+	uint64_t vol_switches, invol_switches; /* context switches       */
+};
+
+/* The kernel figure an event counts the same thing as, if any. */
+enum agg_kfig {
+	AGG_KFIG_NONE = 0,
+	AGG_KFIG_CPU,      /* task-clock, cpu-clock: cpu_ns          */
+	AGG_KFIG_FAULTS,   /* page-faults: minor + major             */
+	AGG_KFIG_MINOR,    /* minor-faults                           */
+	AGG_KFIG_MAJOR,    /* major-faults                           */
+	AGG_KFIG_SWITCHES, /* context-switches: voluntary + involuntary */
+};
+uint64_t agg_kfigs__value(const struct agg_kfigs *k, enum agg_kfig f);
+
 /* One requested event as the results describe it. */
 struct agg_event {
 	const char *name;
@@ -42,6 +64,7 @@ struct agg_event {
 	int err;               /* errno when dropped                    */
 	const char *errname;
 	const char *reason;
+	enum agg_kfig kernel; /* the "before start" figure it matches */
 };
 
 /* Per-call statistics of one event: each completed call's own inclusive
@@ -89,6 +112,7 @@ struct agg_thread {
 	int err;              /* errno of the first failure                */
 	const char *reason;   /* static text for missing events, or NULL   */
 	struct count *totals; /* [nev] since the thread's counters opened  */
+	struct agg_kfigs before; /* the kernel's figures until they opened */
 	struct agg_region *head, *tail;
 	struct agg_region **hash; /* open addressing, owner thread only */
 	size_t hash_cap, nregions;
@@ -139,7 +163,8 @@ void agg_thread__seal(struct agg_thread *t);
  * created before the shim started): the kernel's own per-task figures. */
 struct agg_uncovered {
 	pid_t tid;
-	uint64_t minor_faults, major_faults, cpu_ns;
+	char name[16]; /* comm, "" when unknown */
+	struct agg_kfigs k;
 };
 
 struct agg_pmu_info {
@@ -195,6 +220,15 @@ struct json_object *agg_range__process_json(const struct agg_process *p);
 struct agg_thread_view;
 void agg_range__section(struct json_object *o, const char *name,
 			const struct agg_process *p, const struct agg_thread_view *tv);
+
+/* kernel.c: "before_start" and "before_start_kernel" of one thread, or
+ * summed over the process's threads, added to o; the "uncovered_threads"
+ * array (docs/schema.md). */
+void agg_kernel__add_before(struct json_object *o, const struct agg_process *p,
+			    const struct agg_kfigs *k);
+void agg_kernel__add_process_before(struct json_object *o,
+				    const struct agg_process *p);
+struct json_object *agg_kernel__uncovered(const struct agg_process *p);
 
 /* utf8.c: a malloc'd copy with each invalid UTF-8 byte replaced by U+FFFD. */
 char *agg_utf8__clean(const char *s);

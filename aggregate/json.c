@@ -230,6 +230,7 @@ static json_object *json_thread(const struct agg_process *p,
 				json_object_new_string(strerrorname_np(t->err)));
 	}
 	add_counts(o, "totals", p, &tv->totals);
+	agg_kernel__add_before(o, p, &t->before);
 	for (size_t k = 0; k < tv->nregions; k++) {
 		const struct agg_region_view *rv = &tv->reg[k];
 		json_object *ro = json_object_new_object();
@@ -318,25 +319,6 @@ static void json_totals(json_object *doc, const struct agg_process *p,
 	agg_mux_sum__json(doc, "totals", p, s->ev);
 }
 
-static json_object *json_uncovered(const struct agg_process *p)
-{
-	json_object *a = json_object_new_array();
-
-	for (int i = 0; i < p->nuncovered; i++) {
-		const struct agg_uncovered *u = &p->uncovered[i];
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "tid", json_object_new_int(u->tid));
-		json_object_object_add(o, "minor_faults",
-				       agg_json__u64(u->minor_faults));
-		json_object_object_add(o, "major_faults",
-				       agg_json__u64(u->major_faults));
-		json_object_object_add(o, "cpu_ns", agg_json__u64(u->cpu_ns));
-		json_object_array_add(a, o);
-	}
-	return a;
-}
-
 static json_object *json_document(const struct agg_view *v)
 {
 	const struct agg_process *p = v->p;
@@ -357,12 +339,13 @@ static json_object *json_document(const struct agg_view *v)
 		json_object_object_add(doc, "groups", agg_groups__json(p));
 	}
 	json_totals(doc, p, &v->totals);
+	agg_kernel__add_process_before(doc, p);
 	for (int i = 0; i < v->nthreads; i++)
 		json_object_array_add(threads, json_thread(p, &v->th[i]));
 	json_object_object_add(doc, "thread_count", json_object_new_int(v->nthreads));
 	json_object_object_add(doc, "uncovered_region_calls",
 			       agg_json__u64(p->uncovered_calls));
-	json_object_object_add(doc, "uncovered_threads", json_uncovered(p));
+	json_object_object_add(doc, "uncovered_threads", agg_kernel__uncovered(p));
 	json_object_object_add(doc, "threads", threads);
 	json_object_object_add(doc, "regions", json_regions(v));
 	if (p->range)

@@ -213,6 +213,8 @@ def objects():
         if os.path.basename(d) != ".libs":
             continue
         srcdir = os.path.relpath(os.path.dirname(d), BUILD)
+        if srcdir.split(os.sep)[0] not in SCANNED:  # tests' own libraries
+            continue
         for f in files:
             if not f.endswith(".o"):
                 continue

@@ -384,6 +384,10 @@ static void print_header(json_object *doc)
 	if (uncovered)
 		printf("  uncounted: %lld region calls on threads without counters\n",
 		       uncovered);
+	if (get(doc, "before_start")) /* the kernel's, not in the totals */
+		printf("  before start (kernel, not in totals): %s\n",
+		       json_object_to_json_string_ext(get(doc, "before_start"),
+						      JSON_C_TO_STRING_SPACED));
 	if (warnings)
 		printf("  warnings: %lld region annotation problems (see threads[].warnings)\n",
 		       warnings);

@@ -97,6 +97,17 @@ void hs_publish__results(const struct agg_process *p);
 /* fork.c: makes a fork()ed child a process of its own. */
 void hs_fork__child(void);
 
+/* cmdline.c: the program's arguments from /proc/self/cmdline, in one
+ * malloc'd block (free(*argv)); the count, 0 when unreadable. */
+int hs_cmdline__read(char ***argv);
+
+/* taskstat.c: the kernel's own figures of the calling thread (getrusage
+ * RUSAGE_THREAD, its CPU clock) and of another task of ours (/proc); the
+ * figure an event matches, if any. */
+void hs_taskstat__self(struct agg_kfigs *k);
+bool hs_taskstat__read(pid_t tid, struct agg_uncovered *u);
+enum agg_kfig hs_taskstat__figure(const struct pmu_event *e);
+
 /* uncovered.c: live tasks not in the live list (call under the lock). */
 int hs_uncovered__scan(struct agg_uncovered **out);
 
@@ -107,8 +118,10 @@ void hs_site__fork_prepare(void);
 void hs_site__fork_parent(void);
 void hs_site__fork_child(void);
 
-/* thread.c */
+/* thread.c; adopt starts the calling thread when the shim runs and it
+ * has no thread object (it was started early, from another thread). */
 struct hs_thread *hs_thread__start(void);
+void hs_thread__adopt(void);
 void hs_thread__stop(struct hs_thread *t);
 void hs_thread__sync_missing(struct hs_thread *t);
 /* In a fork()ed child: reopen t's counters for the child's thread, start a

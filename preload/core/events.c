@@ -70,6 +70,7 @@ static void events__describe(void)
 			.err = e->err,
 			.errname = pmu_errno__name(e->err),
 			.reason = e->reason,
+			.kernel = hs_taskstat__figure(e),
 		};
 	}
 }

@@ -1,7 +1,8 @@
 /* thread.c - one covered thread: its counters, frame storage and result.
  *
  * start runs on the thread itself (the constructor for the main thread,
- * interpose/pthread.c's trampoline for the others), stop at its end; in a
+ * interpose/pthread.c's trampoline for the others; adopt, for the main
+ * thread when another thread started the shim early), stop at its end; in a
  * fork child, rebirth makes the forking thread the child's own and
  * discard drops the others.  The features hear of each through the hook
  * table.
@@ -41,10 +42,14 @@ void hs_thread__sync_missing(struct hs_thread *t)
 }
 
 /* Opens t's counters for the calling thread, from now on, into t->agg:
- * a new thread, or the forking thread in a fork child. */
+ * a new thread, or the forking thread in a fork child.  What the kernel
+ * counted for the thread until now (since its clone or fork, through any
+ * exec) is its "before start" bucket: taken last, right before the open,
+ * so that the two add up to the thread's whole life. */
 static void thread__open(struct hs_thread *t)
 {
 	t->agg->start_ns = hs_clock__realtime();
+	hs_taskstat__self(&t->agg->before);
 	pmu_counters__open(&t->ctr, &hs_proc.evlist);
 	hs_thread__sync_missing(t);
 	if (t->ctr.missing)
@@ -85,6 +90,12 @@ fail_free:
 	agg_thread__delete(t->agg);
 	thread__free(t);
 	return NULL;
+}
+
+void hs_thread__adopt(void)
+{
+	if (!hs_self && __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) == HS_RUNNING)
+		hs_self = hs_thread__start();
 }
 
 /* Under the lock throughout: the exit path may be reading this thread's

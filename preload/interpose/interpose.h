@@ -12,10 +12,18 @@
 #ifndef HPCSHIM_PRELOAD_INTERPOSE_H
 #define HPCSHIM_PRELOAD_INTERPOSE_H
 
+#include <stdbool.h>
+
 /* exec.c: the generation of this image (0, or the n-th exec of this pid),
  * passed to the next image through HS_EXEC_ENV. */
 #define HS_EXEC_ENV "HPCSHIM_EXEC_GENERATION"
 int hs_exec__generation(void);
+
+/* boot.c: the constructor's work, once, for a wrapper that runs before
+ * the constructor (a constructor of an object initialised before ours
+ * creates a thread).  Thread-safe; the constructor then finds it done.
+ * false when the caller is the thread starting us (it goes on without). */
+bool hs_boot__early(void);
 
 /* signal.c: our handler for fatal signals left at their default. */
 void hs_signal__init(void);

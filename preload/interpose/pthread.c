@@ -4,6 +4,11 @@
  * the thread's own counters before the start routine and, through a cleanup
  * handler, folds the final counts into the process results whether the
  * routine returns, calls pthread_exit or is cancelled.
+ *
+ * A constructor of an object initialised before ours (a library the
+ * program links, OpenBLAS's thread pool) can create threads before our
+ * constructor runs: the first such call starts the shim there and then
+ * (hs_boot__early), so those threads are counted like any other.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,6 +16,7 @@
 #include "annotate/hpcshim.h"
 #include "preload/base/real.h"
 #include "preload/core/core.h"
+#include "preload/interpose/interpose.h"
 
 struct trampoline {
 	void *(*fn)(void *);
@@ -44,12 +50,15 @@ HPCSHIM_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 			       void *(*fn)(void *), void *arg)
 {
 	hs_real_pthread_create_fn real = hs_real__pthread_create();
+	int state = __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE);
 	struct trampoline *tr;
 	int rc;
 
 	if (!real)
 		return EAGAIN;
-	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING)
+	if (state == HS_OFF && hs_boot__early())
+		state = __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE);
+	if (state != HS_RUNNING)
 		return real(thread, attr, fn, arg);
 	tr = malloc(sizeof(*tr));
 	if (!tr) /* uncounted beats failing the host's thread creation */
