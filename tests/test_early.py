@@ -55,6 +55,9 @@ def measured(out):
     return workers, main
 
 
+SLACK_NS = 2000000
+
+
 def run_wait4(argv, env):
     """Runs argv under the shim; returns (stdout, doc, the process's own
     minflt+majflt at its end, from wait4)."""
@@ -93,8 +96,9 @@ def check_worker(doc, tid, m, label):
     # Its CPU clock at the start and end of its work: before_start was
     # taken before the one, the counters ran across both.  (Between the
     # before_start reading and the counters running is our opening of
-    # them: in neither.)
-    t.ok(bcpu <= cpu0 and tc >= cpu1 - cpu0,
+    # them: in neither.)  task-clock as a group sibling can lag the CPU
+    # clock by up to ~1.6 ms under load (measured, issue 18): SLACK_NS.
+    t.ok(bcpu <= cpu0 and tc >= cpu1 - cpu0 - SLACK_NS,
          "%s: worker task-clock covers its work (before_start %d <= its start %d; "
          "totals %d >= its work %d)" % (label, bcpu, cpu0, tc, cpu1 - cpu0))
     t.diag("%s: worker CPU clock at its end %d, before_start + totals %d"
@@ -178,23 +182,42 @@ if not perf or subprocess.run([perf, "--version"], capture_output=True).returnco
     t.skip("perf stat comparison", "perf (Debian linux-perf) not installed")
 else:
     env = dict(ENV, EARLY_N="-1")
-    pr, pp = perf_stat([PROBE], {})
-    pre_exec = int(pr.out) - int(pp["page-faults"])  # its own faults counted by both
-    r, ps = perf_stat(["/usr/bin/env", "LD_PRELOAD=" + LIB, PROG], env)
-    rc, _, doc1, end1 = run_wait4([PROG], env)
-    if t.ok(r.rc == 0 and len(r.docs) == 1 and doc1, "perf stat run: a result", r.err):
-        mt = r.doc["threads"][0]
-        whole = faults(mt["totals"]) + faults(mt["before_start"])
-        m1 = doc1["threads"][0]
-        exit_path = end1 - (faults(m1["totals"]) + faults(m1["before_start"]))
-        p = int(ps["page-faults"])
-        t.diag("perf stat %d, totals %d + before_start %d = %d; before exec %d, "
+    # Every figure is the median of 3 runs: a single run can be off by a
+    # few faults (address-space layout, page-table pages).
+    pres, wholes, ps_pf, runs = [], [], [], []
+    for _ in range(3):
+        pr, pp = perf_stat([PROBE], {})
+        pres.append(int(pr.out) - int(pp["page-faults"]))  # its own faults counted by both
+        r, ps = perf_stat(["/usr/bin/env", "LD_PRELOAD=" + LIB, PROG], env)
+        runs.append(r)
+        if r.rc == 0 and len(r.docs) == 1:
+            mt = r.doc["threads"][0]
+            wholes.append(faults(mt["totals"]) + faults(mt["before_start"]))
+            ps_pf.append(int(ps["page-faults"]))
+    pre_exec = sorted(pres)[1]
+    # Our exit path measured in 5 runs: the spread of one figure between
+    # runs of the same program (address-space layout, page-table pages) is
+    # the noise of a comparison between different runs.
+    paths = []
+    for _ in range(5):
+        rc, _, doc1, end1 = run_wait4([PROG], env)
+        if doc1:
+            m1 = doc1["threads"][0]
+            paths.append(end1 - (faults(m1["totals"]) + faults(m1["before_start"])))
+    if t.ok(len(wholes) == 3 and len(paths) == 5, "perf stat run: a result",
+            "\n".join(x.err for x in runs)):
+        mt = runs[0].doc["threads"][0]
+        whole = sorted(wholes)[1]
+        exit_path = sorted(paths)[2]
+        noise = 2
+        p = sorted(ps_pf)[1]
+        t.diag("perf stat %d, first run totals %d + before_start %d, median whole %d; before exec %d, "
                "our exit path %d" % (p, faults(mt["totals"]), faults(mt["before_start"]),
                                      whole, pre_exec, exit_path))
         # perf's forked child varies by a fault or two between runs.
-        t.ok(abs(whole - (p + pre_exec - exit_path)) <= 2,
+        t.ok(abs(whole - (p + pre_exec - exit_path)) <= noise,
              "totals + before_start %d = perf stat %d + before exec %d - our exit "
-             "path %d (+-2)" % (whole, p, pre_exec, exit_path))
+             "path %d (medians of 3 and 5 runs, +-%d)" % (whole, p, pre_exec, exit_path, noise))
 
 # 5. A C program on OpenBLAS threads (when libopenblas-dev is installed).
 gcc = shutil.which("gcc") or shutil.which("cc")
