@@ -12,6 +12,7 @@
 #include "preload/base/real.h"
 #include "preload/core/core.h"
 #include "preload/core/feature.h"
+#include "preload/core/quiet.h"
 #include "preload/interpose/interpose.h"
 #include "preload/mux/mux.h"
 #include "preload/presets/presets.h"
@@ -36,6 +37,8 @@ static pid_t boot_tid;
 
 static void boot__run(int argc, char **argv)
 {
+	if (hs_dormant__decide(argc, argv))
+		return; /* not a program to count: nothing starts */
 	hs_real__init();
 	hs_features__set(features);
 	hs_process__configure(argc, argv);

@@ -13,6 +13,8 @@
  *   HPCSHIM_LIST     1: print what is usable on this host at start
  *   HPCSHIM_MUX, HPCSHIM_MUX_SLICE, HPCSHIM_MUX_PINNED, HPCSHIM_MUX_SEED,
  *   HPCSHIM_INTERVAL, HPCSHIM_INTERVAL_POINTS   see muxconfig.c
+ *   HPCSHIM_PROGRAMS  comma list of program-name globs (programs.c); read
+ *                    before the rest, by core/dormant.c
  *
  * Documented for users in docs/environment.md.
  */
@@ -76,6 +78,20 @@ struct hs_config {
 	int events_braces;               /* misplaced or unbalanced braces      */
 	struct hs_mux_config mux;        /* muxconfig.c                         */
 };
+
+/* HPCSHIM_PROGRAMS (programs.c): the valid globs, in order.  Bad ones
+ * are reported (one line each) and left out; n == 0 means unset. */
+#define HS_PROGRAMS_MAX 64
+struct hs_programs {
+	char *glob[HS_PROGRAMS_MAX];
+	int n;
+	int ignored; /* globs beyond HS_PROGRAMS_MAX */
+};
+
+void hs_programs__from_env(struct hs_programs *p);
+/* True when name matches one of globs[0..n) (fnmatch, no flags). */
+bool hs_programs__match(const char *const *globs, int n, const char *name);
+void hs_programs__free(struct hs_programs *p);
 
 /* Fills cfg from the environment.  Malformed values are reported with one
  * "hpcshim:" line each and replaced by defaults; never fails. */

@@ -52,7 +52,8 @@ struct hs_rot;
 struct hs_process {
 	int state; /* enum hs_state, atomic          */
 	pid_t pid;
-	int exec_generation; /* 0, or n-th exec of this pid     */
+	int exec_generation; /* earlier images of this pid with a file */
+	int rank;            /* MPI rank from the start environment, or -1 */
 	struct hs_config cfg;
 	struct pmu_evlist evlist;
 	struct agg_event ev[PMU_MAX_EVENTS];

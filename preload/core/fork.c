@@ -7,12 +7,19 @@
  * its own, which it writes when it ends.  The parent is not touched.
  * vfork() runs no fork handlers; hs_process__foreign() keeps a vfork child
  * away from the (shared) state instead.
+ *
+ * A fork child claims no MPI rank: a rank is a process its launcher
+ * started (an exec'd image, with the rank in its start environment), and a
+ * launcher's helper sets the rank up in a fork child before the exec.
+ * Its own work starts at the end of this handler (core/quiet.c): a child
+ * that only execs writes no file.
  */
 #include <unistd.h>
 
 #include "preload/base/log.h"
 #include "preload/core/feature.h"
 #include "preload/core/core.h"
+#include "preload/core/quiet.h"
 
 void hs_fork__child(void)
 {
@@ -28,6 +35,7 @@ void hs_fork__child(void)
 	hs_proc.pid = getpid();
 	hs_proc.start_ns = hs_clock__realtime();
 	hs_proc.exec_generation = 0;
+	hs_proc.rank = -1;
 	__atomic_store_n(&hs_proc.uncovered_calls, 0, __ATOMIC_RELAXED);
 	for (a = hs_proc.done; a; a = an) {
 		an = a->next;
@@ -45,8 +53,10 @@ void hs_fork__child(void)
 			hs_thread__discard(self);
 		hs_self = NULL;
 		hs_log(HS_LOG_DEBUG, "fork child %d: thread not counted", getpid());
+		hs_quiet__mark();
 		return;
 	}
 	hs_proc.live = self;
 	hs_features__thread_start(self);
+	hs_quiet__mark();
 }

@@ -20,6 +20,8 @@
 #include "preload/core/core.h"
 #include "preload/core/feature.h"
 
+static int process__rank(void);
+
 static void process__copy_argv(int argc, char **argv)
 {
 	if (argc <= 0 || !argv)
@@ -42,6 +44,7 @@ void hs_process__configure(int argc, char **argv)
 {
 	hs_proc.pid = getpid();
 	hs_proc.start_ns = hs_clock__realtime();
+	hs_proc.rank = process__rank();
 	process__copy_argv(argc, argv);
 	hs_config__from_env(&hs_proc.cfg);
 	hs_features__select(&hs_proc.cfg);
@@ -70,6 +73,10 @@ void hs_process__start(int exec_generation)
 	hs_self = hs_thread__start();
 }
 
+/* The rank as the image's start environment has it: the program (or a
+ * launcher's helper in a fork child, before exec) may set these variables
+ * later, and a file never claims a rank its process was not started
+ * with.  A fork child claims none (fork.c). */
 static int process__rank(void)
 {
 	static const char *const vars[] = {
@@ -137,7 +144,7 @@ static void process__write(struct agg_thread *threads, uint64_t end_ns, enum hs_
 	char host[256] = "unknown", note[200];
 	struct agg_process p = {
 		.pid = hs_proc.pid, .ppid = getppid(), .host = host,
-		.rank = process__rank(), .argv = hs_proc.argv, .argc = hs_proc.argc,
+		.rank = hs_proc.rank, .argv = hs_proc.argv, .argc = hs_proc.argc,
 		.exec_generation = hs_proc.exec_generation,
 		.start_ns = hs_proc.start_ns, .end_ns = end_ns,
 		.complete = end != HS_END_SIGNAL, .end = end_names[end],

@@ -5,11 +5,22 @@
  * them, so both write the results first.  glibc's exec variants call its
  * internal execve directly, so every variant is interposed, not only
  * execve.  The new image (when LD_PRELOAD persists) is counted as a process
- * entry of its own; HPCSHIM_EXEC_GENERATION="<pid>:<n>" tells it that it is
- * the n-th image of that pid.  A failed exec returns to a program whose
- * results are already written: the rest of that image is not counted.
+ * entry of its own.  A failed exec returns to a program whose results are
+ * already written: the rest of that image is not counted.
+ *
+ * The new image gets exactly the environment the program passed: nothing
+ * is added.  What it must know, its exec generation (how many images of
+ * this process wrote a file before it), goes through a marker file next
+ * to the results, named by what identifies a process across exec: the pid
+ * and its start time (/proc/self/stat field 22, which exec keeps).  The
+ * marker holds the generation of the last file published; it is written
+ * (atomically) only by an image that wrote a file and execs, and read and
+ * removed by the next counted image.  An image with nothing measurable
+ * (core/quiet.c) writes no file and takes no generation: it only passes
+ * the marker on, and keeps counting if the exec fails.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,70 +29,154 @@
 #include <unistd.h>
 
 #include "annotate/hpcshim.h"
+#include "common/sys.h"
 #include "preload/base/log.h"
 #include "preload/base/real.h"
 #include "preload/core/core.h"
+#include "preload/core/quiet.h"
 #include "preload/interpose/interpose.h"
 
-extern char **environ;
+/* The process's start time in clock ticks since boot, 0 if unknown. */
+static unsigned long long exec__start_time(void)
+{
+	char buf[1024], *p;
+	unsigned long long v = 0;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	hs_sys__close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* The command name (field 2) may hold blanks and ')': fields 3 on
+	 * start after the last ')'; field 22 is the 20th of them. */
+	p = strrchr(buf, ')');
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		sscanf(p + 1, "%llu", &v);
+	return v;
+}
+
+/* <dir>/.hpcshim-<host>-<pid>-<start>.exec, or "" if the start time is
+ * unknown (no /proc: every image is then generation 0). */
+static void exec__marker(char *path, size_t len)
+{
+	char host[256] = "unknown";
+	unsigned long long start = exec__start_time();
+
+	path[0] = '\0';
+	if (!start)
+		return;
+	gethostname(host, sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	for (char *c = host; *c; c++) /* a host name is no path */
+		if (*c == '/')
+			*c = '_';
+	snprintf(path, len, "%s/.hpcshim-%s-%d-%llu.exec", hs_proc.cfg.output, host,
+		 (int)getpid(), start);
+}
 
 int hs_exec__generation(void)
 {
-	const char *v = getenv(HS_EXEC_ENV);
-	long pid, gen;
+	char path[PATH_MAX + 400], buf[32];
+	long last = -1;
+	ssize_t n;
+	int fd;
 
-	/* Only our own pid's value counts: a forked child that execs is a
-	 * new process, whatever its parent's generation was. */
-	if (v && sscanf(v, "%ld:%ld", &pid, &gen) == 2 && pid == getpid() &&
-	    gen > 0 && gen < 1000000)
-		return (int)gen;
-	return 0;
+	hs_quiet__mark();
+	exec__marker(path, sizeof(path));
+	if (!path[0])
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	hs_sys__close(fd);
+	unlink(path);
+	if (n > 0) {
+		buf[n] = '\0';
+		if (sscanf(buf, "%ld", &last) != 1 || last < 0 || last >= 999999)
+			last = -1;
+	}
+	return (int)(last + 1);
 }
 
-/* Writes the results and returns the environment entry for the next image
- * (static storage), or NULL when this exec is not ours to account. */
-static const char *exec__prepare(void)
+/* Tells the next image that generation gen of this process has a file
+ * (nothing when gen < 0).  Written under a temporary name and renamed, so
+ * a reader never sees half a number. */
+static void exec__pass(int gen)
 {
-	static char entry[64];
-	int state = __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE);
+	char path[PATH_MAX + 400], tmp[PATH_MAX + 410], num[16];
+	int fd, len, ok;
 
-	/* After a failed exec the results are written (FINISHED), but the
-	 * next image is still the next generation of this pid. */
-	if (hs_process__foreign() || state == HS_OFF)
-		return NULL;
-	hs_process__finish(HS_END_EXEC, 0);
-	snprintf(entry, sizeof(entry), HS_EXEC_ENV "=%d:%d", (int)getpid(),
-		 hs_proc.exec_generation + 1);
-	return entry;
+	if (gen < 0)
+		return;
+	exec__marker(path, sizeof(path));
+	if (!path[0])
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	len = snprintf(num, sizeof(num), "%d\n", gen);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		hs_log(HS_LOG_DEBUG, "exec: cannot write %s: %s", tmp, strerror(errno));
+		return;
+	}
+	ok = write(fd, num, (size_t)len) == len;
+	if (hs_sys__close(fd) < 0 || !ok || rename(tmp, path) < 0) {
+		hs_log(HS_LOG_DEBUG, "exec: cannot write %s", path);
+		unlink(tmp);
+	}
 }
 
-/* envp with our entry replacing any earlier one; NULL on ENOMEM. */
-static char **exec__envp(char *const envp[], const char *entry)
+/* What exec__prepare did: the failure path depends on it. */
+enum exec_prep { PREP_NONE, PREP_WROTE, PREP_PASSED };
+
+/* Before the real exec.  The environment is never touched. */
+static enum exec_prep exec__prepare(void)
 {
-	size_t n = 0, k = 0, len = strlen(HS_EXEC_ENV "=");
-	char **out;
+	int saved = errno, state = __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE);
+	enum exec_prep prep = PREP_NONE;
 
-	while (envp && envp[n])
-		n++;
-	out = malloc((n + 2) * sizeof(*out));
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(envp[i], HS_EXEC_ENV "=", len) != 0)
-			out[k++] = envp[i];
-	out[k++] = (char *)entry;
-	out[k] = NULL;
-	return out;
+	if (hs_process__foreign() || state != HS_RUNNING) {
+		/* HS_FINISHED: written at a failed exec, which passed the
+		 * marker already. */
+	} else if (hs_quiet__nothing()) {
+		/* The next image gets the generation this one would have
+		 * had; counting goes on if the exec fails. */
+		if (hs_proc.exec_generation > 0) {
+			exec__pass(hs_proc.exec_generation - 1);
+			prep = PREP_PASSED;
+		}
+		hs_log(HS_LOG_DEBUG, "exec: nothing measured in this image; no file");
+	} else {
+		hs_process__finish(HS_END_EXEC, 0);
+		exec__pass(hs_proc.exec_generation);
+		prep = PREP_WROTE;
+	}
+	errno = saved;
+	return prep;
 }
 
-static void exec__failed(void)
+static void exec__failed(enum exec_prep prep)
 {
 	int saved = errno;
+	char path[PATH_MAX + 400];
 
-	hs_log(HS_LOG_INFO,
-	       "exec failed (%s): results of this image were "
-	       "already written; the rest of it is not counted",
-	       strerror(saved));
+	if (prep == PREP_WROTE) {
+		hs_log(HS_LOG_INFO,
+		       "exec failed (%s): results of this image were "
+		       "already written; the rest of it is not counted",
+		       strerror(saved));
+	} else if (prep == PREP_PASSED) {
+		/* This image goes on and takes the generation itself. */
+		exec__marker(path, sizeof(path));
+		if (path[0])
+			unlink(path);
+	}
 	errno = saved;
 }
 
@@ -93,76 +188,50 @@ static void exec__failed(void)
 		return -1;                                   \
 	}
 
-/* Calls an envp-taking exec with our entry added to envp. */
-#define EXEC_WITH_ENVP(call_real, envp)                                 \
-	do {                                                            \
-		const char *entry_ = exec__prepare();                   \
-		char **env_ = entry_ ? exec__envp(envp, entry_) : NULL; \
-		int rc_ = call_real(env_ ? env_ : (char **)(envp));     \
-		int saved_ = errno;                                     \
-		free(env_);                                             \
-		errno = saved_;                                         \
-		if (entry_)                                             \
-			exec__failed();                                 \
-		return rc_;                                             \
-	} while (0)
-
-/* Calls an environ-using exec after putting our entry into environ. */
-#define EXEC_WITH_ENVIRON(call_real)                  \
-	do {                                          \
-		const char *entry_ = exec__prepare(); \
-		int rc_;                              \
-		if (entry_)                           \
-			putenv((char *)entry_);       \
-		rc_ = call_real;                      \
-		if (entry_)                           \
-			exec__failed();               \
-		return rc_;                           \
+/* The accounting, then the real call with the program's own arguments. */
+#define EXEC(call_real)                                 \
+	do {                                            \
+		enum exec_prep prep_ = exec__prepare(); \
+		int rc_ = call_real;                    \
+		exec__failed(prep_);                    \
+		return rc_;                             \
 	} while (0)
 
 HPCSHIM_API int execve(const char *path, char *const argv[], char *const envp[])
 {
 	REAL(execve);
-#define CALL(e) real_execve(path, argv, e)
-	EXEC_WITH_ENVP(CALL, envp);
-#undef CALL
+	EXEC(real_execve(path, argv, envp));
 }
 
 HPCSHIM_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	REAL(execvpe);
-#define CALL(e) real_execvpe(file, argv, e)
-	EXEC_WITH_ENVP(CALL, envp);
-#undef CALL
+	EXEC(real_execvpe(file, argv, envp));
 }
 
 HPCSHIM_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	REAL(fexecve);
-#define CALL(e) real_fexecve(fd, argv, e)
-	EXEC_WITH_ENVP(CALL, envp);
-#undef CALL
+	EXEC(real_fexecve(fd, argv, envp));
 }
 
 HPCSHIM_API int execveat(int dirfd, const char *path, char *const argv[],
 			 char *const envp[], int flags)
 {
 	REAL(execveat);
-#define CALL(e) real_execveat(dirfd, path, argv, e, flags)
-	EXEC_WITH_ENVP(CALL, envp);
-#undef CALL
+	EXEC(real_execveat(dirfd, path, argv, envp, flags));
 }
 
 HPCSHIM_API int execv(const char *path, char *const argv[])
 {
 	REAL(execv);
-	EXEC_WITH_ENVIRON(real_execv(path, argv));
+	EXEC(real_execv(path, argv));
 }
 
 HPCSHIM_API int execvp(const char *file, char *const argv[])
 {
 	REAL(execvp);
-	EXEC_WITH_ENVIRON(real_execvp(file, argv));
+	EXEC(real_execvp(file, argv));
 }
 
 /* The list forms: collect the arguments, then take the vector path

@@ -14,9 +14,10 @@
 
 #include <stdbool.h>
 
-/* exec.c: the generation of this image (0, or the n-th exec of this pid),
- * passed to the next image through HS_EXEC_ENV. */
-#define HS_EXEC_ENV "HPCSHIM_EXEC_GENERATION"
+/* exec.c: the constructor's call when the image starts: its exec
+ * generation (how many earlier images of this process wrote a file, from
+ * the marker the last one left), and the start of its own work for the
+ * quiet rule (core/quiet.h). */
 int hs_exec__generation(void);
 
 /* boot.c: the constructor's work, once, for a wrapper that runs before
