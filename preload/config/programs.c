@@ -50,8 +50,9 @@ static void programs__item(void *ctx, const char *item, size_t len)
 	const char *why = programs__bad(item, len);
 
 	if (why) {
-		hs_log(HS_LOG_ERROR, "HPCSHIM_PROGRAMS: '%.*s%s' is not a program "
-				     "name glob (%s); ignored",
+		hs_log(HS_LOG_ERROR,
+		       "HPCSHIM_PROGRAMS: '%.*s%s' is not a program "
+		       "name glob (%s); ignored",
 		       (int)(len > 40 ? 40 : len), item, len > 40 ? "..." : "", why);
 		return;
 	}

@@ -114,8 +114,8 @@ bool hs_dormant__decide(int argc, char **argv)
 
 	if (decision)
 		return decision == 2;
-	arg0 = dormant__base(arg0);
-	if (arg0 && arg0[0] == '-')
+	arg0 = arg0 ? dormant__base(arg0) : "";
+	if (arg0[0] == '-')
 		arg0++;
 	dormant__exe(exe, sizeof(exe));
 	why = dormant__why(exe, arg0);
@@ -123,7 +123,7 @@ bool hs_dormant__decide(int argc, char **argv)
 	if (why) {
 		dormant__verbosity();
 		hs_log(HS_LOG_INFO, "dormant in %s (pid %d): %s; nothing counted",
-		       exe[0] ? exe : arg0 ? arg0 : "?", (int)getpid(), why);
+		       exe[0] ? exe : arg0, (int)getpid(), why);
 	}
 	errno = saved;
 	return why != NULL;
