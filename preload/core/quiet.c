@@ -67,7 +67,10 @@ bool hs_quiet__nothing(void)
 	int depth;
 	bool alone;
 
-	pthread_mutex_lock(&hs_proc.lock);
+	/* Held: another thread is starting or ending (not alone), or this
+	 * one is, and exec was called from a signal handler. */
+	if (pthread_mutex_trylock(&hs_proc.lock) != 0)
+		return false;
 	alone = !hs_proc.done && hs_proc.live == hs_self &&
 		(!hs_self || !hs_self->next);
 	pthread_mutex_unlock(&hs_proc.lock);
