@@ -12,7 +12,11 @@ uncovered), no stub from a fork child that only execs.
 The programs are in tests/programs/ and are built here, in a temporary
 directory (Go's caches and HOME too: nothing leaks).  The runtimes come
 from Debian (tools/setup.sh installs them); a missing one is a TAP skip.
-Known work (pages touched by each rank) is checked in the rank's file."""
+Known work (pages touched by each rank) is checked in the rank's file.
+Two checks use variables of issue 13: HPCSHIM_FLUSH (the periodic flush
+that gives a Go program, which leaves through a raw exit_group, its file)
+and HPCSHIM_PROGRAMS (the process filter: a build yields the files a user
+asks for)."""
 import glob
 import json
 import os
@@ -57,6 +61,8 @@ def environment():
     e = {k: v for k, v in os.environ.items() if not k.startswith(FOREIGN) and k != "LD_PRELOAD"}
     e.update(ENV)
     return e
+
+
 runs = 0
 
 
@@ -239,7 +245,8 @@ elif build("C program on OpenBLAS", ["gcc", "-O2", "-o", os.path.join(work, "bla
     if doc:
         threads_counted(what, doc, read_tids(os.path.join(work, "tids.blas")), 1)
 
-if subprocess.run(["/usr/bin/python3", "-c", "import numpy"], capture_output=True).returncode:
+if not os.path.exists("/usr/bin/python3") or subprocess.run(
+        ["/usr/bin/python3", "-c", "import numpy"], capture_output=True).returncode:
     t.skip("numpy", "python3-numpy not installed for /usr/bin/python3 (tools/setup.sh installs it)")
 else:
     what = "numpy matrix product on 2 OpenBLAS threads"
@@ -305,7 +312,6 @@ else:
 
 # ---- make -j2 of a small C project -----------------------------------------
 def project():
-    global runs
     """A fresh writable copy of the project (the sources may be read-only,
     as under make distcheck)."""
     d = os.path.join(work, "proj%d" % runs)
@@ -321,8 +327,10 @@ bare = launch(make, False, cwd=project())
 t.eq((bare.rc, bare.out), (0, "bapp total 3999988\n"), "make -j2: builds and runs without the shim")
 shim = launch(make, True, cwd=project())
 same("make -j2", bare, shim)
-# A fork child that only execs (make's and gcc's children all do) did
-# nothing measurable: it writes no stub.
+# A fork child that only execs did nothing measurable: it writes no stub
+# (a file ended by exec, with its parent's command, its parent's pid as
+# ppid).  GNU make 4.3 starts its jobs with posix_spawn and gcc its passes
+# with vfork, so none is written today; the check holds a make that forks.
 pids = {(d["process"]["pid"], tuple(d["process"]["command"])) for d in shim.docs}
 stubs = [d for d in shim.docs if d["process"]["end"] == "exec"
          and (d["process"]["ppid"], tuple(d["process"]["command"])) in pids]

@@ -24,8 +24,8 @@ int main(int argc, char **argv)
 		b[i] = i % 5 - 1;
 	}
 	for (int rep = 0; rep < 4; rep++)
-		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n,
-			    1.0, a, n, b, n, rep ? 1.0 : 0.0, c, n);
+		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0,
+			    a, n, b, n, rep ? 1.0 : 0.0, c, n);
 	double sum = 0;
 	for (int i = 0; i < n * n; i++)
 		sum += c[i] * (i % 3 + 1);
