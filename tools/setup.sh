@@ -8,6 +8,11 @@ set -e
 cd "$(dirname "$0")/.."
 
 PACKAGES="gcc g++ gfortran make autoconf automake libtool pkg-config libjson-c-dev libpfm4-dev linux-perf python3"
+# The real programs and runtimes of tests/test_programs.py: both MPIs (Open
+# MPI and MPICH, launchers and compilers), OpenBLAS for C and numpy (for
+# /usr/bin/python3), Java, node, Go (cgo).
+PACKAGES="$PACKAGES openmpi-bin libopenmpi-dev mpich libmpich-dev libopenblas-dev python3-numpy"
+PACKAGES="$PACKAGES openjdk-17-jdk-headless nodejs golang-go"
 missing=""
 for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
