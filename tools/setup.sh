@@ -1,5 +1,9 @@
 #!/bin/sh
-# setup.sh - make a fresh Debian machine ready and build hpcshim.
+# setup.sh [tests] - make a fresh Debian machine ready and build hpcshim.
+#
+# With "tests" (run-tests.sh), also the real programs and runtimes the test
+# suite runs under the shim; without (run-sample.sh), only what the build and
+# the sample need.
 #
 # Installs missing build and test dependencies with apt-get (when root),
 # generates the build system if needed, configures and builds.  Safe to run
@@ -11,8 +15,10 @@ PACKAGES="gcc g++ gfortran make autoconf automake libtool pkg-config libjson-c-d
 # The real programs and runtimes of tests/test_programs.py: both MPIs (Open
 # MPI and MPICH, launchers and compilers), OpenBLAS for C and numpy (for
 # /usr/bin/python3), Java, node, Go (cgo).
-PACKAGES="$PACKAGES openmpi-bin libopenmpi-dev mpich libmpich-dev libopenblas-dev python3-numpy"
-PACKAGES="$PACKAGES openjdk-17-jdk-headless nodejs golang-go"
+if [ "$1" = tests ]; then
+	PACKAGES="$PACKAGES openmpi-bin libopenmpi-dev mpich libmpich-dev libopenblas-dev python3-numpy"
+	PACKAGES="$PACKAGES openjdk-17-jdk-headless nodejs golang-go"
+fi
 missing=""
 for p in $PACKAGES; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
