@@ -8,7 +8,15 @@
  *   threads N     N short-lived threads, one after the other, each with
  *                 one call of region "t" and, for thread i, i % 5 + 1
  *                 calls of region "u"
+ *   touch N       N distinct names "p<i>", region i first-touching i % 3
+ *                 fresh pages: exactly i % 3 page faults each
  *   rusage        print "maxrss_kb <ru_maxrss>" (of this process so far)
+ *   measure PRELOAD STEP...  (first) runs this program with the steps
+ *                 in a child with LD_PRELOAD=PRELOAD, and prints the child's
+ *                 "maxrss_kb" from wait4 (the end of its results included).
+ *                 A child inherits its parent's peak RSS through fork and
+ *                 exec: started from this small process the figure is the
+ *                 child's own, not the test harness's
  * Prints one deterministic line per step (and rusage's figure).
  */
 #include <pthread.h>
@@ -16,8 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "annotate/hpcshim.h"
+#include "tests/pages.h"
 
 static volatile unsigned long sink;
 
@@ -40,6 +51,21 @@ static void regions(long n, long c)
 		}
 	}
 	printf("regions %ld x %ld\n", n, c);
+}
+
+static void touch_names(long n)
+{
+	char *pages = map_pages(n * 3), *p = pages;
+	char name[32];
+
+	for (long i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "p%ld", i);
+		hpcshim_region_begin(name);
+		touch(p, i % 3);
+		hpcshim_region_end(name);
+		p += (i % 3) * PAGE;
+	}
+	printf("touch %ld\n", n);
 }
 
 static void *worker(void *arg)
@@ -69,12 +95,38 @@ static void threads(long n)
 	printf("threads %ld\n", n);
 }
 
+static int measure(char **argv)
+{
+	struct rusage ru;
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return 97;
+	if (pid == 0) {
+		setenv("LD_PRELOAD", argv[2], 1);
+		argv[2] = argv[0];
+		execv("/proc/self/exe", argv + 2);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) != pid)
+		return 97;
+	printf("maxrss_kb %ld\n", ru.ru_maxrss);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 2 && strcmp(argv[1], "measure") == 0)
+		return measure(argv);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "regions") == 0 && i + 2 < argc) {
 			regions(atol(argv[i + 1]), atol(argv[i + 2]));
 			i += 2;
+		} else if (strcmp(argv[i], "touch") == 0 && i + 1 < argc) {
+			touch_names(atol(argv[++i]));
 		} else if (strcmp(argv[i], "threads") == 0 && i + 1 < argc) {
 			threads(atol(argv[++i]));
 		} else if (strcmp(argv[i], "rusage") == 0) {
