@@ -203,6 +203,8 @@ struct agg_process {
 	const struct agg_range_info *range; /* NULL unless ranges were asked */
 	const struct agg_metrics *metrics;  /* presets/opcode classes, or NULL */
 	const struct agg_mux *mux; /* groups and multiplexing (mux.h), or NULL */
+	int max_regions; /* names written, the rest folded; 0: all */
+	int max_threads; /* threads written, the rest folded; 0: all */
 };
 
 /* Statistics of one value across threads. */

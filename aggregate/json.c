@@ -200,55 +200,6 @@ static const struct {
 	{ "series", agg_series__section },
 };
 
-static json_object *json_thread(const struct agg_process *p,
-				const struct agg_thread_view *tv)
-{
-	const struct agg_thread *t = tv->t;
-	const struct agg_name *nm = __atomic_load_n(&t->name, __ATOMIC_ACQUIRE);
-	json_object *o = json_object_new_object(), *regs = json_object_new_array();
-
-	json_object_object_add(o, "tid", json_object_new_int(t->tid));
-	json_object_object_add(o, "start_ns", agg_json__u64(t->start_ns));
-	json_object_object_add(o, "end_ns", agg_json__u64(t->end_ns));
-	json_object_object_add(o, "alive_at_exit",
-			       json_object_new_boolean(t->alive_at_exit));
-	int omp = __atomic_load_n(&t->omp_thread, __ATOMIC_RELAXED);
-
-	if (omp >= 0)
-		json_object_object_add(o, "omp_thread", json_object_new_int(omp));
-	if (nm)
-		json_object_object_add(o, "name", agg_json__text(nm->s));
-	json_object_object_add(o, "reads", json_reads(t));
-	if (t->missing) {
-		json_object_object_add(
-			o, "error",
-			json_object_new_string(t->reason ? t->reason :
-							   "counters not opened"));
-		if (t->err && strerrorname_np(t->err))
-			json_object_object_add(
-				o, "errno",
-				json_object_new_string(strerrorname_np(t->err)));
-	}
-	add_counts(o, "totals", p, &tv->totals);
-	agg_kernel__add_before(o, p, &t->before);
-	for (size_t k = 0; k < tv->nregions; k++) {
-		const struct agg_region_view *rv = &tv->reg[k];
-		json_object *ro = json_object_new_object();
-
-		json_object_object_add(ro, "name", agg_json__text(rv->name));
-		json_object_object_add(ro, "calls", agg_json__u64(rv->calls));
-		add_counts(ro, "inclusive", p, &rv->incl);
-		add_counts(ro, "exclusive", p, &rv->excl);
-		json_object_object_add(ro, "per_call", json_percall(p, &rv->percall));
-		json_object_array_add(regs, ro);
-	}
-	json_object_object_add(o, "regions", regs);
-	json_object_object_add(o, "warnings", json_warnings(&t->warn));
-	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
-		sections[i].add(o, sections[i].name, p, tv);
-	return o;
-}
-
 static json_object *json_stats(const struct agg_process *p, const struct agg_sum *sum)
 {
 	json_object *o = json_object_new_object();
@@ -275,29 +226,24 @@ static json_object *json_stats(const struct agg_process *p, const struct agg_sum
 	return o;
 }
 
-/* Per region name: calls, threads, sum/min/max/mean across threads. */
-static json_object *json_regions(const struct agg_view *v)
+/* One region name across threads: calls, threads, sum/min/max/mean. */
+static json_object *json_region_sum(const struct agg_view *v,
+				    const struct agg_region_sum *rs)
 {
 	const struct agg_process *p = v->p;
-	json_object *a = json_object_new_array();
+	json_object *o = json_object_new_object();
 
-	for (size_t k = 0; k < v->nsums; k++) {
-		const struct agg_region_sum *rs = &v->sum[k];
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "name", agg_json__text(rs->name));
-		json_object_object_add(o, "calls", agg_json__u64(rs->calls));
-		json_object_object_add(o, "threads", json_object_new_int(rs->threads));
-		json_object_object_add(o, "inclusive", json_stats(p, rs->incl.ev));
-		agg_mux_sum__json(o, "inclusive", p, rs->incl.ev);
-		json_object_object_add(o, "exclusive", json_stats(p, rs->excl.ev));
-		agg_mux_sum__json(o, "exclusive", p, rs->excl.ev);
-		json_object_object_add(o, "per_call", json_percall(p, &rs->percall));
-		agg_metrics__json(o, "inclusive", p, rs->incl.m);
-		agg_metrics__json(o, "exclusive", p, rs->excl.m);
-		json_object_array_add(a, o);
-	}
-	return a;
+	json_object_object_add(o, "name", agg_json__text(rs->name));
+	json_object_object_add(o, "calls", agg_json__u64(rs->calls));
+	json_object_object_add(o, "threads", json_object_new_int(rs->threads));
+	json_object_object_add(o, "inclusive", json_stats(p, rs->incl.ev));
+	agg_mux_sum__json(o, "inclusive", p, rs->incl.ev);
+	json_object_object_add(o, "exclusive", json_stats(p, rs->excl.ev));
+	agg_mux_sum__json(o, "exclusive", p, rs->excl.ev);
+	json_object_object_add(o, "per_call", json_percall(p, &rs->percall));
+	agg_metrics__json(o, "inclusive", p, rs->incl.m);
+	agg_metrics__json(o, "exclusive", p, rs->excl.m);
+	return o;
 }
 
 /* Process totals: per event the sum of the threads' estimates, the metrics
@@ -319,12 +265,277 @@ static void json_totals(json_object *doc, const struct agg_process *p,
 	agg_mux_sum__json(doc, "totals", p, s->ev);
 }
 
-static json_object *json_document(const struct agg_view *v)
+/* ---- the document, streamed ------------------------------------------- */
+
+/* The file is written piece by piece: each thread and region record is
+ * built with json-c, serialised, written and freed, so memory holds one
+ * record, never the document.  The text is what json-c's pretty printer
+ * gives for the whole document: two spaces per level. */
+struct out {
+	int fd;
+	int err; /* errno of the first failed write, or 0 */
+	size_t n;
+	char *buf;
+};
+
+#define OUT_BUF (64 * 1024)
+
+static int write_all(int fd, const char *buf, size_t len);
+
+static void out__flush(struct out *o)
+{
+	if (!o->err && o->n && write_all(o->fd, o->buf, o->n) < 0)
+		o->err = errno ? errno : EIO;
+	o->n = 0;
+}
+
+static void out__write(struct out *o, const char *s, size_t len)
+{
+	if (o->err)
+		return;
+	if (o->n + len > OUT_BUF) {
+		out__flush(o);
+		if (len > OUT_BUF) {
+			if (!o->err && write_all(o->fd, s, len) < 0)
+				o->err = errno ? errno : EIO;
+			return;
+		}
+	}
+	memcpy(o->buf + o->n, s, len);
+	o->n += len;
+}
+
+static void out__str(struct out *o, const char *s)
+{
+	out__write(o, s, strlen(s));
+}
+
+static void out__newline(struct out *o, int depth)
+{
+	static const char spaces[] = "                                ";
+
+	out__write(o, "\n", 1);
+	for (int n = 2 * depth; n > 0; n -= (int)sizeof(spaces) - 1)
+		out__write(o, spaces,
+			   (size_t)n < sizeof(spaces) - 1 ? (size_t)n : sizeof(spaces) - 1);
+}
+
+/* v's text at nesting depth (its inner lines indented to match); frees v. */
+static void out__value(struct out *o, int depth, json_object *v)
+{
+	const char *s = json_object_to_json_string_ext(
+		v, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *nl;
+
+	while ((nl = strchr(s, '\n'))) {
+		out__write(o, s, (size_t)(nl - s));
+		out__newline(o, depth);
+		s = nl + 1;
+	}
+	out__str(o, s);
+	json_object_put(v);
+}
+
+/* The separator and indentation before an entry of an object or array. */
+static void out__next(struct out *o, int depth, bool *first)
+{
+	if (!*first)
+		out__write(o, ",", 1);
+	*first = false;
+	out__newline(o, depth);
+}
+
+/* "key": at depth, after the separator. */
+static void out__key(struct out *o, int depth, bool *first, const char *key)
+{
+	json_object *k = json_object_new_string(key);
+
+	out__next(o, depth, first);
+	out__value(o, depth, k);
+	out__write(o, ":", 1);
+}
+
+/* Every member of obj in order, at depth; frees obj. */
+static void out__members(struct out *o, int depth, bool *first, json_object *obj)
+{
+	json_object_object_foreach(obj, key, val)
+	{
+		out__key(o, depth, first, key);
+		out__value(o, depth, json_object_get(val));
+	}
+	json_object_put(obj);
+}
+
+/* Closes an object or array opened at depth - 1 with c. */
+static void out__close(struct out *o, int depth, bool empty, const char *c)
+{
+	if (!empty)
+		out__newline(o, depth - 1);
+	out__str(o, c);
+}
+
+static json_object *json_region(const struct agg_process *p,
+				const struct agg_region_view *rv)
+{
+	json_object *ro = json_object_new_object();
+
+	json_object_object_add(ro, "name", agg_json__text(rv->name));
+	json_object_object_add(ro, "calls", agg_json__u64(rv->calls));
+	add_counts(ro, "inclusive", p, &rv->incl);
+	add_counts(ro, "exclusive", p, &rv->excl);
+	json_object_object_add(ro, "per_call", json_percall(p, &rv->percall));
+	return ro;
+}
+
+/* One thread object at depth: its head, then its regions one by one
+ * (those whose name is folded only counted), then the rest. */
+static int write_thread(struct out *o, int depth, struct agg_view *v,
+			const struct agg_thread *t)
+{
+	const struct agg_process *p = v->p;
+	const struct agg_name *nm = __atomic_load_n(&t->name, __ATOMIC_ACQUIRE);
+	json_object *head, *tail;
+	struct agg_thread_view tv;
+	uint64_t folded = 0, folded_calls = 0;
+	bool first = true, rfirst = true;
+
+	if (agg_view__thread(v, t, &tv) < 0)
+		return -1;
+	head = json_object_new_object();
+	json_object_object_add(head, "tid", json_object_new_int(t->tid));
+	json_object_object_add(head, "start_ns", agg_json__u64(t->start_ns));
+	json_object_object_add(head, "end_ns", agg_json__u64(t->end_ns));
+	json_object_object_add(head, "alive_at_exit",
+			       json_object_new_boolean(t->alive_at_exit));
+	int omp = __atomic_load_n(&t->omp_thread, __ATOMIC_RELAXED);
+
+	if (omp >= 0)
+		json_object_object_add(head, "omp_thread", json_object_new_int(omp));
+	if (nm)
+		json_object_object_add(head, "name", agg_json__text(nm->s));
+	json_object_object_add(head, "reads", json_reads(t));
+	if (t->missing) {
+		json_object_object_add(
+			head, "error",
+			json_object_new_string(t->reason ? t->reason :
+							   "counters not opened"));
+		if (t->err && strerrorname_np(t->err))
+			json_object_object_add(
+				head, "errno",
+				json_object_new_string(strerrorname_np(t->err)));
+	}
+	add_counts(head, "totals", p, &tv.totals);
+	agg_kernel__add_before(head, p, &t->before);
+	/* The sections read the thread view (series): built before the
+	 * regions release it. */
+	tail = json_object_new_object();
+	json_object_object_add(tail, "warnings", json_warnings(&t->warn));
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		sections[i].add(tail, sections[i].name, p, &tv);
+	agg_view__release(v);
+
+	out__str(o, "{");
+	out__members(o, depth + 1, &first, head);
+	out__key(o, depth + 1, &first, "regions");
+	out__str(o, "[");
+	for (const struct agg_region *r = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE);
+	     r; r = __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)) {
+		struct agg_region_view rv;
+		int rc = agg_view__region(v, t, r, &rv);
+
+		if (rc < 0) {
+			json_object_put(tail);
+			return -1;
+		}
+		if (rc == 0) {
+			folded++;
+			folded_calls += __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
+			continue;
+		}
+		out__next(o, depth + 2, &rfirst);
+		out__value(o, depth + 2, json_region(p, &rv));
+		agg_view__release(v);
+	}
+	out__close(o, depth + 2, rfirst, "]");
+	if (folded) {
+		json_object *f = json_object_new_object();
+
+		json_object_object_add(f, "count", agg_json__u64(folded));
+		json_object_object_add(f, "calls", agg_json__u64(folded_calls));
+		out__key(o, depth + 1, &first, "regions_folded");
+		out__value(o, depth + 1, f);
+	}
+	out__members(o, depth + 1, &first, tail);
+	out__close(o, depth + 1, first, "}");
+	return 0;
+}
+
+/* Distribution of the folded records' keys (sorted): min, median, max. */
+static json_object *json_keydist(const struct agg_folded *f)
+{
+	json_object *o = json_object_new_object();
+	const double *k = f->key;
+	size_t n = f->count;
+	double med = n % 2 ? k[n / 2] : (k[n / 2 - 1] + k[n / 2]) / 2;
+
+	json_object_object_add(o, "min", k[0] >= 0 ? agg_json__dbl(k[0]) : NULL);
+	json_object_object_add(o, "median", med >= 0 ? agg_json__dbl(med) : NULL);
+	json_object_object_add(o, "max", k[n - 1] >= 0 ? agg_json__dbl(k[n - 1]) : NULL);
+	return o;
+}
+
+/* The records a limit folded (docs/schema.md "folded"), or null. */
+static json_object *json_folded(const struct agg_view *v, const struct agg_folded *f,
+				bool regions)
+{
+	const struct agg_process *p = v->p;
+	json_object *o;
+	char key[160];
+
+	if (!f->count)
+		return NULL;
+	o = json_object_new_object();
+	if (p->main_ev < 0)
+		snprintf(key, sizeof(key), regions ? "calls" : "none");
+	else
+		snprintf(key, sizeof(key), "%s %.120s", regions ? "inclusive" : "totals",
+			 p->ev[p->main_ev].name);
+	json_object_object_add(o, "limit", json_object_new_int(f->limit));
+	json_object_object_add(o, "key", agg_json__text(key));
+	json_object_object_add(o, "kept", agg_json__u64(f->kept));
+	json_object_object_add(o, "count", agg_json__u64(f->count));
+	json_object_object_add(o, "key_folded", json_keydist(f));
+	json_object_object_add(o, "key_smallest_kept",
+			       f->kept_min >= 0 && isfinite(f->kept_min) ?
+				       agg_json__dbl(f->kept_min) :
+				       NULL);
+	if (regions) {
+		json_object_object_add(o, "largest", agg_json__text(f->largest));
+		json_object_object_add(o, "calls", agg_json__u64(f->calls));
+		json_object_object_add(o, "inclusive", json_stats(p, f->incl.ev));
+		json_object_object_add(o, "exclusive", json_stats(p, f->excl.ev));
+	} else {
+		json_object *tot = json_object_new_object();
+
+		json_object_object_add(o, "largest", json_object_new_int(f->largest_tid));
+		for (int i = 0; i < p->nev; i++)
+			if (p->ev[i].ok)
+				json_object_object_add(
+					tot, p->ev[i].name,
+					f->incl.ev[i].st.n ?
+						agg_json__u64(f->incl.ev[i].shown) :
+						NULL);
+		json_object_object_add(o, "totals", tot);
+	}
+	return o;
+}
+
+/* Everything before the "threads" array. */
+static json_object *json_head(const struct agg_view *v)
 {
 	const struct agg_process *p = v->p;
 	json_object *doc = json_object_new_object();
-	json_object *tool = json_object_new_object(),
-		    *threads = json_object_new_array();
+	json_object *tool = json_object_new_object(), *f = json_object_new_object();
 
 	json_object_object_add(doc, "schema", json_object_new_string(AGG_SCHEMA));
 	json_object_object_add(tool, "name", json_object_new_string("hpcshim"));
@@ -340,17 +551,49 @@ static json_object *json_document(const struct agg_view *v)
 	}
 	json_totals(doc, p, &v->totals);
 	agg_kernel__add_process_before(doc, p);
-	for (int i = 0; i < v->nthreads; i++)
-		json_object_array_add(threads, json_thread(p, &v->th[i]));
 	json_object_object_add(doc, "thread_count", json_object_new_int(v->nthreads));
 	json_object_object_add(doc, "uncovered_region_calls",
 			       agg_json__u64(p->uncovered_calls));
 	json_object_object_add(doc, "uncovered_threads", agg_kernel__uncovered(p));
-	json_object_object_add(doc, "threads", threads);
-	json_object_object_add(doc, "regions", json_regions(v));
-	if (p->range)
-		json_object_object_add(doc, "ranges", agg_range__process_json(p));
+	json_object_object_add(f, "threads", json_folded(v, &v->threads_folded, false));
+	json_object_object_add(f, "regions", json_folded(v, &v->regions_folded, true));
+	json_object_object_add(doc, "folded", f);
 	return doc;
+}
+
+static int write_document(struct out *o, struct agg_view *v)
+{
+	const struct agg_process *p = v->p;
+	const struct agg_thread *t;
+	bool first = true, afirst = true;
+	size_t i = 0;
+
+	out__str(o, "{");
+	out__members(o, 1, &first, json_head(v));
+	out__key(o, 1, &first, "threads");
+	out__str(o, "[");
+	for (t = p->threads; t; t = t->next, i++) {
+		if (!v->thread_kept[i])
+			continue;
+		out__next(o, 2, &afirst);
+		if (write_thread(o, 2, v, t) < 0)
+			return -1;
+	}
+	out__close(o, 2, afirst, "]");
+	out__key(o, 1, &first, "regions");
+	out__str(o, "[");
+	afirst = true;
+	for (size_t k = 0; k < v->nsums; k++) {
+		out__next(o, 2, &afirst);
+		out__value(o, 2, json_region_sum(v, &v->sum[k]));
+	}
+	out__close(o, 2, afirst, "]");
+	if (p->range) {
+		out__key(o, 1, &first, "ranges");
+		out__value(o, 1, agg_range__process_json(p));
+	}
+	out__close(o, 1, first, "}\n");
+	return 0;
 }
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -408,18 +651,14 @@ int agg_process__write(const struct agg_process *p, const char *dir, char *path,
 		       size_t pathlen, char *err, size_t errlen)
 {
 	struct agg_view *v = agg_view__new(p);
-	json_object *doc = NULL;
-	const char *text;
+	struct out o = { .buf = malloc(OUT_BUF) };
 	char base[256], tmp[4096];
-	int fd, rc = -1, saved;
+	int fd, rc = -1, built;
 
-	if (!v) {
+	if (!v || !o.buf) {
 		snprintf(err, errlen, "cannot build the results: %s", strerror(ENOMEM));
 		goto out;
 	}
-	doc = json_document(v);
-	text = json_object_to_json_string_ext(
-		doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 	result_base(p, base, sizeof(base));
 	/* Unique per process start, so a file left by a killed process with
 	 * the same pid never blocks this one. */
@@ -431,9 +670,16 @@ int agg_process__write(const struct agg_process *p, const char *dir, char *path,
 			 strerror(errno));
 		goto out;
 	}
-	if (write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0) {
-		saved = errno;
-		snprintf(err, errlen, "cannot write to %s: %s", dir, strerror(saved));
+	o.fd = fd;
+	built = write_document(&o, v);
+	out__flush(&o);
+	if (built < 0 || o.err) {
+		if (built < 0)
+			snprintf(err, errlen, "cannot build the results: %s",
+				 strerror(ENOMEM));
+		else
+			snprintf(err, errlen, "cannot write to %s: %s", dir,
+				 strerror(o.err));
 		hs_sys__close(fd);
 		goto fail_unlink;
 	}
@@ -449,7 +695,7 @@ int agg_process__write(const struct agg_process *p, const char *dir, char *path,
 fail_unlink:
 	unlink(tmp);
 out:
-	json_object_put(doc);
+	free(o.buf);
 	agg_view__delete(v);
 	return rc;
 }

@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/linkhash.h>
-
+#include "common/hash.h"
 #include "aggregate/metric.h"
 #include "aggregate/mux.h"
 #include "aggregate/view.h"
@@ -44,7 +43,7 @@ struct agg_view_chunk {
 	max_align_t data[];
 };
 
-static void *view__alloc(struct agg_view *v, size_t n, size_t size)
+static void *chunk__alloc(struct agg_view_chunk **list, size_t n, size_t size)
 {
 	struct agg_view_chunk *c;
 
@@ -53,21 +52,39 @@ static void *view__alloc(struct agg_view *v, size_t n, size_t size)
 	c = calloc(1, sizeof(*c) + (n ? n * size : 1));
 	if (!c)
 		return NULL;
-	c->next = v->mem;
-	v->mem = c;
+	c->next = *list;
+	*list = c;
 	return c->data;
+}
+
+static void chunk__free(struct agg_view_chunk **list)
+{
+	while (*list) {
+		struct agg_view_chunk *c = *list;
+
+		*list = c->next;
+		free(c);
+	}
+}
+
+/* What lives as long as the view. */
+static void *view__alloc(struct agg_view *v, size_t n, size_t size)
+{
+	return chunk__alloc(&v->mem, n, size);
+}
+
+void agg_view__release(struct agg_view *v)
+{
+	chunk__free(&v->scratch);
 }
 
 void agg_view__delete(struct agg_view *v)
 {
 	if (!v)
 		return;
-	while (v->mem) {
-		struct agg_view_chunk *c = v->mem;
-
-		v->mem = c->next;
-		free(c);
-	}
+	chunk__free(&v->mem);
+	chunk__free(&v->scratch);
+	free(v->names);
 	free(v);
 }
 
@@ -169,6 +186,7 @@ static const enum why_kind state_why[] = {
 	[AGG_VALUE_UNKNOWN] = WHY_UNKNOWN,
 };
 
+/* One interval's values, in the record scratch (agg_view__release). */
 static int view__interval(struct agg_view *v, const struct agg_thread *t,
 			  const struct count *raw, struct agg_interval_view *out)
 {
@@ -178,8 +196,9 @@ static int view__interval(struct agg_view *v, const struct agg_thread *t,
 	double in[nev];
 	const char *why[nev];
 
-	out->ev = view__alloc(v, (size_t)nev, sizeof(*out->ev));
-	out->m = v->nmetrics ? view__alloc(v, (size_t)v->nmetrics, sizeof(*out->m)) :
+	out->ev = chunk__alloc(&v->scratch, (size_t)nev, sizeof(*out->ev));
+	out->m = v->nmetrics ? chunk__alloc(&v->scratch, (size_t)v->nmetrics,
+					    sizeof(*out->m)) :
 			       NULL;
 	if (!out->ev || (v->nmetrics && !out->m))
 		return -1;
@@ -282,28 +301,6 @@ static void percall__merge(struct agg_percall *acc, const struct agg_percall *pc
 	acc->n += pc->n;
 }
 
-static const struct agg_region *region__first(const struct agg_thread *t)
-{
-	return __atomic_load_n(&t->head, __ATOMIC_ACQUIRE);
-}
-
-static const struct agg_region *region__next(const struct agg_region *r)
-{
-	return __atomic_load_n(&r->next, __ATOMIC_ACQUIRE);
-}
-
-static int view__region(struct agg_view *v, const struct agg_thread *t,
-			const struct agg_region *r, struct agg_region_view *rv)
-{
-	rv->name = r->name;
-	rv->calls = __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
-	rv->percall = percall__load(&r->percall);
-	if (view__interval(v, t, r->c, &rv->incl) < 0 ||
-	    view__interval(v, t, r->c + r->nev, &rv->excl) < 0)
-		return -1;
-	return 0;
-}
-
 /* Point k of s as a reading by event index (groups' times on members). */
 static void series__point(const struct agg_process *p, const struct agg_series *s,
 			  uint32_t k, struct count *c)
@@ -353,14 +350,14 @@ static int view__series(struct agg_view *v, const struct agg_thread *t,
 
 	if (!s)
 		return 0;
-	sv = view__alloc(v, 1, sizeof(*sv));
+	sv = chunk__alloc(&v->scratch, 1, sizeof(*sv));
 	if (!sv)
 		return -1;
 	sv->n = __atomic_load_n(&s->n, __ATOMIC_ACQUIRE);
 	sv->interval_ns = s->period_ns * s->stride;
-	sv->t = view__alloc(v, sv->n, sizeof(*sv->t));
-	sv->shown = view__alloc(v, sv->n * nev, sizeof(*sv->shown));
-	sv->known = view__alloc(v, sv->n * nev, sizeof(*sv->known));
+	sv->t = chunk__alloc(&v->scratch, sv->n, sizeof(*sv->t));
+	sv->shown = chunk__alloc(&v->scratch, sv->n * nev, sizeof(*sv->shown));
+	sv->known = chunk__alloc(&v->scratch, sv->n * nev, sizeof(*sv->known));
 	if (!sv->t || !sv->shown || !sv->known)
 		return -1;
 	memset(prev, 0, sizeof(prev));
@@ -374,110 +371,386 @@ static int view__series(struct agg_view *v, const struct agg_thread *t,
 	return 0;
 }
 
-/* The thread's regions as published when counted: one published later (a
- * thread still running) waits for the next result. */
-static int view__thread(struct agg_view *v, const struct agg_thread *t,
-			struct agg_thread_view *tv)
+static const struct agg_region *region__first(const struct agg_thread *t)
 {
-	const struct agg_region *r;
-	size_t n = 0;
+	return __atomic_load_n(&t->head, __ATOMIC_ACQUIRE);
+}
 
+static const struct agg_region *region__next(const struct agg_region *r)
+{
+	return __atomic_load_n(&r->next, __ATOMIC_ACQUIRE);
+}
+
+/* ---- threads and regions, one record at a time ------------------------ */
+
+int agg_view__thread(struct agg_view *v, const struct agg_thread *t,
+		     struct agg_thread_view *tv)
+{
+	memset(tv, 0, sizeof(*tv));
 	tv->t = t;
 	if (view__interval(v, t, t->totals, &tv->totals) < 0 ||
 	    view__series(v, t, tv) < 0)
 		return -1;
-	for (r = region__first(t); r; r = region__next(r))
-		n++;
-	tv->reg = view__alloc(v, n, sizeof(*tv->reg));
-	if (!tv->reg)
-		return -1;
-	for (r = region__first(t); r && tv->nregions < n; r = region__next(r))
-		if (view__region(v, t, r, &tv->reg[tv->nregions++]) < 0)
-			return -1;
-	sum__add(&v->totals, v->p, &tv->totals);
 	return 0;
 }
 
-/* The summary entry of a region name, created on its first appearance. */
-static struct agg_region_sum *view__sum_of(struct agg_view *v, struct lh_table *tab,
-					   const char *name)
+/* The values of region r, written or not. */
+static int view__region_values(struct agg_view *v, const struct agg_thread *t,
+			       const struct agg_region *r, struct agg_region_view *rv)
 {
-	struct agg_region_sum *rs = NULL;
-
-	if (lh_table_lookup_ex(tab, name, (void **)&rs))
-		return rs;
-	rs = &v->sum[v->nsums];
-	if (sum__init(v, &rs->incl) < 0 || sum__init(v, &rs->excl) < 0 ||
-	    lh_table_insert(tab, name, rs) < 0)
-		return NULL;
-	rs->name = name;
-	v->nsums++;
-	return rs;
+	rv->name = r->name;
+	rv->calls = __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
+	rv->percall = percall__load(&r->percall);
+	if (view__interval(v, t, r->c, &rv->incl) < 0 ||
+	    view__interval(v, t, r->c + r->nev, &rv->excl) < 0)
+		return -1;
+	return 0;
 }
 
-/* Per region name: calls, threads, sums across threads. */
-static int view__regions(struct agg_view *v)
+/* ---- region names: one entry per name, open addressing ---------------- */
+
+struct agg_view_name {
+	const char *name; /* the first thread record's; NULL: free slot */
+	uint64_t hash;
+	double key;      /* the folding key, summed over threads          */
+	uint64_t calls;
+	size_t order;    /* first appearance along the thread list        */
+	long sum;        /* index in v->sum, or -1 when folded            */
+};
+
+static struct agg_view_name *name__find(struct agg_view *v, const char *name,
+					uint64_t h)
 {
-	struct lh_table *tab = lh_kchar_table_new(64, NULL);
-	size_t n = 0;
+	size_t mask = v->names_cap - 1;
+
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		struct agg_view_name *e = &v->names[i];
+
+		if (!e->name || (e->hash == h && strcmp(e->name, name) == 0))
+			return e;
+	}
+}
+
+static int names__grow(struct agg_view *v)
+{
+	size_t cap = v->names_cap ? 2 * v->names_cap : 1024, old = v->names_cap;
+	struct agg_view_name *o = v->names;
+
+	v->names = calloc(cap, sizeof(*v->names));
+	if (!v->names) {
+		v->names = o;
+		return -1;
+	}
+	v->names_cap = cap;
+	for (size_t i = 0; i < old; i++)
+		if (o[i].name)
+			*name__find(v, o[i].name, o[i].hash) = o[i];
+	free(o);
+	return 0;
+}
+
+static struct agg_view_name *view__name(struct agg_view *v, const char *name)
+{
+	return v->names_cap ? name__find(v, name, hs_hash__str(HS_HASH_INIT, name)) :
+			      NULL;
+}
+
+/* The folding key of an interval: the main event's estimate (the first
+ * counted event, task-clock by default); -1 when unknown. */
+static double view__key(const struct agg_view *v, const struct agg_interval_view *iv)
+{
+	int e = v->p->main_ev;
+
+	if (e < 0 || e >= v->p->nev || iv->ev[e].state != AGG_VALUE_KNOWN)
+		return -1;
+	return iv->ev[e].est;
+}
+
+int agg_view__region(struct agg_view *v, const struct agg_thread *t,
+		     const struct agg_region *r, struct agg_region_view *rv)
+{
+	const struct agg_view_name *e = view__name(v, r->name);
+
+	/* A record published after the view was built waits for the next
+	 * result, like a folded one. */
+	if (!e || !e->name || e->sum < 0)
+		return 0;
+	return view__region_values(v, t, r, rv) < 0 ? -1 : 1;
+}
+
+/* ---- folding: the records beyond a limit, smallest key first ---------- */
+
+struct rank {
+	double key;
+	size_t order;
+};
+
+/* Largest key first; among equals the earlier record. */
+static int rank__cmp(const void *a, const void *b)
+{
+	const struct rank *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? 1 : -1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+static int dbl__cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The key below which a record is folded: the limit-th largest of key[n]
+ * (ties broken by order); *cut_order the order of that record.  Returns
+ * false when nothing is folded. */
+static bool fold__cut(const struct rank *rk, size_t n, int limit, struct rank *cut)
+{
+	struct rank *s;
+
+	if (limit <= 0 || n <= (size_t)limit)
+		return false;
+	s = malloc(n * sizeof(*s));
+	if (!s) /* keep everything rather than lose the file */
+		return false;
+	memcpy(s, rk, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), rank__cmp);
+	*cut = s[limit - 1];
+	free(s);
+	return true;
+}
+
+static bool fold__kept(const struct rank *r, bool folding, const struct rank *cut)
+{
+	return !folding || rank__cmp(r, cut) <= 0;
+}
+
+static int folded__init(struct agg_view *v, struct agg_folded *f, int limit,
+			size_t count)
+{
+	f->limit = limit;
+	f->kept_min = -1;
+	if (sum__init(v, &f->incl) < 0 || sum__init(v, &f->excl) < 0)
+		return -1;
+	f->key = view__alloc(v, count, sizeof(*f->key));
+	return f->key ? 0 : -1;
+}
+
+static void folded__finish(struct agg_view *v, struct agg_folded *f)
+{
+	qsort(f->key, f->count, sizeof(*f->key), dbl__cmp);
+	sum__finish(v, &f->incl);
+	sum__finish(v, &f->excl);
+}
+
+/* Every thread's totals into the process totals; the threads beyond
+ * HPCSHIM_MAX_THREADS, smallest first, into threads_folded.  The thread
+ * that started the process is always written. */
+static int view__threads(struct agg_view *v, size_t n)
+{
+	const struct agg_process *p = v->p;
+	struct agg_folded *f = &v->threads_folded;
+	struct rank *rk = calloc(n ? n : 1, sizeof(*rk)), cut;
+	const struct agg_thread *t;
+	bool folding;
+	size_t i;
 	int rc = -1;
 
-	if (!tab)
-		return -1;
-	for (int i = 0; i < v->nthreads; i++)
-		n += v->th[i].nregions;
-	v->sum = view__alloc(v, n, sizeof(*v->sum));
+	v->thread_kept = view__alloc(v, n, sizeof(*v->thread_kept));
+	if (!rk || !v->thread_kept || folded__init(v, f, p->max_threads, n) < 0)
+		goto out;
+	for (t = p->threads, i = 0; t && i < n; t = t->next, i++) {
+		struct agg_interval_view iv;
+
+		if (view__interval(v, t, t->totals, &iv) < 0)
+			goto out;
+		rk[i].key = t->tid == p->pid ? INFINITY : view__key(v, &iv);
+		rk[i].order = i;
+		agg_view__release(v);
+	}
+	folding = fold__cut(rk, n, p->max_threads, &cut);
+	double largest = -INFINITY;
+
+	for (t = p->threads, i = 0; t && i < n; t = t->next, i++) {
+		struct agg_interval_view iv;
+
+		if (view__interval(v, t, t->totals, &iv) < 0)
+			goto out;
+		sum__add(&v->totals, p, &iv);
+		v->thread_kept[i] = fold__kept(&rk[i], folding, &cut);
+		if (v->thread_kept[i]) {
+			v->nthreads++;
+			if (f->kept_min < 0 || rk[i].key < f->kept_min)
+				f->kept_min = rk[i].key;
+		} else {
+			sum__add(&f->incl, p, &iv);
+			f->key[f->count++] = rk[i].key;
+			if (rk[i].key > largest) {
+				largest = rk[i].key;
+				f->largest_tid = t->tid;
+			}
+		}
+		agg_view__release(v);
+	}
+	f->kept = (uint64_t)v->nthreads;
+	sum__finish(v, &v->totals);
+	folded__finish(v, f);
+	rc = 0;
+out:
+	free(rk);
+	return rc;
+}
+
+/* Pass 1 over the region records: one entry per name with its key (the
+ * inclusive main event summed over threads) and calls. */
+static int view__names(struct agg_view *v, size_t *nnames)
+{
+	const struct agg_process *p = v->p;
+	size_t order = 0;
+
+	for (const struct agg_thread *t = p->threads; t; t = t->next) {
+		for (const struct agg_region *r = region__first(t); r;
+		     r = region__next(r)) {
+			struct agg_region_view rv;
+			struct agg_view_name *e;
+			uint64_t h = hs_hash__str(HS_HASH_INIT, r->name);
+			double key;
+
+			if (2 * (order + 1) > v->names_cap && names__grow(v) < 0)
+				return -1;
+			if (view__region_values(v, t, r, &rv) < 0)
+				return -1;
+			key = view__key(v, &rv.incl);
+			agg_view__release(v);
+			e = name__find(v, r->name, h);
+			if (!e->name) {
+				e->name = r->name;
+				e->hash = h;
+				e->order = order++;
+				e->sum = -1;
+			}
+			e->calls += rv.calls;
+			if (key > 0)
+				e->key += key;
+		}
+	}
+	*nnames = order;
+	return 0;
+}
+
+/* Which names are written: all, or the HPCSHIM_MAX_REGIONS largest by key
+ * (calls when no event has a value), in order of first appearance. */
+static int view__select_names(struct agg_view *v, size_t n)
+{
+	struct agg_folded *f = &v->regions_folded;
+	struct rank *rk = calloc(n ? n : 1, sizeof(*rk)), cut;
+	struct agg_view_name **by = calloc(n ? n : 1, sizeof(*by));
+	bool folding, by_calls = v->p->main_ev < 0;
+	double largest = -INFINITY;
+	int rc = -1;
+
+	if (!rk || !by || folded__init(v, f, v->p->max_regions, n) < 0)
+		goto out;
+	for (size_t i = 0; i < v->names_cap; i++) {
+		struct agg_view_name *e = &v->names[i];
+
+		if (!e->name)
+			continue;
+		by[e->order] = e;
+		rk[e->order].key = by_calls ? (double)e->calls : e->key;
+		rk[e->order].order = e->order;
+	}
+	folding = fold__cut(rk, n, v->p->max_regions, &cut);
+	v->sum = view__alloc(v, folding ? (size_t)v->p->max_regions : n,
+			     sizeof(*v->sum));
 	if (!v->sum)
 		goto out;
-	for (int i = 0; i < v->nthreads; i++) {
-		for (size_t k = 0; k < v->th[i].nregions; k++) {
-			const struct agg_region_view *rv = &v->th[i].reg[k];
-			struct agg_region_sum *rs = view__sum_of(v, tab, rv->name);
+	for (size_t i = 0; i < n; i++) {
+		struct agg_region_sum *rs;
 
-			if (!rs)
-				goto out;
-			rs->calls += rv->calls;
-			rs->threads++;
-			percall__merge(&rs->percall, &rv->percall);
-			sum__add(&rs->incl, v->p, &rv->incl);
-			sum__add(&rs->excl, v->p, &rv->excl);
+		if (!fold__kept(&rk[i], folding, &cut)) {
+			f->key[f->count++] = rk[i].key;
+			if (rk[i].key > largest) {
+				largest = rk[i].key;
+				f->largest = by[i]->name;
+			}
+			continue;
+		}
+		if (f->kept_min < 0 || rk[i].key < f->kept_min)
+			f->kept_min = rk[i].key;
+		rs = &v->sum[v->nsums];
+		if (sum__init(v, &rs->incl) < 0 || sum__init(v, &rs->excl) < 0)
+			goto out;
+		rs->name = by[i]->name;
+		by[i]->sum = (long)v->nsums++;
+	}
+	f->kept = v->nsums;
+	rc = 0;
+out:
+	free(rk);
+	free(by);
+	return rc;
+}
+
+/* Pass 2: per name written, calls, threads and sums across threads; the
+ * folded names' values into regions_folded. */
+static int view__regions(struct agg_view *v)
+{
+	const struct agg_process *p = v->p;
+	struct agg_folded *f = &v->regions_folded;
+	size_t n;
+
+	if (view__names(v, &n) < 0 || view__select_names(v, n) < 0)
+		return -1;
+	for (const struct agg_thread *t = p->threads; t; t = t->next) {
+		for (const struct agg_region *r = region__first(t); r;
+		     r = region__next(r)) {
+			const struct agg_view_name *e = view__name(v, r->name);
+			struct agg_region_view rv;
+
+			if (!e || !e->name) /* published after pass 1 */
+				continue;
+			if (view__region_values(v, t, r, &rv) < 0)
+				return -1;
+			if (e->sum >= 0) {
+				struct agg_region_sum *rs = &v->sum[e->sum];
+
+				rs->calls += rv.calls;
+				rs->threads++;
+				percall__merge(&rs->percall, &rv.percall);
+				sum__add(&rs->incl, p, &rv.incl);
+				sum__add(&rs->excl, p, &rv.excl);
+			} else {
+				f->calls += rv.calls;
+				sum__add(&f->incl, p, &rv.incl);
+				sum__add(&f->excl, p, &rv.excl);
+			}
+			agg_view__release(v);
 		}
 	}
 	for (size_t k = 0; k < v->nsums; k++) {
 		sum__finish(v, &v->sum[k].incl);
 		sum__finish(v, &v->sum[k].excl);
 	}
-	rc = 0;
-out:
-	lh_table_free(tab);
-	return rc;
+	folded__finish(v, f);
+	return 0;
 }
 
 struct agg_view *agg_view__new(const struct agg_process *p)
 {
 	struct agg_view *v = calloc(1, sizeof(*v));
-	const struct agg_thread *t;
-	int n = 0;
+	size_t n = 0;
 
 	if (!v)
 		return NULL;
 	v->p = p;
-	for (t = p->threads; t; t = t->next)
+	for (const struct agg_thread *t = p->threads; t; t = t->next)
 		n++;
-	if (view__init_metrics(v) < 0 || sum__init(v, &v->totals) < 0)
-		goto fail;
-	v->th = view__alloc(v, (size_t)n, sizeof(*v->th));
-	if (!v->th)
-		goto fail;
-	/* The list is collected at exit; the bound only guards the walk. */
-	for (t = p->threads; t && v->nthreads < n; t = t->next)
-		if (view__thread(v, t, &v->th[v->nthreads++]) < 0)
-			goto fail;
-	sum__finish(v, &v->totals);
-	if (view__regions(v) < 0)
-		goto fail;
+	if (view__init_metrics(v) < 0 || sum__init(v, &v->totals) < 0 ||
+	    view__threads(v, n) < 0 || view__regions(v) < 0) {
+		agg_view__delete(v);
+		return NULL;
+	}
 	return v;
-fail:
-	agg_view__delete(v);
-	return NULL;
 }

@@ -1,7 +1,9 @@
 /* view.h - every reported value of a process result, computed once.
  *
  * The writer (json.c) builds an agg_view before serialising and then only
- * formats it: json.c, json_mux.c and metric.c compute nothing.  The walk is
+ * formats it: json.c, json_mux.c and metric.c compute nothing.  The
+ * process-wide sums are computed first; each thread's and region's values
+ * when that record is written, then released.  The walk is
  * one way, json.c -> view.c -> mux.c.
  *
  *   agg_value    one event of one thread interval (thread totals, region
@@ -24,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "aggregate/aggregate.h"
 
@@ -91,8 +94,6 @@ struct agg_series_view {
 struct agg_thread_view {
 	const struct agg_thread *t;
 	struct agg_interval_view totals;
-	size_t nregions;
-	struct agg_region_view *reg;
 	struct agg_series_view *series; /* NULL without a series           */
 };
 
@@ -114,21 +115,55 @@ struct agg_region_sum {
 };
 
 struct agg_view_chunk;
+struct agg_view_name;
+
+/* What a limit folded (HPCSHIM_MAX_REGIONS, HPCSHIM_MAX_THREADS): the
+ * records beyond it, the smallest by the key, summed into one.  key[] is
+ * the folded records' keys, sorted (min, median, max). */
+struct agg_folded {
+	int limit;            /* 0: no limit                          */
+	uint64_t kept;        /* records written                      */
+	uint64_t count;       /* records folded                       */
+	uint64_t calls;       /* region calls of the folded records   */
+	double *key;          /* [count], sorted                      */
+	double kept_min;      /* the smallest key written             */
+	const char *largest;  /* regions: the largest folded name     */
+	pid_t largest_tid;    /* threads: the largest folded tid      */
+	struct agg_sum_view incl, excl; /* regions: sums of the folded;
+					 * threads: incl = their totals */
+};
 
 struct agg_view {
 	const struct agg_process *p;
 	int nmetrics; /* per interval; 0: no "_metrics" objects  */
-	struct agg_sum_view totals;
-	int nthreads;
-	struct agg_thread_view *th;
-	size_t nsums;
-	struct agg_region_sum *sum;
+	struct agg_sum_view totals; /* every thread, folded ones too      */
+	int nthreads;               /* threads written                     */
+	bool *thread_kept;          /* [threads in p->threads] in list order */
+	size_t nsums;               /* region names written                */
+	struct agg_region_sum *sum; /* [nsums] in order of first appearance */
+	struct agg_folded regions_folded, threads_folded;
+	struct agg_view_name *names; /* name -> summary (view.c)          */
+	size_t names_cap;
 	char (*why)[240];           /* [AGG_WHY_KINDS * nev] input reasons     */
 	struct agg_view_chunk *mem; /* everything above lives here           */
+	struct agg_view_chunk *scratch; /* one record's values: agg_view__release */
 };
 
-/* NULL on ENOMEM. */
+/* The process-wide part: totals, region summaries, what is folded.  A
+ * thread's and a region's own values are computed when written
+ * (agg_view__thread, agg_view__region), so memory holds one record at a
+ * time, never the document.  NULL on ENOMEM. */
 struct agg_view *agg_view__new(const struct agg_process *p);
 void agg_view__delete(struct agg_view *v);
+/* Thread t's totals and series, valid until agg_view__release.  -1 on
+ * ENOMEM. */
+int agg_view__thread(struct agg_view *v, const struct agg_thread *t,
+		     struct agg_thread_view *tv);
+/* Region r of thread t: 1 and rv filled when its name is written, 0 when
+ * folded, -1 on ENOMEM.  Valid until agg_view__release. */
+int agg_view__region(struct agg_view *v, const struct agg_thread *t,
+		     const struct agg_region *r, struct agg_region_view *rv);
+/* Frees what agg_view__thread and agg_view__region returned. */
+void agg_view__release(struct agg_view *v);
 
 #endif

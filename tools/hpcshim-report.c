@@ -134,6 +134,7 @@ struct table {
 	int ncols, nrows;
 	char *align;  /* per column: 'l' or 'r' */
 	char **cells; /* nrows x ncols, row-major; NULL prints as empty */
+	size_t cap;   /* rows allocated */
 };
 
 static void table_init(struct table *t, int ncols)
@@ -146,15 +147,19 @@ static void table_init(struct table *t, int ncols)
 	t->align[0] = 'l';
 	t->align[ncols] = '\0';
 	t->cells = NULL;
+	t->cap = 0;
 }
 
 static void table_add_row(struct table *t)
 {
-	size_t n = (size_t)(t->nrows + 1) * (size_t)t->ncols;
+	size_t ncols = (size_t)t->ncols, n = (size_t)t->nrows;
 
-	t->cells = xrealloc(t->cells, n * sizeof(*t->cells));
-	memset(t->cells + (size_t)t->nrows * (size_t)t->ncols, 0,
-	       (size_t)t->ncols * sizeof(*t->cells));
+	/* Room doubles: one realloc per row copied the table every time. */
+	if (n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->cells = xrealloc(t->cells, t->cap * ncols * sizeof(*t->cells));
+	}
+	memset(t->cells + n * ncols, 0, ncols * sizeof(*t->cells));
 	t->nrows++;
 }
 
@@ -449,22 +454,14 @@ static void print_totals(json_object *doc, const struct evlist *el, struct notes
 	table_free(&t);
 }
 
-/* 1 when region `name` was multiplexed for event ev on some thread: its
- * across-thread sum then mixes estimates over short intervals. */
-static int region_multiplexed(json_object *threads, const char *name, const char *ev)
+/* 1 when region r (a summary across threads) was multiplexed for event ev
+ * on some thread: its sum then mixes estimates over short intervals.  The
+ * summary says so itself ("inclusive_multiplexed" holds ev when any
+ * thread's inclusive value was partial), so no scan of the threads: that
+ * scan per row and event made the report quadratic in regions. */
+static int region_multiplexed(json_object *r, const char *ev)
 {
-	for (size_t i = 0; i < arr_len(threads); i++) {
-		json_object *regs = get(arr_at(threads, i), "regions");
-
-		for (size_t k = 0; k < arr_len(regs); k++) {
-			json_object *r = arr_at(regs, k);
-
-			if (strcmp(get_str(r, "name", ""), name) == 0 &&
-			    multiplexed(r, "inclusive", ev))
-				return 1;
-		}
-	}
-	return 0;
+	return multiplexed(r, "inclusive", ev);
 }
 
 /* Column titles: name, fixed columns, then one per counted event. */
@@ -485,7 +482,7 @@ static void table_titles(struct table *t, const char *first, const char *const *
 		table_set(t, 1 + nfixed + el->n, after);
 }
 
-static void region_row(struct table *t, json_object *doc, json_object *r,
+static void region_row(struct table *t, json_object *r,
 		       const struct evlist *el, struct notes *nt)
 {
 	const char *name = get_str(r, "name", "?");
@@ -496,7 +493,7 @@ static void region_row(struct table *t, json_object *doc, json_object *r,
 	table_setf(t, 1, "%lld", get_int(r, "calls", 0));
 	table_setf(t, 2, "%lld", get_int(r, "threads", 0));
 	for (int i = 0; i < el->n; i++) {
-		if (region_multiplexed(get(doc, "threads"), name, el->name[i]))
+		if (region_multiplexed(r, el->name[i]))
 			snprintf(v, sizeof(v), "n/a");
 		else
 			fmt_count(v, sizeof(v), el->name[i],
@@ -520,7 +517,7 @@ static void print_regions(json_object *doc, const struct evlist *el, struct note
 	table_init(&t, 3 + el->n);
 	table_titles(&t, "region", fixed, 2, el, NULL);
 	for (size_t i = 0; i < arr_len(regs); i++)
-		region_row(&t, doc, arr_at(regs, i), el, nt);
+		region_row(&t, arr_at(regs, i), el, nt);
 	table_print(&t);
 	table_free(&t);
 }

@@ -60,6 +60,18 @@ void hs_speclist__parse(struct hs_speclist *l, const char *v);
 void hs_speclist__free(struct hs_speclist *l);
 void hs_mux_config__from_env(struct hs_mux_config *m);
 
+/* Result size (limits.c): beyond these, the smallest region names and
+ * thread records are folded into one summary.  0: no limit. */
+struct hs_limits {
+	int max_regions; /* HPCSHIM_MAX_REGIONS: names written per process */
+	int max_threads; /* HPCSHIM_MAX_THREADS: thread records written   */
+};
+
+#define HS_MAX_REGIONS 1000
+#define HS_MAX_THREADS 1000
+
+void hs_limits__from_env(struct hs_limits *l);
+
 struct hs_config {
 	char *events[PMU_MAX_EVENTS]; /* specs, in order                   */
 	int nevents;
@@ -77,6 +89,7 @@ struct hs_config {
 	int event_group[PMU_MAX_EVENTS]; /* user group ({a,b}) of each spec, or -1 */
 	int events_braces;               /* misplaced or unbalanced braces      */
 	struct hs_mux_config mux;        /* muxconfig.c                         */
+	struct hs_limits limits;         /* limits.c                            */
 };
 
 /* HPCSHIM_PROGRAMS (programs.c): the valid globs, in order.  Bad ones

@@ -154,6 +154,8 @@ static void process__write(struct agg_thread *threads, uint64_t end_ns, enum hs_
 		.uncovered_calls = __atomic_load_n(&hs_proc.uncovered_calls,
 						   __ATOMIC_RELAXED),
 		.uncovered = unc, .nuncovered = nunc,
+		.max_regions = hs_proc.cfg.limits.max_regions,
+		.max_threads = hs_proc.cfg.limits.max_threads,
 		.pmu = {
 			.cpu_pmu = hs_proc.evlist.cpu_pmu,
 			.hardware = hs_proc.evlist.hardware,
