@@ -159,6 +159,17 @@ void agg_thread__set_totals(struct agg_thread *t, const struct count *totals);
 /* The thread ended: drop what only lookups needed (the hash index). */
 void agg_thread__seal(struct agg_thread *t);
 
+/* Something the results lack, said at the top of the document
+ * ("warnings", warnings.c): threads whose events were not counted, by
+ * reason. */
+struct agg_warning {
+	const char *what;   /* "threads not counted"                      */
+	const char *reason; /* static text                                */
+	uint64_t threads;   /* how many of them                           */
+	uint64_t of;        /* of how many threads the process started    */
+};
+struct json_object *agg_warnings__json(const struct agg_warning *w, int n);
+
 /* A thread alive at exit that the shim never covered (raw clone, or
  * created before the shim started): the kernel's own per-task figures. */
 struct agg_uncovered {
@@ -205,6 +216,8 @@ struct agg_process {
 	const struct agg_mux *mux; /* groups and multiplexing (mux.h), or NULL */
 	int max_regions; /* names written, the rest folded; 0: all */
 	int max_threads; /* threads written, the rest folded; 0: all */
+	const struct agg_warning *warnings; /* "warnings" (warnings.c)        */
+	int nwarnings;
 };
 
 /* Statistics of one value across threads. */

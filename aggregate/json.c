@@ -541,6 +541,8 @@ static json_object *json_head(const struct agg_view *v)
 	json_object_object_add(tool, "name", json_object_new_string("hpcshim"));
 	json_object_object_add(tool, "version", json_object_new_string(p->version));
 	json_object_object_add(doc, "tool", tool);
+	json_object_object_add(doc, "warnings",
+			       agg_warnings__json(p->warnings, p->nwarnings));
 	json_object_object_add(doc, "process", json_process(p));
 	json_object_object_add(doc, "pmu", json_pmu(p));
 	json_object_object_add(doc, "events", json_events(p));

@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "common/atomic.h"
@@ -18,8 +17,10 @@
 #include "pmu/internal.h"
 #include "pmu/userread.h"
 
-static const char reserve_reason[] = "descriptor reserve: a quarter of "
-				     "RLIMIT_NOFILE (at least 16) is left to the program";
+static const char no_room_reason[] =
+	"no descriptor room: the program's RLIMIT_NOFILE hard limit is its soft "
+	"limit and cannot be raised (raise the hard limit, ulimit -Hn, or run "
+	"with CAP_SYS_RESOURCE)";
 static const char revoked_reason[] = "the program closed the counter "
 				     "descriptors";
 static const char read_reason[] = "reading the counters failed";
@@ -74,7 +75,7 @@ static void counters__map_group(struct pmu_counters *c, int g)
 
 /* Opens one group; on any failure the whole group is closed again, since a
  * missing member would break the group's read layout. */
-static int counters__open_group(struct pmu_counters *c, int g, int ceiling)
+static int counters__open_group(struct pmu_counters *c, int g)
 {
 	const struct pmu_group *grp = &c->el->grp[g];
 	int leader = -1;
@@ -85,12 +86,6 @@ static int counters__open_group(struct pmu_counters *c, int g, int ceiling)
 		int fd = pmu_sys__open(&attr, leader);
 		int err = errno;
 
-		if (fd >= ceiling) {
-			pmu_sys__close(fd);
-			fd = -1;
-			err = EMFILE;
-			c->reason = reserve_reason;
-		}
 		if (fd < 0) {
 			counters__close_group(c, g);
 			return -err;
@@ -104,11 +99,22 @@ static int counters__open_group(struct pmu_counters *c, int g, int ceiling)
 	return 0;
 }
 
+/* No descriptor room (fdspace.c): the thread is not counted at all, rather
+ * than with whichever groups happened to fit. */
+static int counters__no_room(struct pmu_counters *c)
+{
+	pmu_counters__close(c);
+	c->err = EMFILE;
+	c->reason = no_room_reason;
+	for (int g = 0; g < c->el->ngroups; g++)
+		for (int m = 0; m < c->el->grp[g].n; m++)
+			c->missing |= 1ull << c->el->grp[g].idx[m];
+	return 0;
+}
+
 int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
 {
 	int opened = 0;
-
-	int ceiling = pmu_sys__fd_ceiling();
 
 	memset(c, 0, sizeof(*c));
 	c->el = el;
@@ -116,12 +122,14 @@ int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
 		c->fd[i] = -1;
 	for (int g = 0; g < el->ngroups; g++) {
 		const struct pmu_group *grp = &el->grp[g];
-		int rc = counters__open_group(c, g, ceiling);
+		int rc = counters__open_group(c, g);
 
 		if (rc == 0) {
 			opened += grp->n;
 			continue;
 		}
+		if (rc == -EMFILE && pmu_fdspace__no_room())
+			return counters__no_room(c);
 		if (!c->err)
 			c->err = -rc;
 		if (!c->reason)

@@ -17,6 +17,12 @@ int pmu_sys__open_below(struct perf_event_attr *attr, pid_t tid, int ceiling);
 /* The kernel's core PMU name ("cpu", "cpu_core", "armv8_*"), or "". */
 void pmu_sys__cpu_pmu(char *buf, size_t len);
 
+/* fdspace.c: moves a new descriptor to our space (closing fd): the new
+ * number, or -1 with EMFILE when there is no room. */
+int pmu_fdspace__place(int fd);
+/* One more number in our space for a perf_event_open that found none. */
+bool pmu_fdspace__make_room(void);
+
 /* fdtab.c: whether fd is in the table at all; numbers beyond it are not
  * tracked, so their ownership cannot be checked. */
 bool pmu_fdtab__tracked(int fd);

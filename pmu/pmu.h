@@ -196,8 +196,8 @@ const char *pmu_errno__reason(int err);
 /* sys.c: the perf_event_open system call for the calling thread; the new
  * descriptor is registered in fdtab.c.  -1 with errno. */
 int pmu_sys__open(struct perf_event_attr *attr, int group_fd);
-/* The lowest descriptor number left to the program (RLIMIT_NOFILE minus a
- * quarter, at least 16): ours stay below it. */
+/* No ceiling any more (INT_MAX): every descriptor is placed above the
+ * program's range by fdspace.c.  For the callers that still pass one. */
 int pmu_sys__fd_ceiling(void);
 /* Closes a counter descriptor only while it is still ours (fdtab.c). */
 void pmu_sys__close(int fd);
@@ -212,6 +212,20 @@ bool pmu_fdtab__valid(int fd);
 /* The program closed (or replaced) fd: true when it was ours. */
 bool pmu_fdtab__revoke(int fd);
 void pmu_fdtab__revoke_range(unsigned int first, unsigned int last);
+
+/* fdspace.c: our descriptors live at or above max(the program's soft
+ * RLIMIT_NOFILE, FD_SETSIZE), under a real limit raised for them; the
+ * program sees and sets its own limits through this view. */
+struct rlimit;
+void pmu_fdspace__program(struct rlimit *view);
+/* The program's setrlimit: 0 or -errno, as the kernel would answer it. */
+int pmu_fdspace__set_program(const struct rlimit *want);
+/* The last placement found no room: the program's hard limit is its soft
+ * one (or nr_open) and cannot be raised. */
+bool pmu_fdspace__no_room(void);
+/* Around an exec: the next image starts with the program's limits. */
+void pmu_fdspace__exec_begin(void);
+void pmu_fdspace__exec_failed(void);
 
 /* fd.c: ioctl PERF_EVENT_IOC_ENABLE / DISABLE on a descriptor that is
  * still ours (group: the whole group of a leader).  Async-signal-safe. */

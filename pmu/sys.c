@@ -1,9 +1,9 @@
 /* sys.c - the few places pmu/ touches the kernel directly. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -18,32 +18,32 @@ int pmu_sys__open(struct perf_event_attr *attr, int group_fd)
 }
 
 /* The same for thread tid of this process (0: the calling thread), for
- * breakpoints that must be armed in threads already running. */
+ * breakpoints that must be armed in threads already running.  The new
+ * descriptor is moved out of the program's range (fdspace.c) before it is
+ * registered; when even perf_event_open found no free number, one more is
+ * made in our space if there is room. */
 int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd)
 {
 	long fd = syscall(SYS_perf_event_open, attr, tid, -1, group_fd,
 			  PERF_FLAG_FD_CLOEXEC);
 
+	if (fd < 0 && errno == EMFILE && pmu_fdspace__make_room())
+		fd = syscall(SYS_perf_event_open, attr, tid, -1, group_fd,
+			     PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	fd = pmu_fdspace__place((int)fd);
 	if (fd < 0)
 		return -1;
 	pmu_fdtab__own((int)fd);
 	return (int)fd;
 }
 
-/* Descriptors from the returned number on are the program's: a quarter of
- * RLIMIT_NOFILE, at least RESERVE_MIN, is never used for our events. */
-#define RESERVE_MIN 16
-
+/* No ceiling any more: every descriptor is placed above the program's
+ * range (fdspace.c).  Kept for the callers that still pass one. */
 int pmu_sys__fd_ceiling(void)
 {
-	struct rlimit rl;
-	rlim_t reserve;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur > (1u << 30))
-		return 1 << 30;
-	reserve = rl.rlim_cur / 4 > RESERVE_MIN ? rl.rlim_cur / 4 : RESERVE_MIN;
-	return rl.rlim_cur > reserve ? (int)(rl.rlim_cur - reserve) : 0;
+	return INT_MAX;
 }
 
 /* Opens a group leader or lone event for tid; a descriptor at or above

@@ -13,6 +13,7 @@
 #include "preload/core/core.h"
 #include "preload/core/feature.h"
 #include "preload/core/quiet.h"
+#include "preload/dropped/dropped.h"
 #include "preload/interpose/interpose.h"
 #include "preload/mux/mux.h"
 #include "preload/presets/presets.h"
@@ -26,6 +27,7 @@ static const struct hs_feature *const features[] = {
 	&hs_range_feature,
 	&hs_mux_feature,
 	&hs_presets_feature,
+	&hs_dropped_feature,
 	NULL,
 };
 

@@ -192,7 +192,10 @@ static void exec__failed(enum exec_prep prep)
 #define EXEC(call_real)                                 \
 	do {                                            \
 		enum exec_prep prep_ = exec__prepare(); \
-		int rc_ = call_real;                    \
+		int rc_;                                \
+		pmu_fdspace__exec_begin();              \
+		rc_ = call_real;                        \
+		pmu_fdspace__exec_failed();             \
 		exec__failed(prep_);                    \
 		return rc_;                             \
 	} while (0)
