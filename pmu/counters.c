@@ -17,10 +17,6 @@
 #include "pmu/internal.h"
 #include "pmu/userread.h"
 
-static const char no_room_reason[] =
-	"no descriptor room: the program's RLIMIT_NOFILE hard limit is its soft "
-	"limit and cannot be raised (raise the hard limit, ulimit -Hn, or run "
-	"with CAP_SYS_RESOURCE)";
 static const char revoked_reason[] = "the program closed the counter "
 				     "descriptors";
 static const char read_reason[] = "reading the counters failed";
@@ -105,7 +101,7 @@ static int counters__no_room(struct pmu_counters *c)
 {
 	pmu_counters__close(c);
 	c->err = EMFILE;
-	c->reason = no_room_reason;
+	c->reason = pmu_errno__reason(EMFILE);
 	for (int g = 0; g < c->el->ngroups; g++)
 		for (int m = 0; m < c->el->grp[g].n; m++)
 			c->missing |= 1ull << c->el->grp[g].idx[m];
@@ -128,7 +124,7 @@ int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
 			opened += grp->n;
 			continue;
 		}
-		if (rc == -EMFILE && pmu_fdspace__no_room())
+		if (rc == -EMFILE) /* pmu_sys__open: only when there is no room */
 			return counters__no_room(c);
 		if (!c->err)
 			c->err = -rc;

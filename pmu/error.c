@@ -16,7 +16,9 @@
 	X(EINVAL, "invalid encoding, or the group does not fit on the PMU") \
 	X(ENOSPC, "no free counter or breakpoint slot")                     \
 	X(EBUSY, "the counter is in exclusive use elsewhere")               \
-	X(EMFILE, "out of file descriptors (RLIMIT_NOFILE)")                \
+	X(EMFILE, "no descriptor room: the program's RLIMIT_NOFILE hard "    \
+		  "limit is its soft limit and cannot be raised (raise the " \
+		  "hard limit, ulimit -Hn, or run with CAP_SYS_RESOURCE)")  \
 	X(ENFILE, "system-wide file table is full")                         \
 	X(E2BIG, "perf_event_attr size not supported by this kernel")       \
 	X(ENOSYS, "perf_event_open is not available in this kernel")        \

@@ -24,6 +24,7 @@ static struct {
 	pthread_mutex_t lock;
 	uint64_t started; /* atomic */
 	bool said;
+	bool probe_no_room; /* no event opened at all: no descriptor room */
 	int n;
 	const char *reason[MAX_REASONS];
 	uint64_t threads[MAX_REASONS];
@@ -50,13 +51,24 @@ static void dropped__first(const struct hs_thread *t)
 	       (unsigned long long)view.rlim_max);
 }
 
+/* No room from the start: the probe opened nothing (and said so on
+ * stderr), so every thread goes uncounted for that reason. */
+static void dropped__setup(struct pmu_evlist *el, const struct hs_config *cfg)
+{
+	(void)cfg;
+	dropped.probe_no_room = pmu_evlist__nok(el) == 0 && pmu_fdspace__no_room();
+	dropped.said = dropped.probe_no_room;
+}
+
 static void dropped__thread_start(struct hs_thread *t)
 {
-	const char *why = t->ctr.reason;
+	const char *why = t->ctr.missing ? t->ctr.reason : NULL;
 	int i;
 
 	__atomic_add_fetch(&dropped.started, 1, __ATOMIC_RELAXED);
-	if (!t->ctr.missing || !why)
+	if (dropped.probe_no_room)
+		why = pmu_errno__reason(EMFILE);
+	if (!why)
 		return;
 	pthread_mutex_lock(&dropped.lock);
 	for (i = 0; i < dropped.n && dropped.reason[i] != why; i++)
@@ -79,7 +91,7 @@ static void dropped__fork_child(void)
 {
 	pthread_mutex_init(&dropped.lock, NULL);
 	dropped.started = 0;
-	dropped.said = false;
+	dropped.said = dropped.probe_no_room;
 	dropped.n = 0;
 	memset(dropped.threads, 0, sizeof(dropped.threads));
 }
@@ -108,6 +120,7 @@ static void dropped__result(struct agg_process *p)
 
 const struct hs_feature hs_dropped_feature = {
 	.name = "dropped",
+	.setup = dropped__setup,
 	.thread_start = dropped__thread_start,
 	.fork_child = dropped__fork_child,
 	.result = dropped__result,
