@@ -1,12 +1,43 @@
-"""Descriptors: the program may close ours (close loop, close_range, dup2
-onto them) and its data stays intact; ended threads leave no descriptor
-behind; under a tiny RLIMIT_NOFILE the shim leaves the program its
-descriptors and says which threads it could not count."""
-from hpctest import Tap, workload, main_thread, region
+"""Descriptors: ours live above the program's range (select() on its
+numbers works with 300 live threads; it opens as many files as without us,
+and sees the limits it set); the program may close ours (close_range, dup2
+onto them, closefrom) and its data stays intact; ended threads leave no
+descriptor behind; with no room the program keeps its descriptors and the
+threads not counted are said on stderr and at the top of the JSON."""
+import os
+
+from hpctest import BUILD, Tap, run, workload, main_thread, region
+
+FDLOAD = os.path.join(BUILD, "tests", "fdload")
+NO_ROOM = "no descriptor room"
 
 t = Tap()
 
-for how in ("closeall", "closerange", "dup2over"):
+
+def fdload(*steps, **kw):
+    return run([FDLOAD] + [str(s) for s in steps], **kw)
+
+
+def has_cap_sys_resource():
+    with open("/proc/self/status") as f:
+        eff = next(l for l in f if l.startswith("CapEff:")).split()[1]
+    return bool(int(eff, 16) & (1 << 24))
+
+
+def counted(th):
+    return "error" not in th and th["totals"]["task-clock"]
+
+
+# A close loop over the low numbers no longer reaches ours.
+r = workload("closeall")
+bare = workload("closeall", preload=False)
+t.eq((r.rc, r.out), (bare.rc, bare.out), "closeall: stdout and status unchanged")
+t.ok("closeall: pipe ok" in r.out, "closeall: the program's pipe data intact")
+m = main_thread(r.doc)
+t.ok("error" not in m and region(m, "touch")["inclusive"]["page-faults"] is not None,
+     "closeall 3..1023: our descriptors are not among them, the thread is counted")
+
+for how in ("closerange", "dup2over"):
     r = workload(how)
     bare = workload(how, preload=False)
     t.eq((r.rc, r.out), (bare.rc, bare.out), "%s: stdout and status unchanged" % how)
@@ -41,19 +72,85 @@ r = workload("detached", 6, 50)
 w = [region(th, "work")["inclusive"]["page-faults"] for th in r.doc["threads"] if region(th, "work")]
 t.eq(w, [50] * 6, "6 detached threads: each region exact")
 
-# RLIMIT_NOFILE = 32: the program still gets its descriptors.
+# RLIMIT_NOFILE = 32 (soft = hard): room above only with CAP_SYS_RESOURCE.
 bare = workload("threads", 12, 10, "openfiles", 20, preload=False, nofile=32)
 r = workload("threads", 12, 10, "openfiles", 20, nofile=32)
 t.eq((r.rc, r.out), (bare.rc, bare.out), "nofile 32: stdout and status unchanged")
 t.ok("opened 20 of 20" in r.out, "nofile 32: the program opened all 20 files it wanted")
-refused = [th for th in r.doc["threads"] if "reserve" in th.get("error", "")]
-counted = [th for th in r.doc["threads"] if "error" not in th]
-t.eq(len(refused) + len(counted), 13, "nofile 32: every thread either counted or marked")
-t.ok(len(counted) >= 1, "nofile 32: some threads counted (%d)" % len(counted))
-# A thread may get some groups and not others: what it lacks is null.
-t.ok(all(any(v is None for v in region(th, "work")["inclusive"].values())
-         for th in refused if region(th, "work")),
-     "nofile 32: threads short of descriptors report what they lack as null")
-exact = sorted(region(th, "work")["inclusive"]["page-faults"] for th in counted if region(th, "work"))
-t.ok(all(v % 10 == 0 and v > 0 for v in exact), "nofile 32: counted threads exact: %r" % exact)
+if has_cap_sys_resource():
+    t.eq(sum(1 for th in r.doc["threads"] if counted(th)), 13,
+         "nofile 32, CAP_SYS_RESOURCE: the hard limit raised, every thread counted")
+    t.eq(r.doc["warnings"], [], "nofile 32, CAP_SYS_RESOURCE: no warning")
+else:
+    w = r.doc["warnings"]
+    t.eq([(x["what"], x["threads"], x["of"], NO_ROOM in x["reason"]) for x in w],
+         [("threads not counted", 13, 13, True)],
+         "nofile 32, no room: the top-level warning says 13 of 13 threads")
+    t.ok(all(v is None for th in r.doc["threads"] for v in th["totals"].values()),
+         "nofile 32, no room: nothing reported as counted")
+    lines = r.shim_lines()
+    t.eq(sum(1 for l in lines if NO_ROOM in l), 2,
+         "nofile 32, no room: said once at start and once at exit: %r" % lines)
+
+# (a) 300 live threads, then the program's pipe() goes into an fd_set
+# (fortified: glibc aborts on a number >= FD_SETSIZE; 134 before).
+steps = ("live", 300, "select", "release")
+bare, r = fdload(*steps, preload=False), fdload(*steps)
+t.eq((r.rc, r.out), (bare.rc, bare.out), "300 live threads, select(): stdout and status unchanged")
+t.ok("pipe below FD_SETSIZE 1" in r.out and "select 1 ready 1" in r.out,
+     "300 live threads: the program's pipe is below FD_SETSIZE and select() works")
+t.eq(sum(1 for th in r.doc["threads"] if counted(th)), 301,
+     "300 live threads: every thread counted")
+
+# (b) The program sets its soft limit to 1024 itself; with 100 and then 2000
+# live threads it opens exactly as many files as without us, and reads back
+# the limits it set.
+steps = ("nofile", 1024, "live", 100, "openall", "live", 1900, "openall", "limits",
+         "release")
+bare, r = fdload(*steps, preload=False), fdload(*steps)
+t.eq((r.rc, r.out), (bare.rc, bare.out),
+     "soft limit 1024, 100 and 2000 live threads: stdout (files opened, limits) unchanged")
+opened = [l for l in r.out.splitlines() if l.startswith("opened")]
+t.ok(len(opened) == 2 and all(l.endswith("until EMFILE") for l in opened),
+     "soft limit 1024: both runs opened until EMFILE: %r" % opened)
+hard = next(l for l in r.out.splitlines() if l.startswith("nofile")).split()[2]
+t.eq(next(l for l in r.out.splitlines() if l.startswith("limits")),
+     "limits " + ", ".join(["1024 " + hard] * 5),
+     "getrlimit, getrlimit64, prlimit(0), prlimit(pid), prlimit64 say what it set")
+t.eq(sum(1 for th in r.doc["threads"] if counted(th)), 2001,
+     "soft limit 1024: all 2001 threads counted")
+t.eq(r.doc["warnings"], [], "soft limit 1024: no warning")
+
+# (c) No room: the program drops CAP_SYS_RESOURCE and sets hard = soft.
+steps = ("live", 3, "lockdown", 1024, "live", 20, "openall", "release", "limits")
+bare, r = fdload(*steps, preload=False), fdload(*steps)
+t.eq((r.rc, r.out), (bare.rc, bare.out), "no room: stdout and status unchanged")
+lines = r.shim_lines()
+t.eq(len([l for l in lines if NO_ROOM in l and "not counted" in l]), 2,
+     "no room: one line at the first thread, one summary at exit: %r" % lines)
+t.ok(any(l.startswith("hpcshim: 20 of 24 threads not counted: " + NO_ROOM) for l in lines),
+     "no room: the summary counts 20 of 24 threads")
+t.ok(any("RLIMIT_NOFILE soft 1024, hard 1024" in l for l in lines),
+     "no room: the first line names the limit")
+w = r.doc["warnings"]
+t.eq([(x["what"], x["threads"], x["of"], NO_ROOM in x["reason"]) for x in w],
+     [("threads not counted", 20, 24, True)], "no room: the top-level warning")
+t.eq(sum(1 for th in r.doc["threads"] if counted(th)), 4,
+     "no room: the threads started before are still counted")
+t.eq(sum(1 for th in r.doc["threads"] if NO_ROOM in th.get("error", "")), 20,
+     "no room: the 20 later threads say why they are not counted")
+
+# (d) closefrom(3) with live threads: the program's new pipe is its own.
+steps = ("live", 10, "closefrom")
+bare, r = fdload(*steps, preload=False), fdload(*steps)
+t.eq((r.rc, r.out), (bare.rc, bare.out), "closefrom: stdout and status unchanged")
+t.ok('closefrom: read 23 "the program\'s own data"' in r.out,
+     "closefrom: the pipe opened after it reads back intact")
+m = main_thread(r.doc)
+t.ok("closed the counter descriptors" in m.get("error", ""),
+     "closefrom: the main thread says why it is not counted")
+t.eq(sum(1 for th in r.doc["threads"] if "closed the counter" in th.get("error", "")), 11,
+     "closefrom: the 10 live threads and main lose their counters")
+t.eq(sum(1 for th in r.doc["threads"] if counted(th)), 1,
+     "closefrom: the thread started after it is counted")
 t.done()
