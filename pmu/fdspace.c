@@ -48,7 +48,6 @@ static struct {
 	bool fixed;         /* atomic: the limit cannot be raised: fallback */
 	rlim_t lo;          /* fallback: our numbers start here, or 0       */
 	bool no_room;       /* atomic: the last placement found none        */
-	bool exec_locked;   /* exec_begin holds the lock                    */
 } fs = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int fdspace__prlimit(const struct rlimit *set, struct rlimit *old)
@@ -253,14 +252,13 @@ int pmu_fdspace__set_program(const struct rlimit *want)
 }
 
 /* Before an exec: the next image starts with the program's limits (which
- * its own shim takes for the program's).  Held locked until
- * pmu_fdspace__exec_failed(): no descriptor is placed meanwhile. */
+ * its own shim takes for the program's).  No lock and no store: a vfork
+ * child runs this in its parent's memory, and a lock taken there would
+ * stay taken in the parent.  A placement racing with it in another thread
+ * may leave the next image a slightly raised soft limit. */
 void pmu_fdspace__exec_begin(void)
 {
 	fdspace__ready();
-	if (!hs_lock__mutex(&fs.lock, true))
-		return;
-	fs.exec_locked = true;
 	fdspace__prlimit(&fs.prog, NULL);
 }
 
@@ -268,14 +266,10 @@ void pmu_fdspace__exec_failed(void)
 {
 	struct rlimit keep = fs.prog;
 
-	if (!fs.exec_locked)
-		return;
-	fs.exec_locked = false;
 	if (fs.top > keep.rlim_cur) {
 		keep.rlim_cur = fs.top;
 		if (keep.rlim_max < fs.top)
 			keep.rlim_max = fs.top;
 		fdspace__prlimit(&keep, NULL);
 	}
-	pthread_mutex_unlock(&fs.lock);
 }

@@ -223,7 +223,8 @@ int pmu_fdspace__set_program(const struct rlimit *want);
 /* The last placement found no room: the program's hard limit is its soft
  * one (or nr_open) and cannot be raised. */
 bool pmu_fdspace__no_room(void);
-/* Around an exec: the next image starts with the program's limits. */
+/* Around an exec: the next image starts with the program's limits
+ * (async-signal-safe, no lock: also in a vfork child). */
 void pmu_fdspace__exec_begin(void);
 void pmu_fdspace__exec_failed(void);
 
