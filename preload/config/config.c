@@ -133,6 +133,7 @@ void hs_config__from_env(struct hs_config *cfg)
 	cfg->user_read = config__user_read(getenv("HPCSHIM_READ"));
 	hs_range_config__from_env(&cfg->range);
 	hs_mux_config__from_env(&cfg->mux);
+	cfg->flush_ns = hs_flush_config__from_env(getenv("HPCSHIM_FLUSH"));
 	if (ev)
 		config__events(cfg, ev);
 	if (cfg->nevents == 0) {

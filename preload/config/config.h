@@ -75,7 +75,14 @@ struct hs_config {
 	int event_group[PMU_MAX_EVENTS]; /* user group ({a,b}) of each spec, or -1 */
 	int events_braces;               /* misplaced or unbalanced braces      */
 	struct hs_mux_config mux;        /* muxconfig.c                         */
+	uint64_t flush_ns; /* HPCSHIM_FLUSH period, 0: off (flushconfig.c) */
 };
+
+/* The default period of the periodic flush (HPCSHIM_FLUSH unset). */
+#define HS_FLUSH_DEFAULT_NS 1000000000ull
+
+/* flushconfig.c: HPCSHIM_FLUSH's value -> period in ns, 0 for off. */
+uint64_t hs_flush_config__from_env(const char *v);
 
 /* Fills cfg from the environment.  Malformed values are reported with one
  * "hpcshim:" line each and replaced by defaults; never fails. */
