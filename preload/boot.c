@@ -32,6 +32,7 @@ __attribute__((constructor)) static void boot__init(int argc, char **argv, char 
 	hs_process__configure(argc, argv);
 	hs_signal__init();
 	hs_process__start(hs_exec__generation());
+	hs_flush__start();
 }
 
 __attribute__((destructor)) static void boot__fini(void)

@@ -36,7 +36,7 @@ fi
 # must hold is that no sanitizer reports anything, in any process run.
 mkdir -p "$work/reports"
 log="log_path=$work/reports/report"
-for t in test_regions test_threads test_contract test_samples test_range test_mux; do
+for t in ${SANITIZE_TESTS:-test_regions test_threads test_contract test_samples test_range test_mux test_kills}; do
 	HPCSHIM_BUILDDIR="$top" HPCSHIM_LIB="$work/.libs/libhpcshim.so" \
 	HPCSHIM_TEST_PRELOAD="$preload" HPCSHIM_TEST_SANITIZER="$kind" \
 	ASAN_OPTIONS="detect_leaks=0:$log" UBSAN_OPTIONS="print_stacktrace=1:$log" \

@@ -65,6 +65,7 @@ struct hs_process {
 	struct hs_thread *live;
 	struct agg_thread *done;
 	uint64_t uncovered_calls; /* atomic                          */
+	pid_t flusher;            /* the flush thread's tid, or 0 (atomic) */
 };
 
 extern struct hs_process hs_proc;
@@ -110,11 +111,10 @@ void hs_publish__final_end(void);
 void hs_publish__wait(void);
 void hs_publish__fork_child(void);
 
-/* flush.c: the periodic flush (HPCSHIM_FLUSH): its thread started with the
- * process and again in a fork child; own_task: that thread's tid. */
+/* flush.c: the periodic flush (HPCSHIM_FLUSH): its thread, started after
+ * hs_process__start (boot.c) and again in a fork child.  Its tid is
+ * hs_proc.flusher. */
 void hs_flush__start(void);
-void hs_flush__fork_child(void);
-bool hs_flush__own_task(pid_t tid);
 
 /* fork.c: makes a fork()ed child a process of its own. */
 void hs_fork__child(void);

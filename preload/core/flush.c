@@ -41,11 +41,24 @@
 #define FLUSH_DUTY 10     /* period >= FLUSH_DUTY x the last flush's time */
 #define COPY_TRIES 1000   /* a record that changes under every copy... */
 
-static pid_t flusher;   /* the flusher's tid in this process, or 0 (atomic) */
 
-bool hs_flush__own_task(pid_t tid)
+/* The flusher sleeps on wake_cv; the main thread's pthread_exit sets stop
+ * (a key destructor runs only then, never at exit()).  glibc ends the
+ * process when its last thread ends, counting ours: the flusher must be
+ * gone by then, or the process would outlive the program. */
+static pthread_mutex_t wake_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake_cv;
+static bool stop;
+static pthread_key_t main_key;
+static bool main_key_made;
+
+static void flush__main_exit(void *v)
 {
-	return tid != 0 && __atomic_load_n(&flusher, __ATOMIC_RELAXED) == tid;
+	(void)v;
+	pthread_mutex_lock(&wake_mu);
+	stop = true;
+	pthread_cond_signal(&wake_cv);
+	pthread_mutex_unlock(&wake_mu);
 }
 
 /* A live thread as the flush writes it: its own agg_thread, holding
@@ -133,9 +146,9 @@ static void flush__copy_regions(struct agg_thread *c, const struct agg_thread *a
 	c->warn.read_errors = hs_atomic__get(&a->warn.read_errors);
 }
 
-static void flush__free_copies(struct agg_thread *c, const struct agg_thread *stop)
+static void flush__free_copies(struct agg_thread *c, const struct agg_thread *done)
 {
-	while (c && c != stop) {
+	while (c && c != done) {
 		struct agg_thread *next = c->next;
 
 		for (struct agg_region *r = c->head, *rn; r; r = rn) {
@@ -208,34 +221,51 @@ static bool flush__once(void)
 	return true;
 }
 
-static void flush__sleep_until(uint64_t deadline)
+/* false when the flusher must go (the main thread called pthread_exit). */
+static bool flush__sleep_until(uint64_t deadline)
 {
 	struct timespec ts = {
 		.tv_sec = (time_t)(deadline / 1000000000ull),
 		.tv_nsec = (long)(deadline % 1000000000ull),
 	};
+	bool go_on;
 
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+	pthread_mutex_lock(&wake_mu);
+	while (!stop && pthread_cond_timedwait(&wake_cv, &wake_mu, &ts) != ETIMEDOUT)
 		;
+	go_on = !stop;
+	pthread_mutex_unlock(&wake_mu);
+	return go_on;
 }
+
+static void flush__fork_child(void);
 
 static void *flush__main(void *arg)
 {
 	uint64_t period = hs_proc.cfg.flush_ns, next;
 
 	(void)arg;
-	__atomic_store_n(&flusher, (pid_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+	__atomic_store_n(&hs_proc.flusher, (pid_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
 	next = hs_clock__monotonic() + period;
 	for (;;) {
 		uint64_t t0, took;
 
-		flush__sleep_until(next);
+		if (!flush__sleep_until(next))
+			return NULL;
 		t0 = hs_clock__monotonic();
 		if (!flush__once())
 			return NULL;
 		took = hs_clock__monotonic() - t0;
 		next = t0 + (period > FLUSH_DUTY * took ? period : FLUSH_DUTY * took);
 	}
+}
+
+static void flush__fork_child(void)
+{
+	if (getpid() != hs_proc.pid) /* the core left this child alone */
+		return;
+	hs_publish__fork_child();
+	hs_flush__start();
 }
 
 /* With every signal blocked while it is created, the thread starts with
@@ -245,12 +275,30 @@ void hs_flush__start(void)
 	hs_real_pthread_create_fn create = hs_real__pthread_create();
 	sigset_t all, old;
 	pthread_attr_t attr;
+	pthread_condattr_t ca;
 	pthread_t th;
 	int rc;
 
-	__atomic_store_n(&flusher, 0, __ATOMIC_RELAXED);
-	if (!hs_proc.cfg.flush_ns || !create)
+	__atomic_store_n(&hs_proc.flusher, 0, __ATOMIC_RELAXED);
+	if (!hs_proc.cfg.flush_ns || !create ||
+	    __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING)
 		return;
+	/* Fresh in a fork child too: the parent's flusher may have held them. */
+	pthread_mutex_init(&wake_mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&wake_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	stop = false;
+	if (!main_key_made && pthread_key_create(&main_key, flush__main_exit) == 0) {
+		main_key_made = true;
+		/* After the core's own child handler (registered before). */
+		pthread_atfork(NULL, NULL, flush__fork_child);
+	}
+	/* The calling thread is the process's main thread (the constructor,
+	 * or the one thread of a fork child). */
+	if (main_key_made)
+		pthread_setspecific(main_key, &main_key);
 	sigfillset(&all);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -266,8 +314,3 @@ void hs_flush__start(void)
 		       strerror(rc));
 }
 
-void hs_flush__fork_child(void)
-{
-	hs_publish__fork_child();
-	hs_flush__start();
-}

@@ -45,10 +45,8 @@ void hs_fork__child(void)
 			hs_thread__discard(self);
 		hs_self = NULL;
 		hs_log(HS_LOG_DEBUG, "fork child %d: thread not counted", getpid());
-		hs_flush__fork_child();
 		return;
 	}
 	hs_proc.live = self;
 	hs_features__thread_start(self);
-	hs_flush__fork_child();
 }

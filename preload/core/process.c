@@ -63,7 +63,6 @@ void hs_process__start(int exec_generation)
 	hs_proc.exec_generation = exec_generation;
 	pthread_atfork(hs_site__fork_prepare, hs_site__fork_parent, hs_fork__child);
 	hs_features__start();
-	hs_flush__start();
 	if (pmu_evlist__nok(&hs_proc.evlist) == 0 && hs_proc.cfg.events_default)
 		hs_log(HS_LOG_ERROR, "no event could be opened: %s",
 		       hs_proc.evlist.ev[0].reason);
