@@ -373,7 +373,7 @@ static json_object *json_document(const struct agg_view *v)
 static int write_all(int fd, const char *buf, size_t len)
 {
 	while (len) {
-		ssize_t n = write(fd, buf, len);
+		ssize_t n = hs_sys__write(fd, buf, len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -393,13 +393,14 @@ static int write_all(int fd, const char *buf, size_t len)
 static int result__open(struct agg_result_file *f, const struct agg_process *p,
 			const char *dir, char tag)
 {
-	f->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	f->fd = hs_sys__openat(AT_FDCWD, dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	f->anon = f->fd >= 0;
 	agg_result__tmp_name(f->tmp, sizeof(f->tmp), dir, p->host, p->pid, tag);
 	if (f->anon)
 		return 0;
 	unlink(f->tmp);
-	f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	f->fd = hs_sys__openat(AT_FDCWD, f->tmp,
+			       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	return f->fd < 0 ? -1 : 0;
 }
 
