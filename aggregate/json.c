@@ -400,7 +400,8 @@ static int result__open(struct agg_result_file *f, const struct agg_process *p,
 		return 0;
 	unlink(f->tmp);
 	f->fd = hs_sys__openat(AT_FDCWD, f->tmp,
-			       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+			       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			       0644);
 	return f->fd < 0 ? -1 : 0;
 }
 
@@ -465,8 +466,8 @@ static int result__link(struct agg_result_file *f, const char *name)
 /* Publishes the file under base.json, base-1.json, ...: link(2) never
  * replaces an existing file, so a result of an earlier process (pid reuse)
  * or another host with the same name is never lost. */
-int agg_result__link_new(struct agg_result_file *f, const char *dir, const char *base,
-			 char *path, size_t pathlen)
+int agg_result__link_new(struct agg_result_file *f, const char *dir,
+			 const char *base, char *path, size_t pathlen)
 {
 	for (int k = 0; k < 1000; k++) {
 		if (k == 0)

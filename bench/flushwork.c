@@ -55,6 +55,7 @@ int main(int argc, char **argv)
 	for (int i = 1; i < nth; i++)
 		pthread_join(th[i], NULL);
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	printf("%lld\n", (long long)(b.tv_sec - a.tv_sec) * 1000000000 + (b.tv_nsec - a.tv_nsec));
+	printf("%lld\n", (long long)(b.tv_sec - a.tv_sec) * 1000000000 +
+				 (b.tv_nsec - a.tv_nsec));
 	return 0;
 }

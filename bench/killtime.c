@@ -114,7 +114,8 @@ int main(int argc, char **argv)
 	double *v;
 
 	if (rounds <= 0 || !dir) {
-		fprintf(stderr, "usage: HPCSHIM_OUTPUT=DIR killtime ROUNDS PROGRAM ARGS...\n");
+		fprintf(stderr,
+			"usage: HPCSHIM_OUTPUT=DIR killtime ROUNDS PROGRAM ARGS...\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -129,7 +130,7 @@ int main(int argc, char **argv)
 	if (!n)
 		return 1;
 	qsort(v, (size_t)n, sizeof(*v), cmp);
-	printf("median %.0f us  min %.0f us  max %.0f us  (%d rounds)\n", v[n / 2], v[0],
-	       v[n - 1], n);
+	printf("median %.0f us  min %.0f us  max %.0f us  (%d rounds)\n", v[n / 2],
+	       v[0], v[n - 1], n);
 	return 0;
 }

@@ -71,7 +71,8 @@ int main(int argc, char **argv)
 	char *p;
 
 	if (argc != 6) {
-		fprintf(stderr, "usage: killprog THREADS REGIONS PAGES idle|spin END\n");
+		fprintf(stderr,
+			"usage: killprog THREADS REGIONS PAGES idle|spin END\n");
 		return 2;
 	}
 	nthreads = atoi(argv[1]);

@@ -11,7 +11,7 @@
 #include "preload/config/config.h"
 #include "preload/config/varparse.h"
 
-#define FLUSH_MIN_NS 10000000ull              /* 10ms */
+#define FLUSH_MIN_NS 10000000ull                 /* 10ms */
 #define FLUSH_MAX_NS (24ull * 3600 * 1000000000) /* 24h */
 
 uint64_t hs_flush_config__from_env(const char *v)

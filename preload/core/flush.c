@@ -38,9 +38,8 @@
 #include "preload/base/real.h"
 #include "preload/core/core.h"
 
-#define FLUSH_DUTY 10     /* period >= FLUSH_DUTY x the last flush's time */
-#define COPY_TRIES 1000   /* a record that changes under every copy... */
-
+#define FLUSH_DUTY 10   /* period >= FLUSH_DUTY x the last flush's time */
+#define COPY_TRIES 1000 /* a record that changes under every copy... */
 
 /* The flusher sleeps on wake_cv; the main thread's pthread_exit sets stop
  * (a key destructor runs only then, never at exit()).  glibc ends the
@@ -122,10 +121,10 @@ static void flush__copy_regions(struct agg_thread *c, const struct agg_thread *a
 {
 	struct agg_region *tail = NULL;
 
-	for (const struct agg_region *r = __atomic_load_n(&a->head, __ATOMIC_ACQUIRE); r;
-	     r = __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)) {
-		struct agg_region *d = calloc(1, sizeof(*d) + 2 * (size_t)r->nev *
-								      sizeof(struct count));
+	for (const struct agg_region *r = __atomic_load_n(&a->head, __ATOMIC_ACQUIRE);
+	     r; r = __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)) {
+		struct agg_region *d = calloc(
+			1, sizeof(*d) + 2 * (size_t)r->nev * sizeof(struct count));
 
 		if (!d)
 			break;
@@ -245,7 +244,8 @@ static void *flush__main(void *arg)
 	uint64_t period = hs_proc.cfg.flush_ns, next;
 
 	(void)arg;
-	__atomic_store_n(&hs_proc.flusher, (pid_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+	__atomic_store_n(&hs_proc.flusher, (pid_t)syscall(SYS_gettid),
+			 __ATOMIC_RELAXED);
 	next = hs_clock__monotonic() + period;
 	for (;;) {
 		uint64_t t0, took;
@@ -313,4 +313,3 @@ void hs_flush__start(void)
 		       "are written at the end only",
 		       strerror(rc));
 }
-

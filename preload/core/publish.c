@@ -23,10 +23,10 @@
 #include "preload/core/core.h"
 
 static pthread_mutex_t place_lock = PTHREAD_MUTEX_INITIALIZER;
-static char claimed[4096];     /* this image's file once published, under place_lock */
-static size_t claimed_dirlen;  /* its directory: claimed[0, dirlen)    */
-static bool swept;             /* leftovers of this pid removed         */
-static pid_t final_writer;     /* thread writing the end's file, or 0 (atomic) */
+static char claimed[4096]; /* this image's file once published, under place_lock */
+static size_t claimed_dirlen; /* its directory: claimed[0, dirlen)    */
+static bool swept;            /* leftovers of this pid removed         */
+static pid_t final_writer;    /* thread writing the end's file, or 0 (atomic) */
 
 static pid_t publish__tid(void)
 {
@@ -106,7 +106,8 @@ static int publish__place(struct agg_result_file *f, const struct agg_process *p
 		return 1;
 	}
 	publish__sweep(p, dir);
-	if (claimed[0] && claimed_dirlen == dirlen && strncmp(claimed, dir, dirlen) == 0) {
+	if (claimed[0] && claimed_dirlen == dirlen &&
+	    strncmp(claimed, dir, dirlen) == 0) {
 		snprintf(path, pathlen, "%s", claimed);
 		rc = agg_result__replace(f, claimed);
 	} else {
@@ -167,9 +168,8 @@ void hs_publish__results(const struct agg_process *p, bool flush, bool in_signal
 	}
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
-	if (strcmp(tmp, dir) != 0 &&
-	    publish__to(p, tmp, false, in_signal, path, sizeof(path), err2,
-			sizeof(err2)) == 0)
+	if (strcmp(tmp, dir) != 0 && publish__to(p, tmp, false, in_signal, path,
+						 sizeof(path), err2, sizeof(err2)) == 0)
 		hs_log(HS_LOG_ERROR, "%.1000s; results written to %s instead", err,
 		       path);
 	else
