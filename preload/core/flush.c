@@ -276,6 +276,7 @@ void hs_flush__start(void)
 	sigset_t all, old;
 	pthread_attr_t attr;
 	pthread_condattr_t ca;
+	clockid_t cid;
 	pthread_t th;
 	int rc;
 
@@ -305,6 +306,12 @@ void hs_flush__start(void)
 	pthread_attr_setstacksize(&attr, 256 * 1024);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = create(&th, &attr, flush__main, NULL);
+	/* Its tid now, before it runs: a process that ends at once must not
+	 * list it as an uncovered thread.  The kernel encodes the tid in a
+	 * thread's CPU clock id as ~tid << 3 (the thread sleeps a period
+	 * before it can end). */
+	if (rc == 0 && pthread_getcpuclockid(th, &cid) == 0)
+		__atomic_store_n(&hs_proc.flusher, (pid_t)~(cid >> 3), __ATOMIC_RELAXED);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (rc != 0)
