@@ -311,7 +311,8 @@ void hs_flush__start(void)
 	 * thread's CPU clock id as ~tid << 3 (the thread sleeps a period
 	 * before it can end). */
 	if (rc == 0 && pthread_getcpuclockid(th, &cid) == 0)
-		__atomic_store_n(&hs_proc.flusher, (pid_t)~(cid >> 3), __ATOMIC_RELAXED);
+		__atomic_store_n(&hs_proc.flusher, (pid_t) ~(cid >> 3),
+				 __ATOMIC_RELAXED);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	if (rc != 0)
