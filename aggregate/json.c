@@ -601,7 +601,7 @@ static int write_document(struct out *o, struct agg_view *v)
 static int write_all(int fd, const char *buf, size_t len)
 {
 	while (len) {
-		ssize_t n = write(fd, buf, len);
+		ssize_t n = hs_sys__write(fd, buf, len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -613,18 +613,100 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-/* Publishes tmp under base.json, base-1.json, ...: link(2) never replaces
- * an existing file, so a result of an earlier process (pid reuse) or another
- * host with the same name is never lost. */
-static int publish(const char *tmp, const char *dir, const char *base, char *path,
-		   size_t pathlen)
+/* The file as one process writes it: unnamed (O_TMPFILE) where the file
+ * system allows, so a process killed while writing leaves nothing behind;
+ * else under the hidden name .hpcshim-<host>-<pid>.<tag>.tmp, the same
+ * for every image of that pid, so the next write of this pid (or the next
+ * process that gets it) removes what a killed one left. */
+static int result__open(struct agg_result_file *f, const struct agg_process *p,
+			const char *dir, char tag)
+{
+	f->fd = hs_sys__openat(AT_FDCWD, dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	f->anon = f->fd >= 0;
+	agg_result__tmp_name(f->tmp, sizeof(f->tmp), dir, p->host, p->pid, tag);
+	if (f->anon)
+		return 0;
+	unlink(f->tmp);
+	f->fd = hs_sys__openat(AT_FDCWD, f->tmp,
+			       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			       0644);
+	return f->fd < 0 ? -1 : 0;
+}
+
+void agg_result__tmp_name(char *buf, size_t len, const char *dir, const char *host,
+			  pid_t pid, char tag)
+{
+	snprintf(buf, len, "%s/.hpcshim-%s-%d.%c.tmp", dir, host, (int)pid, tag);
+	for (char *c = buf + strlen(dir) + 1; *c; c++) /* a host name is no path */
+		if (*c == '/')
+			*c = '_';
+}
+
+int agg_result__create(struct agg_result_file *f, const struct agg_process *p,
+		       const char *dir, char tag, char *err, size_t errlen)
+{
+	struct agg_view *v = agg_view__new(p);
+	struct out o = { .buf = malloc(OUT_BUF) };
+	int rc = -1, built;
+
+	f->fd = -1;
+	f->tmp[0] = '\0';
+	if (!v || !o.buf) {
+		snprintf(err, errlen, "cannot build the results: %s", strerror(ENOMEM));
+		goto out;
+	}
+	if (result__open(f, p, dir, tag) < 0) {
+		snprintf(err, errlen, "cannot create a file in %s: %s", dir,
+			 strerror(errno));
+		goto out;
+	}
+	o.fd = f->fd;
+	built = write_document(&o, v);
+	out__flush(&o);
+	if (built < 0 || o.err) {
+		if (built < 0)
+			snprintf(err, errlen, "cannot build the results: %s",
+				 strerror(ENOMEM));
+		else
+			snprintf(err, errlen, "cannot write to %s: %s", dir,
+				 strerror(o.err));
+		agg_result__discard(f);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(o.buf);
+	agg_view__delete(v);
+	return rc;
+}
+
+/* Links the file under name; EEXIST when name exists. */
+static int result__link(struct agg_result_file *f, const char *name)
+{
+	char proc[64];
+
+	if (!f->anon)
+		return link(f->tmp, name);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f->fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno != ENOENT) /* no /proc: needs CAP_DAC_READ_SEARCH */
+		return -1;
+	return linkat(f->fd, "", AT_FDCWD, name, AT_EMPTY_PATH);
+}
+
+/* Publishes the file under base.json, base-1.json, ...: link(2) never
+ * replaces an existing file, so a result of an earlier process (pid reuse)
+ * or another host with the same name is never lost. */
+int agg_result__link_new(struct agg_result_file *f, const char *dir,
+			 const char *base, char *path, size_t pathlen)
 {
 	for (int k = 0; k < 1000; k++) {
 		if (k == 0)
 			snprintf(path, pathlen, "%s/%s.json", dir, base);
 		else
 			snprintf(path, pathlen, "%s/%s-%d.json", dir, base, k);
-		if (link(tmp, path) == 0)
+		if (result__link(f, path) == 0)
 			return 0;
 		if (errno != EEXIST)
 			return -1;
@@ -633,8 +715,32 @@ static int publish(const char *tmp, const char *dir, const char *base, char *pat
 	return -1;
 }
 
+/* Replaces path (this image's own earlier publication) in one rename(2):
+ * a reader sees the old file or the new one, never a part. */
+int agg_result__replace(struct agg_result_file *f, const char *path)
+{
+	if (f->anon && result__link(f, f->tmp) < 0) {
+		if (errno != EEXIST || unlink(f->tmp) < 0 || result__link(f, f->tmp) < 0)
+			return -1;
+	}
+	if (rename(f->tmp, path) == 0)
+		return 0;
+	unlink(f->tmp);
+	return -1;
+}
+
+void agg_result__discard(struct agg_result_file *f)
+{
+	if (f->fd >= 0)
+		hs_sys__close(f->fd);
+	f->fd = -1;
+	if (!f->anon && f->tmp[0])
+		unlink(f->tmp);
+	f->tmp[0] = '\0';
+}
+
 /* hpcshim-<host>-<pid>[-r<rank>][-x<exec generation>] */
-static void result_base(const struct agg_process *p, char *base, size_t len)
+void agg_result__base(const struct agg_process *p, char *base, size_t len)
 {
 	char rank[16] = "", gen[16] = "";
 
@@ -652,52 +758,17 @@ static void result_base(const struct agg_process *p, char *base, size_t len)
 int agg_process__write(const struct agg_process *p, const char *dir, char *path,
 		       size_t pathlen, char *err, size_t errlen)
 {
-	struct agg_view *v = agg_view__new(p);
-	struct out o = { .buf = malloc(OUT_BUF) };
-	char base[256], tmp[4096];
-	int fd, rc = -1, built;
+	struct agg_result_file f;
+	char base[256];
+	int rc = 0;
 
-	if (!v || !o.buf) {
-		snprintf(err, errlen, "cannot build the results: %s", strerror(ENOMEM));
-		goto out;
-	}
-	result_base(p, base, sizeof(base));
-	/* Unique per process start, so a file left by a killed process with
-	 * the same pid never blocks this one. */
-	snprintf(tmp, sizeof(tmp), "%s/.%s-%llx.json.tmp", dir, base,
-		 (unsigned long long)p->start_ns);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot create a file in %s: %s", dir,
-			 strerror(errno));
-		goto out;
-	}
-	o.fd = fd;
-	built = write_document(&o, v);
-	out__flush(&o);
-	if (built < 0 || o.err) {
-		if (built < 0)
-			snprintf(err, errlen, "cannot build the results: %s",
-				 strerror(ENOMEM));
-		else
-			snprintf(err, errlen, "cannot write to %s: %s", dir,
-				 strerror(o.err));
-		hs_sys__close(fd);
-		goto fail_unlink;
-	}
-	if (hs_sys__close(fd) < 0) {
-		snprintf(err, errlen, "cannot write to %s: %s", dir, strerror(errno));
-		goto fail_unlink;
-	}
-	if (publish(tmp, dir, base, path, pathlen) < 0) {
+	if (agg_result__create(&f, p, dir, 'x', err, errlen) < 0)
+		return -1;
+	agg_result__base(p, base, sizeof(base));
+	if (agg_result__link_new(&f, dir, base, path, pathlen) < 0) {
 		snprintf(err, errlen, "cannot publish %s: %s", path, strerror(errno));
-		goto fail_unlink;
+		rc = -1;
 	}
-	rc = 0;
-fail_unlink:
-	unlink(tmp);
-out:
-	free(o.buf);
-	agg_view__delete(v);
+	agg_result__discard(&f);
 	return rc;
 }

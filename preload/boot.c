@@ -46,6 +46,7 @@ static void boot__run(int argc, char **argv)
 	hs_process__configure(argc, argv);
 	hs_signal__init();
 	hs_process__start(hs_exec__generation());
+	hs_flush__start();
 }
 
 /* false when the caller is the thread doing the work (an object our own

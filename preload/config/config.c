@@ -134,6 +134,7 @@ void hs_config__from_env(struct hs_config *cfg)
 	hs_range_config__from_env(&cfg->range);
 	hs_mux_config__from_env(&cfg->mux);
 	hs_limits__from_env(&cfg->limits);
+	cfg->flush_ns = hs_flush_config__from_env(getenv("HPCSHIM_FLUSH"));
 	if (ev)
 		config__events(cfg, ev);
 	if (cfg->nevents == 0) {

@@ -90,6 +90,7 @@ struct hs_config {
 	int events_braces;               /* misplaced or unbalanced braces      */
 	struct hs_mux_config mux;        /* muxconfig.c                         */
 	struct hs_limits limits;         /* limits.c                            */
+	uint64_t flush_ns; /* HPCSHIM_FLUSH period, 0: off (flushconfig.c) */
 };
 
 /* HPCSHIM_PROGRAMS (programs.c): the valid globs, in order.  Bad ones
@@ -105,6 +106,12 @@ void hs_programs__from_env(struct hs_programs *p);
 /* True when name matches one of globs[0..n) (fnmatch, no flags). */
 bool hs_programs__match(const char *const *globs, int n, const char *name);
 void hs_programs__free(struct hs_programs *p);
+
+/* The default period of the periodic flush (HPCSHIM_FLUSH unset). */
+#define HS_FLUSH_DEFAULT_NS 1000000000ull
+
+/* flushconfig.c: HPCSHIM_FLUSH's value -> period in ns, 0 for off. */
+uint64_t hs_flush_config__from_env(const char *v);
 
 /* Fills cfg from the environment.  Malformed values are reported with one
  * "hpcshim:" line each and replaced by defaults; never fails. */

@@ -114,39 +114,6 @@ static void bad(const char *var, const char *v, const char *what)
 	       what);
 }
 
-/* "<digits><unit>" with unit ns, us, ms or s -> ns; false when malformed or
- * outside [lo, hi]. */
-static bool parse_duration(const char *v, uint64_t lo, uint64_t hi, uint64_t *ns)
-{
-	static const struct {
-		const char *unit;
-		uint64_t mult;
-	} units[] = {
-		{ "ns", 1 },
-		{ "us", 1000 },
-		{ "ms", 1000000 },
-		{ "s", 1000000000 },
-	};
-	char *end;
-	unsigned long long n;
-
-	if (*v < '0' || *v > '9')
-		return false;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno)
-		return false;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].unit) != 0)
-			continue;
-		if (n > hi / units[i].mult || n * units[i].mult < lo)
-			return false;
-		*ns = n * units[i].mult;
-		return true;
-	}
-	return false;
-}
-
 static void mux__mode(struct hs_mux_config *m, const char *v)
 {
 	static const char *const names[] = { "kernel", "rotate", "off" };
@@ -167,7 +134,7 @@ static void mux__slice(struct hs_mux_config *m, const char *v)
 	m->slice_instructions = false;
 	if (!v || !*v)
 		return;
-	if (parse_duration(v, 10000, 10000000000ull, &m->slice))
+	if (hs_var__duration(v, 10000, 10000000000ull, &m->slice))
 		return;
 	if (*v >= '0' && *v <= '9') {
 		errno = 0;
@@ -208,7 +175,7 @@ static void mux__interval(struct hs_mux_config *m, const char *v)
 	m->interval_ns = 0;
 	if (!v || !*v)
 		return;
-	if (!parse_duration(v, 100000, 3600000000000ull, &m->interval_ns)) {
+	if (!hs_var__duration(v, 100000, 3600000000000ull, &m->interval_ns)) {
 		m->interval_ns = 0;
 		bad("HPCSHIM_INTERVAL", v,
 		    "is not a duration (100us..1h, e.g. "

@@ -1,5 +1,7 @@
 /* varparse.c - comma lists and keyword values of HPCSHIM_* (varparse.h). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "preload/base/log.h"
@@ -43,4 +45,37 @@ int hs_var__choice(const char *var, const char *v, const char *const *names, int
 	hs_log(HS_LOG_ERROR, "%s='%.40s%s' is not %s; using %s", var, v,
 	       strlen(v) > 40 ? "..." : "", alts, names[dflt]);
 	return dflt;
+}
+
+/* "<digits><unit>" with unit ns, us, ms or s -> ns; false when malformed or
+ * outside [lo, hi]. */
+bool hs_var__duration(const char *v, uint64_t lo, uint64_t hi, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t mult;
+	} units[] = {
+		{ "ns", 1 },
+		{ "us", 1000 },
+		{ "ms", 1000000 },
+		{ "s", 1000000000 },
+	};
+	char *end;
+	unsigned long long n;
+
+	if (*v < '0' || *v > '9')
+		return false;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno)
+		return false;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit) != 0)
+			continue;
+		if (n > hi / units[i].mult || n * units[i].mult < lo)
+			return false;
+		*ns = n * units[i].mult;
+		return true;
+	}
+	return false;
 }

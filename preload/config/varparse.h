@@ -6,7 +6,9 @@
 #ifndef HPCSHIM_VARPARSE_H
 #define HPCSHIM_VARPARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Receives one item: not NUL-terminated, len > 0. */
 typedef void (*hs_var_item_fn)(void *ctx, const char *item, size_t len);
@@ -19,5 +21,9 @@ void hs_var__each_item(const char *v, hs_var_item_fn fn, void *ctx);
  * one line "VAR='v' is not a, b or c; using <names[dflt]>" and dflt. */
 int hs_var__choice(const char *var, const char *v, const char *const *names, int n,
 		   int dflt);
+
+/* "<digits><unit>" with unit ns, us, ms or s -> ns; false when malformed
+ * or outside [lo, hi]. */
+bool hs_var__duration(const char *v, uint64_t lo, uint64_t hi, uint64_t *ns);
 
 #endif

@@ -66,13 +66,15 @@ struct hs_process {
 	struct hs_thread *live;
 	struct agg_thread *done;
 	uint64_t uncovered_calls; /* atomic                          */
+	pid_t flusher;            /* the flush thread's tid, or 0 (atomic) */
 };
 
 extern struct hs_process hs_proc;
 extern __thread struct hs_thread *hs_self __attribute__((tls_model("initial-exec")));
 
-/* How an image ended, for the results. */
-enum hs_end { HS_END_EXIT, HS_END_EXIT_NOW, HS_END_EXEC, HS_END_SIGNAL };
+/* How an image ended, for the results; HS_END_FLUSH: it had not, the
+ * results so far were published by the periodic flush (flush.c). */
+enum hs_end { HS_END_EXIT, HS_END_EXIT_NOW, HS_END_EXEC, HS_END_SIGNAL, HS_END_FLUSH };
 
 /* process.c: the constructor's two halves (boot.c calls them), and the
  * end.  finish writes this image's results once: the first caller wins
@@ -83,6 +85,12 @@ void hs_process__configure(int argc, char **argv);
 void hs_process__start(int exec_generation);
 void hs_process__finish(enum hs_end end, int signo);
 
+/* Builds the agg_process of this image around threads and publishes it:
+ * finish's end, or (HS_END_FLUSH) the flush's snapshot, without the
+ * features' parts. */
+void hs_process__write(struct agg_thread *threads, uint64_t end_ns, enum hs_end end,
+		       int signo, const struct agg_uncovered *unc, int nunc);
+
 /* state.c: true in a child that shares our memory without being ours
  * (vfork, raw clone): it must not touch the shim's state. */
 bool hs_process__foreign(void);
@@ -92,8 +100,22 @@ bool hs_process__foreign(void);
 void hs_events__build(struct pmu_evlist *el, const struct hs_config *cfg);
 void hs_events__publish(void);
 
-/* publish.c: writes the results file (HPCSHIM_OUTPUT, else a fallback). */
-void hs_publish__results(const struct agg_process *p);
+/* publish.c: writes the results file (HPCSHIM_OUTPUT, else a fallback),
+ * atomically: the first publication of an image takes a name no other
+ * file has, later ones (flushes, then the end) replace it.  A flush never
+ * replaces the end's file.  final_begin/final_end bracket finish's write;
+ * wait (a fatal signal's handler) waits, bounded, for one under way on
+ * another thread. */
+void hs_publish__results(const struct agg_process *p, bool flush, bool in_signal);
+void hs_publish__final_begin(void);
+void hs_publish__final_end(void);
+void hs_publish__wait(void);
+void hs_publish__fork_child(void);
+
+/* flush.c: the periodic flush (HPCSHIM_FLUSH): its thread, started after
+ * hs_process__start (boot.c) and again in a fork child.  Its tid is
+ * hs_proc.flusher. */
+void hs_flush__start(void);
 
 /* fork.c: makes a fork()ed child a process of its own. */
 void hs_fork__child(void);

@@ -136,10 +136,11 @@ static const char *const end_names[] = {
 	[HS_END_EXIT_NOW] = "_exit",
 	[HS_END_EXEC] = "exec",
 	[HS_END_SIGNAL] = "signal",
+	[HS_END_FLUSH] = "flush",
 };
 
-static void process__write(struct agg_thread *threads, uint64_t end_ns, enum hs_end end,
-			   int signo, const struct agg_uncovered *unc, int nunc)
+void hs_process__write(struct agg_thread *threads, uint64_t end_ns, enum hs_end end,
+		       int signo, const struct agg_uncovered *unc, int nunc)
 {
 	char host[256] = "unknown", note[200];
 	struct agg_process p = {
@@ -147,7 +148,8 @@ static void process__write(struct agg_thread *threads, uint64_t end_ns, enum hs_
 		.rank = hs_proc.rank, .argv = hs_proc.argv, .argc = hs_proc.argc,
 		.exec_generation = hs_proc.exec_generation,
 		.start_ns = hs_proc.start_ns, .end_ns = end_ns,
-		.complete = end != HS_END_SIGNAL, .end = end_names[end],
+		.complete = end != HS_END_SIGNAL && end != HS_END_FLUSH,
+		.end = end_names[end],
 		.signal = end == HS_END_SIGNAL ? signo : 0,
 		.version = PACKAGE_VERSION, .nev = hs_proc.evlist.nevents,
 		.ev = hs_proc.ev, .main_ev = hs_proc.main_ev, .threads = threads,
@@ -172,8 +174,11 @@ static void process__write(struct agg_thread *threads, uint64_t end_ns, enum hs_
 		p.pmu.privilege_note = note;
 
 	gethostname(host, sizeof(host) - 1);
-	hs_features__result(&p);
-	hs_publish__results(&p);
+	/* A flush runs beside the features' threads and handlers: their
+	 * parts are only written at the end. */
+	if (end != HS_END_FLUSH)
+		hs_features__result(&p);
+	hs_publish__results(&p, end == HS_END_FLUSH, end == HS_END_SIGNAL);
 }
 
 void hs_process__finish(enum hs_end end, int signo)
@@ -190,6 +195,7 @@ void hs_process__finish(enum hs_end end, int signo)
 	if (!__atomic_compare_exchange_n(&hs_proc.state, &expected, HS_FINISHED,
 					 false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
+	hs_publish__final_begin();
 	end_ns = hs_clock__realtime();
 	/* In a signal handler the interrupted code may be this very thread
 	 * inside thread start or end, holding the lock: bounded wait. */
@@ -198,12 +204,14 @@ void hs_process__finish(enum hs_end end, int signo)
 		       "signal %d arrived inside the shim's thread "
 		       "bookkeeping; results not written",
 		       signo);
+		hs_publish__final_end();
 		return;
 	}
 	threads = process__collect(end_ns);
 	hs_features__collect(end == HS_END_SIGNAL);
 	nunc = hs_uncovered__scan(&unc);
 	pthread_mutex_unlock(&hs_proc.lock);
-	process__write(threads, end_ns, end, signo, unc, nunc);
+	hs_process__write(threads, end_ns, end, signo, unc, nunc);
+	hs_publish__final_end();
 	free(unc);
 }

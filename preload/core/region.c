@@ -14,6 +14,7 @@
 
 #include "annotate/hpcshim.h"
 #include "common/compiler.h"
+#include "common/seqlock.h"
 #include "preload/core/core.h"
 
 #define MAX_DEPTH 4096
@@ -58,8 +59,10 @@ static void frame__close(struct hs_thread *t, int i, bool now_ok)
 void hs_region__close_all(struct hs_thread *t, bool now_ok)
 {
 	hs_atomic__add(&t->agg->warn.auto_closed, (uint64_t)t->depth);
+	hs_seq__write_begin(&t->agg->seq);
 	while (t->depth > 0)
 		frame__close(t, t->depth - 1, now_ok);
+	hs_seq__write_end(&t->agg->seq);
 }
 
 typedef int (*omp_num_fn)(void);
@@ -163,8 +166,11 @@ static void end__close(struct hs_thread *t, int k)
 	ok = thread__read(t, t->now);
 	if (unlikely(k != t->depth - 1))
 		hs_atomic__add(&t->agg->warn.auto_closed, (uint64_t)(t->depth - 1 - k));
+	/* A flush may be copying the records (core/flush.c). */
+	hs_seq__write_begin(&t->agg->seq);
 	while (t->depth > k)
 		frame__close(t, t->depth - 1, ok);
+	hs_seq__write_end(&t->agg->seq);
 }
 
 /* ---- names built at run time: looked up by hash ---------------------- */

@@ -38,7 +38,8 @@ int hs_uncovered__scan(struct agg_uncovered **out)
 	while (d && (de = readdir(d)) != NULL) {
 		pid_t tid = (pid_t)atoi(de->d_name);
 
-		if (tid <= 0 || is_covered(tid) || hs_features__own_task(tid))
+		if (tid <= 0 || is_covered(tid) || hs_features__own_task(tid) ||
+		    tid == __atomic_load_n(&hs_proc.flusher, __ATOMIC_RELAXED))
 			continue;
 		if (n == cap) {
 			struct agg_uncovered *nu = realloc(

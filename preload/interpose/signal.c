@@ -1,7 +1,17 @@
 /* signal.c - results survive fatal signals; the program's handling does not
  * change.
  *
- * For each fatal signal whose disposition is the default, the shim installs
+ * Every signal whose default action ends the process and that can be
+ * caught is covered: the classic ones (the faults, SIGABRT, SIGTERM,
+ * SIGINT, SIGQUIT, SIGHUP; SIGUSR1/2, SIGALRM, SIGVTALRM, SIGPROF, SIGPIPE,
+ * SIGXCPU, SIGXFSZ that batch systems and limits send; SIGSTKFLT, SIGPWR,
+ * SIGSYS, SIGTRAP, SIGIO) and the real-time signals SIGRTMIN..SIGRTMAX
+ * (glibc keeps the two below SIGRTMIN for itself).  A real-time signal
+ * that already has an action when the constructor runs is left alone
+ * entirely: the shim's own rotation signal (preload/mux, installed before
+ * this) or a library's.
+ *
+ * For each covered signal whose disposition is the default, the shim installs
  * a handler that writes the results gathered so far ("complete": false),
  * restores the default action and lets the signal take the process down as
  * it would have: a synchronous fault (SIGSEGV, SIGBUS, SIGILL, SIGFPE)
@@ -33,7 +43,12 @@
 #include "preload/interpose/interpose.h"
 
 static const int fatal_signals[] = {
-	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT, SIGQUIT, SIGHUP,
+	SIGSEGV,   SIGBUS,  SIGILL,  SIGFPE,  SIGABRT, SIGTERM,   SIGINT,
+	SIGQUIT,   SIGHUP,  SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+	SIGPIPE,   SIGXCPU, SIGXFSZ, SIGSYS,  SIGTRAP, SIGIO,     SIGPWR,
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
 };
 
 static hs_real_sigaction_fn real_sigaction;
@@ -53,6 +68,9 @@ static void sig__handler(int sig, siginfo_t *si, void *uc)
 
 	(void)uc;
 	hs_process__finish(HS_END_SIGNAL, sig);
+	/* Another thread may be writing the results (exit, or another
+	 * signal): dying now would lose them. */
+	hs_publish__wait();
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);
@@ -79,20 +97,26 @@ static int sig__install_ours(int sig)
 	return rc;
 }
 
+static void sig__cover(int sig, bool only_default)
+{
+	if (real_sigaction(sig, NULL, &view[sig]) != 0)
+		return;
+	if (only_default && !is_default(&view[sig]))
+		return;
+	covered[sig] = true;
+	if (is_default(&view[sig]))
+		sig__install_ours(sig);
+}
+
 void hs_signal__init(void)
 {
 	real_sigaction = hs_real__sigaction();
 	if (!real_sigaction)
 		return;
-	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
-		int sig = fatal_signals[i];
-
-		if (real_sigaction(sig, NULL, &view[sig]) != 0)
-			continue;
-		covered[sig] = true;
-		if (is_default(&view[sig]))
-			sig__install_ours(sig);
-	}
+	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		sig__cover(fatal_signals[i], false);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX && sig < NSIG; sig++)
+		sig__cover(sig, true);
 }
 
 HPCSHIM_API int sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
