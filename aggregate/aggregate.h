@@ -199,6 +199,7 @@ struct agg_process {
 	char **argv;
 	int argc;
 	int exec_generation; /* 0 for the first image of this pid     */
+	int shim_tid;        /* the shim's own thread (flusher), or 0  */
 	uint64_t start_ns, end_ns;
 	bool complete;   /* false when ended by a fatal signal    */
 	const char *end; /* exit, _exit, exec, signal             */

@@ -76,6 +76,12 @@ static json_object *json_process(const struct agg_process *p)
 	}
 	json_object_object_add(o, "exec_generation",
 			       json_object_new_int(p->exec_generation));
+	/* Visible in /proc/self/task, never a program thread. */
+	if (p->shim_tid > 0) {
+		json_object *st = json_object_new_array();
+		json_object_array_add(st, json_object_new_int(p->shim_tid));
+		json_object_object_add(o, "shim_threads", st);
+	}
 	return o;
 }
 

@@ -147,6 +147,7 @@ void hs_process__write(struct agg_thread *threads, uint64_t end_ns, enum hs_end 
 		.pid = hs_proc.pid, .ppid = getppid(), .host = host,
 		.rank = hs_proc.rank, .argv = hs_proc.argv, .argc = hs_proc.argc,
 		.exec_generation = hs_proc.exec_generation,
+		.shim_tid = __atomic_load_n(&hs_proc.flusher, __ATOMIC_RELAXED),
 		.start_ns = hs_proc.start_ns, .end_ns = end_ns,
 		.complete = end != HS_END_SIGNAL && end != HS_END_FLUSH,
 		.end = end_names[end],
