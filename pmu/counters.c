@@ -101,7 +101,7 @@ static int counters__no_room(struct pmu_counters *c)
 {
 	pmu_counters__close(c);
 	c->err = EMFILE;
-	c->reason = pmu_errno__reason(EMFILE);
+	c->reason = pmu_errno__no_room;
 	for (int g = 0; g < c->el->ngroups; g++)
 		for (int m = 0; m < c->el->grp[g].n; m++)
 			c->missing |= 1ull << c->el->grp[g].idx[m];
@@ -124,7 +124,9 @@ int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
 			opened += grp->n;
 			continue;
 		}
-		if (rc == -EMFILE) /* pmu_sys__open: only when there is no room */
+		/* EMFILE with the space full is no room; any other EMFILE
+		 * (a seccomp filter, say) is an error like the others. */
+		if (rc == -EMFILE && pmu_fdspace__no_room())
 			return counters__no_room(c);
 		if (!c->err)
 			c->err = -rc;

@@ -16,9 +16,8 @@
 	X(EINVAL, "invalid encoding, or the group does not fit on the PMU") \
 	X(ENOSPC, "no free counter or breakpoint slot")                     \
 	X(EBUSY, "the counter is in exclusive use elsewhere")               \
-	X(EMFILE, "no descriptor room: the program's RLIMIT_NOFILE hard "    \
-		  "limit is its soft limit and cannot be raised (raise the " \
-		  "hard limit, ulimit -Hn, or run with CAP_SYS_RESOURCE)")  \
+	X(EMFILE, "too many open descriptors in this process "              \
+		  "(RLIMIT_NOFILE)")                                        \
 	X(ENFILE, "system-wide file table is full")                         \
 	X(E2BIG, "perf_event_attr size not supported by this kernel")       \
 	X(ENOSYS, "perf_event_open is not available in this kernel")        \
@@ -37,8 +36,17 @@ const char *pmu_errno__name(int err)
 	return "EUNKNOWN";
 }
 
+const char pmu_errno__no_room[] =
+	"no descriptor room: the program's RLIMIT_NOFILE hard limit is its soft "
+	"limit and cannot be raised (raise the hard limit, ulimit -Hn, or run "
+	"with CAP_SYS_RESOURCE)";
+
+/* EMFILE is a lack of room in our descriptor space (fdspace.c) when that
+ * space says so, else the process's own limit or an injected error. */
 const char *pmu_errno__reason(int err)
 {
+	if (err == EMFILE && pmu_fdspace__no_room())
+		return pmu_errno__no_room;
 	switch (err) {
 #define X(code, text) \
 	case code:    \

@@ -192,6 +192,8 @@ int pmu_group__read(const struct pmu_counters *c, int g, struct count *out);
 /* error.c: perf_event_open errno -> symbolic name and human reason. */
 const char *pmu_errno__name(int err);
 const char *pmu_errno__reason(int err);
+/* The reason of a thread left uncounted for lack of descriptor room. */
+extern const char pmu_errno__no_room[];
 
 /* sys.c: the perf_event_open system call for the calling thread; the new
  * descriptor is registered in fdtab.c.  -1 with errno. */

@@ -1,6 +1,7 @@
 /* sys.c - the few places pmu/ touches the kernel directly. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,12 +23,26 @@ int pmu_sys__open(struct perf_event_attr *attr, int group_fd)
  * descriptor is moved out of the program's range (fdspace.c) before it is
  * registered; when even perf_event_open found no free number, one more is
  * made in our space if there is room. */
+/* EMFILE from perf_event_open means no free number below the limit only
+ * if no other call can get one either (a seccomp filter can return it). */
+static bool sys__out_of_numbers(void)
+{
+	int fd = hs_sys__openat(AT_FDCWD, "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+
+	if (fd < 0)
+		return errno == EMFILE;
+	hs_sys__close(fd);
+	errno = EMFILE;
+	return false;
+}
+
 int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd)
 {
 	long fd = syscall(SYS_perf_event_open, attr, tid, -1, group_fd,
 			  PERF_FLAG_FD_CLOEXEC);
 
-	if (fd < 0 && errno == EMFILE && pmu_fdspace__make_room())
+	if (fd < 0 && errno == EMFILE && sys__out_of_numbers() &&
+	    pmu_fdspace__make_room())
 		fd = syscall(SYS_perf_event_open, attr, tid, -1, group_fd,
 			     PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
