@@ -33,8 +33,11 @@ INSTR_PER_ITER = 2  # subs + b.ne
 # counters read from user space through the mmap page (HPCSHIM_READ=auto,
 # the default) ...
 OVH = 283
-# ... and with read() (HPCSHIM_READ=syscall).
-OVH_SYS = 315
+# ... and with read() (HPCSHIM_READ=syscall).  The periodic flush
+# (HPCSHIM_FLUSH, default 1s) runs a thread of the shim's own, so glibc's
+# read() is a cancellation point even in a single-threaded program: 315
+# without that thread, 429 with it (about 57 per read).
+OVH_SYS = 429
 # The user-space path once the process has created a thread (with read(),
 # glibc's read() would become a cancellation point and cost more).
 OVH_MT = 283
@@ -43,18 +46,21 @@ OVH_MT = 283
 # LD_BIND_NOW=1.  It grows with the number of symbols the shim exports
 # (586 before the preload/ restructure, with the same exports: +7 in this
 # one-time path, cause not pinned; the steady region path is unchanged).
-LAZY = 593
+LAZY = 603  # 593 before the wave of issue 13 (more exports: rlimit, flush)
 # A literal name (the call-site handle path) around spin(0): the steady
 # overhead (per_call.min), by read method, and what the site's first call
 # adds (per_call.max - min: lazy binding of hpcshim_site_end and the END
 # site's id lookup, both inside the interval).
 OVH_SITE = 257
-OVH_SITE_SYS = 289
-LAZY_SITE = 732
+OVH_SITE_SYS = 403  # 289 without the flush thread (see OVH_SYS)
+LAZY_SITE = 765     # 732 before issue 13's exports
 # A whole begin+end pair (literal name, 4 hardware events in one group),
 # user-level instructions, over PAIR_K pairs: (pairs_on - pairs_off).
-PAIR_USER = 1086002
-PAIR_SYS = 1102002
+# 1086 and 1102 per pair before issue 13: +15 for the region records'
+# sequence count (a flush copies them consistently, two stores per END), and
+# with read() +335 for glibc's cancellation path (the flush thread).
+PAIR_USER = 1101002
+PAIR_SYS = 1437002
 # Over 2000 user-space reads an interrupt that rewrites an mmap page inside
 # a read's seqlock window makes that read retry (about 30 instructions):
 # seen once in some boots (1060032).  The pair total may exceed the stated
