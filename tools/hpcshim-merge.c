@@ -38,17 +38,10 @@
 #include "common/hash.h"
 
 #define PROG "hpcshim-merge"
+#define TOOL_PROG PROG
+#define TOOL_OOM_STATUS 2
+#include "tools/jsonread.h"
 #define JOB_SCHEMA "hpcshim-job/1"
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fprintf(stderr, PROG ": out of memory\n");
-		exit(2);
-	}
-	return p;
-}
 
 static void *xcalloc(size_t n, size_t size)
 {
@@ -59,24 +52,6 @@ static void *xcalloc(size_t n, size_t size)
 		exit(2);
 	}
 	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	return memcpy(xrealloc(NULL, n), s, n);
-}
-
-/* Member key of an object, NULL when absent, null or o is no object. */
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-
-	if (!o || !json_object_is_type(o, json_type_object))
-		return NULL;
-	json_object_object_get_ex(o, key, &v);
-	return v;
 }
 
 static bool is_number(json_object *v)
@@ -179,21 +154,6 @@ static void job__skip(struct job *j, const char *path, const char *why)
 	j->failed++;
 }
 
-static int json_int(json_object *o, const char *key, int dflt)
-{
-	json_object *v = get(o, key);
-
-	return v && json_object_is_type(v, json_type_int) ? json_object_get_int(v) : dflt;
-}
-
-static const char *json_str(json_object *o, const char *key, const char *dflt)
-{
-	json_object *v = get(o, key);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) :
-							       dflt;
-}
-
 static void job__add_file(struct job *j, const char *path, bool quiet_if_foreign)
 {
 	json_object *doc = json_object_from_file(path), *proc;
@@ -205,7 +165,7 @@ static void job__add_file(struct job *j, const char *path, bool quiet_if_foreign
 							      "cannot be read");
 		return;
 	}
-	schema = json_str(doc, "schema", "");
+	schema = get_str(doc, "schema", "");
 	proc = get(doc, "process");
 	if (strncmp(schema, "hpcshim/", 8) != 0 || !proc) {
 		if (!quiet_if_foreign)
@@ -221,13 +181,13 @@ static void job__add_file(struct job *j, const char *path, bool quiet_if_foreign
 	*r = (struct rank){
 		.path = xstrdup(path),
 		.doc = doc,
-		.rank = get(proc, "rank") ? json_int(proc, "rank", -1) : -1,
-		.size = json_int(proc, "size", -1),
-		.host = json_str(proc, "host", "?"),
-		.end = json_str(proc, "end", "?"),
-		.job = json_str(proc, "job", NULL),
-		.pid = json_int(proc, "pid", -1),
-		.generation = json_int(proc, "exec_generation", 0),
+		.rank = get(proc, "rank") ? (int)get_int(proc, "rank", -1) : -1,
+		.size = (int)get_int(proc, "size", -1),
+		.host = get_str(proc, "host", "?"),
+		.end = get_str(proc, "end", "?"),
+		.job = get_str(proc, "job", NULL),
+		.pid = (int)get_int(proc, "pid", -1),
+		.generation = (int)get_int(proc, "exec_generation", 0),
 		.complete = json_object_get_boolean(get(proc, "complete")),
 	};
 }
@@ -450,8 +410,7 @@ static void job__index(struct job *j, struct names *regions, struct names *event
 	for (size_t k = 0; k < j->n; k++) {
 		json_object *doc = j->r[k].doc, *idx = json_object_new_object();
 		json_object *arr = get(doc, "regions");
-		size_t n = arr && json_object_is_type(arr, json_type_array) ?
-				   json_object_array_length(arr) : 0;
+		size_t n = arr_len(arr);
 
 		json_object_object_foreach(get(doc, "totals"), ev, val)
 		{
@@ -460,7 +419,7 @@ static void job__index(struct job *j, struct names *regions, struct names *event
 		}
 		for (size_t i = 0; i < n; i++) {
 			json_object *reg = json_object_array_get_idx(arr, i);
-			const char *name = json_str(reg, "name", NULL);
+			const char *name = get_str(reg, "name", NULL);
 			if (!name)
 				continue;
 			names__intern(regions, name, &added);
@@ -526,18 +485,16 @@ static struct extreme *thread_extremes(const struct job *j, const struct names *
 
 	for (size_t k = 0; k < j->n; k++) {
 		json_object *threads = get(j->r[k].doc, "threads");
-		size_t nt = threads && json_object_is_type(threads, json_type_array) ?
-				    json_object_array_length(threads) : 0;
+		size_t nt = arr_len(threads);
 		for (size_t t = 0; t < nt; t++) {
 			json_object *th = json_object_array_get_idx(threads, t);
 			json_object *regs = get(th, "regions");
 			int64_t tid = json_object_get_int64(get(th, "tid"));
-			size_t nr = regs && json_object_is_type(regs, json_type_array) ?
-					    json_object_array_length(regs) : 0;
+			size_t nr = arr_len(regs);
 			for (size_t i = 0; i < nr; i++) {
 				json_object *reg = json_object_array_get_idx(regs, i);
 				json_object *inc = get(reg, "inclusive");
-				const char *name = json_str(reg, "name", NULL);
+				const char *name = get_str(reg, "name", NULL);
 				long r = name ? names__lookup(regions, name) : -1;
 				if (r < 0) /* not in regions[]: not a region of the file */
 					continue;

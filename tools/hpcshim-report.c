@@ -23,70 +23,9 @@
 #include <json-c/json.h>
 
 #define PROG "hpcshim-report"
-
-/* ---- small utilities ------------------------------------------------ */
-
-/* Running out of memory while formatting a report is not recoverable in
- * any useful way: say so and stop. */
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fprintf(stderr, PROG ": out of memory\n");
-		exit(1);
-	}
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	return memcpy(xrealloc(NULL, n), s, n);
-}
-
-/* Member `key` of object o, or NULL when o is not an object, the key is
- * absent or its value is JSON null: callers treat all three alike. */
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-
-	if (!o || !json_object_is_type(o, json_type_object))
-		return NULL;
-	json_object_object_get_ex(o, key, &v);
-	return v;
-}
-
-static const char *get_str(json_object *o, const char *key, const char *dflt)
-{
-	json_object *v = get(o, key);
-
-	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) :
-							  dflt;
-}
-
-static long long get_int(json_object *o, const char *key, long long dflt)
-{
-	json_object *v = get(o, key);
-
-	if (json_object_is_type(v, json_type_int) ||
-	    json_object_is_type(v, json_type_double))
-		return (long long)json_object_get_int64(v);
-	return dflt;
-}
-
-/* json_object_array_length asserts on non-arrays; a damaged file must
- * not crash the tool, so every array access goes through these two. */
-static size_t arr_len(json_object *a)
-{
-	return json_object_is_type(a, json_type_array) ? json_object_array_length(a) :
-							 0;
-}
-
-static json_object *arr_at(json_object *a, size_t i)
-{
-	return json_object_array_get_idx(a, i);
-}
+#define TOOL_PROG PROG
+#define TOOL_OOM_STATUS 1
+#include "tools/jsonread.h"
 
 /* ---- value formatting ----------------------------------------------- */
 
