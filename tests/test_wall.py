@@ -4,7 +4,12 @@ of a region is timed inside its HPC_BEGIN/HPC_END ("inner") and around
 them ("outer"), and the shim's figure must lie in [inner, outer], exactly.
 Nesting and recursion: exclusive = inclusive - children's inclusive, in
 integers.  A sleeping region: wall >= the sleep, task-clock far below."""
+import json
+import math
 import os
+import shutil
+import subprocess
+import tempfile
 import time
 
 from hpctest import BUILD, Tap, run, region, proc_region, main_thread
@@ -147,5 +152,61 @@ t.ok(ft is not None and ft["count"] == 1, "max threads 1: the worker folded")
 if ft:
     bracket(ft["wall_ns"], c["t_nap"][0][0], joined,
             "folded thread's wall_ns between its region's and create..join")
+
+# ---- merge: the job's wall statistics equal those of the files ------------
+MERGE = os.path.join(BUILD, "hpcshim-merge")
+
+
+def stats(vals):
+    """The job statistics (aggregate/job.c) of one value over the ranks."""
+    n = len(vals)
+    s = sorted(vals)
+    mean = sum(vals) / n
+    med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    return {"n": n, "sum": sum(vals), "mean": mean, "min": s[0], "max": s[-1],
+            "median": med, "sd": math.sqrt(sum((v - mean) ** 2 for v in vals) / n),
+            "imbalance": s[-1] / mean - 1 if mean else 0.0}
+
+
+def same_stats(got, want, desc):
+    ok = got is not None and all(
+        k in got and (got[k] == want[k] if k in ("n", "sum", "min", "max", "median")
+                      else math.isclose(got[k], want[k], rel_tol=1e-12, abs_tol=1e-9))
+        for k in want)
+    t.ok(ok, "%s: %r == %r" % (desc, got, want))
+
+
+tmp = tempfile.mkdtemp(prefix="hpcshim-wall-")
+try:
+    docs = []
+    for rk in range(3):
+        res = wall("nest", 1, 1 + 2 * rk, "nap", 5 * (3 - rk), outdir=tmp,
+                   env={"OMPI_COMM_WORLD_RANK": str(rk), "OMPI_COMM_WORLD_SIZE": "3"})
+        t.eq(res.rc, 0, "merge: rank %d ran" % rk)
+    for f in sorted(os.listdir(tmp)):
+        if f.endswith(".json"):
+            with open(os.path.join(tmp, f)) as fh:
+                docs.append(json.load(fh))
+    docs.sort(key=lambda d: d["process"]["rank"])
+    p = subprocess.run([MERGE, tmp], capture_output=True, encoding="utf-8")
+    t.eq(p.returncode, 0, "merge: exit code")
+    jd = json.loads(p.stdout)
+    for name in ("n_outer", "n_a", "nap"):
+        jr = next((x for x in jd["regions"] if x["name"] == name), None)
+        for kind in ("inclusive", "exclusive"):
+            vals = [proc_region(d, name)["wall_ns"][kind] for d in docs]
+            want = stats(vals)
+            got = jr and jr["wall_ns"][kind]
+            same_stats(got, want, "merge: %s wall %s statistics" % (name, kind))
+            lo, hi = vals.index(want["min"]), vals.index(want["max"])
+            t.ok(got and got["min_at"]["rank"] == lo and got["max_at"]["rank"] == hi
+                 and got["max_at"]["pid"] == docs[hi]["process"]["pid"],
+                 "merge: %s wall %s min_at/max_at name ranks %d/%d" % (name, kind, lo, hi))
+    t.eq([r.get("wall_ns") for r in jd["ranks"]], [d["process"]["wall_ns"] for d in docs],
+         "merge: ranks[].wall_ns == each file's process wall_ns")
+    same_stats(jd.get("wall_ns"), stats([d["process"]["wall_ns"] for d in docs]),
+               "merge: the processes' wall_ns statistics")
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
 
 t.done()
