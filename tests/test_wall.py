@@ -3,7 +3,9 @@ program measures itself with CLOCK_MONOTONIC (tests/wallprog.c): each call
 of a region is timed inside its HPC_BEGIN/HPC_END ("inner") and around
 them ("outer"), and the shim's figure must lie in [inner, outer], exactly.
 Nesting and recursion: exclusive = inclusive - children's inclusive, in
-integers.  A sleeping region: wall >= the sleep, task-clock far below."""
+integers.  A sleeping region: wall >= the sleep, task-clock far below.
+Also: no event opened, folded regions and threads, a flushed document, and
+hpcshim-merge's wall statistics against the files' own values."""
 import json
 import math
 import os
@@ -12,7 +14,7 @@ import subprocess
 import tempfile
 import time
 
-from hpctest import BUILD, Tap, run, region, proc_region, main_thread
+from hpctest import BUILD, LIB, PRELOAD, Tap, run, region, proc_region, main_thread
 
 WALLPROG = os.path.join(BUILD, "tests", "wallprog")
 t = Tap()
@@ -152,6 +154,55 @@ t.ok(ft is not None and ft["count"] == 1, "max threads 1: the worker folded")
 if ft:
     bracket(ft["wall_ns"], c["t_nap"][0][0], joined,
             "folded thread's wall_ns between its region's and create..join")
+
+# ---- the flush document carries wall time -----------------------------------
+# The program sleeps 30 ms in "nap", then sleeps in a second region far
+# longer than the test waits; once a flush shows the first call, SIGKILL.
+tmp = tempfile.mkdtemp(prefix="hpcshim-wall-")
+try:
+    env = dict(os.environ)
+    for k in list(env):
+        if k.startswith("HPCSHIM_") and k not in ("HPCSHIM_LIB", "HPCSHIM_BUILDDIR"):
+            del env[k]
+    env.update({"LD_PRELOAD": PRELOAD.format(lib=LIB), "HPCSHIM_OUTPUT": tmp, "HPCSHIM_FLUSH": "50ms"})
+    t0 = time.monotonic_ns()
+    p = subprocess.Popen([WALLPROG, "nap", "30", "nap", "600000"], env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp)
+
+    def flushed():
+        for f in os.listdir(tmp):
+            if f.startswith("hpcshim-") and f.endswith(".json"):
+                try:
+                    with open(os.path.join(tmp, f)) as fh:
+                        d = json.load(fh)
+                except (OSError, ValueError):
+                    return None
+                nap = region(main_thread(d) or {"regions": []}, "nap")
+                if nap and nap["calls"] >= 1:
+                    return d
+        return None
+
+    d, limit = None, time.monotonic() + 120  # the limit only turns a hang into a failure
+    while d is None and time.monotonic() < limit and p.poll() is None:
+        d = flushed()
+        if d is None:
+            time.sleep(0.005)
+    t1 = time.monotonic_ns()
+    p.kill()
+    p.wait()
+    t.ok(d is not None and d["process"]["end"] == "flush", "flush: a flushed document with the first nap")
+    if d:
+        m = main_thread(d)
+        nap = region(m, "nap")
+        t.ok(nap["wall_ns"]["inclusive"] >= 30000000,
+             "flush: nap wall inclusive >= the 30 ms sleep (%r)" % nap["wall_ns"]["inclusive"])
+        t.eq((nap["calls"], nap["per_call_wall_ns"]["calls"]), (1, 1),
+             "flush: the copied record consistent (calls == per-call wall calls)")
+        t.ok(nap["wall_ns"]["inclusive"] <= m["wall_ns"] <= d["process"]["wall_ns"] <= t1 - t0,
+             "flush: region %r <= thread %r <= process %r <= the test's %r"
+             % (nap["wall_ns"]["inclusive"], m["wall_ns"], d["process"]["wall_ns"], t1 - t0))
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
 
 # ---- merge: the job's wall statistics equal those of the files ------------
 MERGE = os.path.join(BUILD, "hpcshim-merge")
