@@ -156,8 +156,8 @@ static inline void agg_percall__add(struct agg_percall *pc, uint64_t v)
 
 /* One completed call's wall time d and its exclusive part x; d into the
  * inclusive time only for the outermost instance of a recursion. */
-static inline void agg_region__add_wall(struct agg_region *r, uint64_t d, uint64_t x,
-					bool outermost)
+static inline void agg_region__add_wall(struct agg_region *r, uint64_t d,
+					uint64_t x, bool outermost)
 {
 	if (outermost)
 		hs_atomic__add(&r->wall.incl, d);

@@ -193,8 +193,9 @@ static void json_wall(json_object *o, const struct agg_wall *w)
 		json_object_object_add(c, "calls", agg_json__u64(w->call.n));
 		json_object_object_add(c, "min", agg_json__u64(w->call.min));
 		json_object_object_add(c, "max", agg_json__u64(w->call.max));
-		json_object_object_add(c, "mean", agg_json__dbl((double)w->call.sum /
-								 (double)w->call.n));
+		json_object_object_add(
+			c, "mean",
+			agg_json__dbl((double)w->call.sum / (double)w->call.n));
 	}
 	json_object_object_add(o, "per_call_wall_ns", c);
 }

@@ -38,19 +38,18 @@ static void nap_ms(long ms)
 }
 
 /* One region call around fn(arg): prints both measurements. */
-#define TIMED(name, body)                                                  \
-	do {                                                               \
-		uint64_t o0_, o1_, i0_, i1_;                               \
-		o0_ = mono();                                              \
-		hpcshim_region_begin(name);                                \
-		i0_ = mono();                                              \
-		body;                                                      \
-		i1_ = mono();                                              \
-		hpcshim_region_end(name);                                  \
-		o1_ = mono();                                              \
-		printf("call %s %llu %llu\n", name,                        \
-		       (unsigned long long)(i1_ - i0_),                    \
-		       (unsigned long long)(o1_ - o0_));                   \
+#define TIMED(name, body)                                                            \
+	do {                                                                         \
+		uint64_t o0_, o1_, i0_, i1_;                                         \
+		o0_ = mono();                                                        \
+		hpcshim_region_begin(name);                                          \
+		i0_ = mono();                                                        \
+		body;                                                                \
+		i1_ = mono();                                                        \
+		hpcshim_region_end(name);                                            \
+		o1_ = mono();                                                        \
+		printf("call %s %llu %llu\n", name, (unsigned long long)(i1_ - i0_), \
+		       (unsigned long long)(o1_ - o0_));                             \
 	} while (0)
 
 static void recurse(long d, long ms)
@@ -107,7 +106,8 @@ int main(int argc, char **argv)
 			pthread_t th;
 			uint64_t o0 = mono(), o1;
 
-			if (pthread_create(&th, NULL, thread_main, (void *)(intptr_t)ms)) {
+			if (pthread_create(&th, NULL, thread_main,
+					   (void *)(intptr_t)ms)) {
 				fprintf(stderr, "wallprog: pthread_create failed\n");
 				return 1;
 			}

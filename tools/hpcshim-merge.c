@@ -610,8 +610,9 @@ static json_object *ranks_json(const struct job *j, json_object **incomplete)
 		json_object_object_add(o, "file", json_object_new_string(r->path));
 		json_object_object_add(o, "complete", json_object_new_boolean(r->complete));
 		json_object_object_add(o, "end", json_object_new_string(r->end));
-		json_object_object_add(o, "wall_ns",
-				       json_object_get(get(get(r->doc, "process"), "wall_ns")));
+		json_object_object_add(
+			o, "wall_ns",
+			json_object_get(get(get(r->doc, "process"), "wall_ns")));
 		json_object_object_add(o, "totals", json_object_get(get(r->doc, "totals")));
 		json_object_array_add(arr, o);
 		if (!r->complete)
@@ -686,7 +687,8 @@ static json_object *job__document(struct job *j)
 			       event_stats(j, &events, pick_process, NULL, "totals", buf));
 	/* The ranks' process wall times: who ran longest, the spread. */
 	json_object_object_add(doc, "wall_ns",
-			       rank_stats(j, pick_process, NULL, "process", "wall_ns", buf));
+			       rank_stats(j, pick_process, NULL, "process",
+					  "wall_ns", buf));
 	x = thread_extremes(j, &events, &regions);
 	arr = json_object_new_array();
 	for (size_t i = 0; i < regions.n; i++)

@@ -92,9 +92,9 @@ void hs_process__finish(enum hs_end end, int signo);
 /* Builds the agg_process of this image around threads and publishes it:
  * finish's end, or (HS_END_FLUSH) the flush's snapshot, without the
  * features' parts. */
-void hs_process__write(struct agg_thread *threads, uint64_t end_ns, uint64_t end_mono,
-		       enum hs_end end, int signo, const struct agg_uncovered *unc,
-		       int nunc);
+void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
+		       uint64_t end_mono, enum hs_end end, int signo,
+		       const struct agg_uncovered *unc, int nunc);
 
 /* state.c: true in a child that shares our memory without being ours
  * (vfork, raw clone): it must not touch the shim's state. */

@@ -141,9 +141,9 @@ static const char *const end_names[] = {
 	[HS_END_FLUSH] = "flush",
 };
 
-void hs_process__write(struct agg_thread *threads, uint64_t end_ns, uint64_t end_mono,
-		       enum hs_end end, int signo, const struct agg_uncovered *unc,
-		       int nunc)
+void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
+		       uint64_t end_mono, enum hs_end end, int signo,
+		       const struct agg_uncovered *unc, int nunc)
 {
 	char host[256] = "unknown", note[200];
 	struct agg_process p = {
