@@ -267,9 +267,7 @@ static int dd__counts(struct dd *d)
 	int rc;
 
 	if (!obj)
-		return dd__fail("%s: not a JSON file (%s)", d->counts,
-				json_util_get_last_err() ? json_util_get_last_err() :
-							   "unreadable");
+		return dd__fail("%s: unreadable or not JSON", d->counts);
 	if (!json_object_is_type(obj, json_type_object)) {
 		json_object_put(obj);
 		return dd__fail("%s: expected a JSON object {\"event\": number, ...}",
@@ -279,9 +277,11 @@ static int dd__counts(struct dd *d)
 	{
 		if (!json_object_is_type(v, json_type_int) &&
 		    !json_object_is_type(v, json_type_double)) {
+			int rc2 = dd__fail("%s: the value of \"%s\" is not a number",
+					   d->counts, k);
+
 			json_object_put(obj);
-			return dd__fail("%s: the value of \"%s\" is not a number",
-					d->counts, k);
+			return rc2;
 		}
 	}
 	if ((rc = dd__pick(d, d->model))) {
