@@ -211,9 +211,9 @@ static void node__sum_rule(const struct tree *t, int i, const struct tree_input 
 			g[k] += c->grad[k];
 	}
 	r->sum_err = grad__err(t, g, in);
-	r->sum_state = fabs(r->sum_v - r->v) <=
-				       2 * r->sum_err + n->sum_tol * fabs(r->v) +
-					       1e-9 * fabs(r->v) ?
+	r->sum_state = fabs(r->sum_v - r->v) <= 2 * r->sum_err +
+							n->sum_tol * fabs(r->v) +
+							1e-9 * fabs(r->v) ?
 			       1 :
 			       -1;
 }

@@ -57,7 +57,7 @@ struct tree_node {
 	bool base;                  /* shares below are of this node */
 	int nsum;                   /* sum rule: these add up to the node */
 	int sum[TREE_MAX_SUM];
-	double sum_tol; /* relative tolerance on top of the error */
+	double sum_tol;           /* relative tolerance on top of the error */
 	char next[TREE_TEXT_MAX]; /* variable setting to run next */
 	char why[TREE_TEXT_MAX];  /* the next step in words */
 	char notes[TREE_NOTE_MAX];
@@ -91,12 +91,12 @@ struct tree_input {
 struct tree_result {
 	bool known;
 	double v;
-	double err;       /* first-order propagated standard error */
-	bool has_err;     /* every input it depends on had an error figure */
-	const char *why;  /* unknown: the reason */
-	int over;         /* 1 over threshold, 0 not, -1 unknown or none */
+	double err;      /* first-order propagated standard error */
+	bool has_err;    /* every input it depends on had an error figure */
+	const char *why; /* unknown: the reason */
+	int over;        /* 1 over threshold, 0 not, -1 unknown or none */
 	bool has_share;
-	double share; /* v / the nearest base ancestor's v (same unit) */
+	double share;  /* v / the nearest base ancestor's v (same unit) */
 	int sum_state; /* 0 no rule, 1 holds, -1 fails, -2 unknown */
 	double sum_v;  /* the parts' sum */
 	double sum_err;

@@ -23,9 +23,9 @@ struct tparse {
 	int line;
 	preset_err_fn err;
 	void *ctx;
-	struct tree *t;     /* the tree being read, NULL outside one */
-	bool in_node;       /* t->node[t->nnodes] is being filled   */
-	bool node_bad;      /* it has an error: drop it at its close */
+	struct tree *t; /* the tree being read, NULL outside one */
+	bool in_node;   /* t->node[t->nnodes] is being filled   */
+	bool node_bad;  /* it has an error: drop it at its close */
 	bool has_value;
 	char sum_ids[TREE_MAX_SUM][FORMULA_NAME_MAX];
 	int nsum_ids;
@@ -96,15 +96,15 @@ static bool tp__expr(struct tparse *p, struct tree_expr *e, const char *text)
 			e->kind[v] = TREE_REF_EVENT, e->idx[v] = (short)i;
 		} else if ((i = hs_tree__const(p->t, name)) >= 0) {
 			e->kind[v] = TREE_REF_CONST, e->idx[v] = (short)i;
-		} else if ((i = hs_tree__node(p->t, name)) >= 0 &&
-			   i < p->t->nnodes) {
+		} else if ((i = hs_tree__node(p->t, name)) >= 0 && i < p->t->nnodes) {
 			e->kind[v] = TREE_REF_NODE, e->idx[v] = (short)i;
 		} else if (tp__dropped(p, name)) {
 			tp__fail(p, "'%s' is a node left out above", name);
 			return false;
 		} else {
-			tp__fail(p, "unknown name '%s' (not an event, constant or "
-				    "node above)",
+			tp__fail(p,
+				 "unknown name '%s' (not an event, constant or "
+				 "node above)",
 				 name);
 			return false;
 		}
@@ -378,8 +378,9 @@ static void tp__close_tree(struct tparse *p)
 				int save = p->line;
 
 				p->line = n->line;
-				tp__fail(p, "node '%s': sum rule part '%s' is not a node "
-					    "(rule dropped)",
+				tp__fail(p,
+					 "node '%s': sum rule part '%s' is not a node "
+					 "(rule dropped)",
 					 n->id, p->pend_sum[i][j]);
 				p->line = save;
 				n->nsum = 0;
@@ -399,7 +400,8 @@ static void tp__close_tree(struct tparse *p)
 		p->line = save;
 		free(t);
 	} else {
-		p->tt->t = realloc(p->tt->t, sizeof(*p->tt->t) * (size_t)(p->tt->n + 1));
+		p->tt->t = realloc(p->tt->t,
+				   sizeof(*p->tt->t) * (size_t)(p->tt->n + 1));
 		if (!p->tt->t) {
 			free(t);
 			p->tt->n = 0;
@@ -619,7 +621,8 @@ const struct tree *pmu_tree_table__find(const struct tree_table *tt,
 		for (int i = 0; i < tt->n; i++) {
 			int m;
 
-			if (tt->t[i]->dir != d || (name && strcmp(tt->t[i]->name, name)))
+			if (tt->t[i]->dir != d ||
+			    (name && strcmp(tt->t[i]->name, name)))
 				continue;
 			m = tree__matches(tt->t[i], model);
 			if (m > how)

@@ -86,7 +86,8 @@ static int dd__pick(struct dd *d, const char *model)
 	if (!t || !model || !*model) {
 		dd__models(&d->tt, known, sizeof(known));
 		return dd__fail("no stall tree '%s' for model '%s' (trees for: %s)",
-				d->tree_name, model ? model : "", known[0] ? known : "none");
+				d->tree_name, model ? model : "",
+				known[0] ? known : "none");
 	}
 	d->t = xrealloc(NULL, sizeof(*d->t));
 	memcpy(d->t, t, sizeof(*t));
@@ -177,34 +178,38 @@ static json_object *dd__json_scope(const struct dd *d, const char *scope,
 		json_object *j = json_object_new_object();
 
 		json_object_object_add(j, "id", json_object_new_string(n->id));
-		json_object_object_add(j, "parent",
-				       n->parent >= 0 ?
-					       json_object_new_string(t->node[n->parent].id) :
-					       NULL);
+		json_object_object_add(
+			j, "parent",
+			n->parent >= 0 ? json_object_new_string(t->node[n->parent].id) :
+					 NULL);
 		json_object_object_add(j, "name", json_object_new_string(n->name));
-		json_object_object_add(j, "value",
-				       r->known ? json_object_new_double(r->v) : NULL);
+		json_object_object_add(
+			j, "value", r->known ? json_object_new_double(r->v) : NULL);
 		json_object_object_add(j, "unit", json_object_new_string(n->unit));
 		if (r->known && r->has_err)
-			json_object_object_add(j, "error", json_object_new_double(r->err));
+			json_object_object_add(j, "error",
+					       json_object_new_double(r->err));
 		if (!r->known)
-			json_object_object_add(j, "reason", json_object_new_string(r->why));
+			json_object_object_add(j, "reason",
+					       json_object_new_string(r->why));
 		if (r->has_share)
-			json_object_object_add(j, "share", json_object_new_double(r->share));
+			json_object_object_add(j, "share",
+					       json_object_new_double(r->share));
 		if (n->has_threshold)
-			json_object_object_add(j, "over",
-					       r->over < 0 ? NULL :
-							     json_object_new_boolean(r->over));
+			json_object_object_add(
+				j, "over",
+				r->over < 0 ? NULL : json_object_new_boolean(r->over));
 		if (n->nsum) {
 			json_object *s = json_object_new_object();
 
-			json_object_object_add(s, "holds",
-					       r->sum_state == -2 ?
-						       NULL :
-						       json_object_new_boolean(r->sum_state == 1));
+			json_object_object_add(
+				s, "holds",
+				r->sum_state == -2 ?
+					NULL :
+					json_object_new_boolean(r->sum_state == 1));
 			if (r->sum_state != -2)
-				json_object_object_add(s, "parts",
-						       json_object_new_double(r->sum_v));
+				json_object_object_add(
+					s, "parts", json_object_new_double(r->sum_v));
 			json_object_object_add(j, "sum", s);
 		}
 		json_object_array_add(nodes, j);
@@ -219,9 +224,9 @@ static json_object *dd__json_scope(const struct dd *d, const char *scope,
 			at = t->node[at].parent;
 		json_object_object_add(b, "id", json_object_new_string(n->id));
 		json_object_object_add(b, "name", json_object_new_string(n->name));
-		json_object_object_add(b, "next_step",
-				       at >= 0 ? json_object_new_string(t->node[at].why) :
-						 NULL);
+		json_object_object_add(
+			b, "next_step",
+			at >= 0 ? json_object_new_string(t->node[at].why) : NULL);
 		json_object_object_add(b, "run_next",
 				       at >= 0 && t->node[at].next[0] ?
 					       json_object_new_string(t->node[at].next) :
@@ -375,13 +380,13 @@ static int dd__result(struct dd *d)
 			json_object *reg = arr_at(regions, r);
 			const char *name = get_str(reg, "name", "?");
 
-			snprintf(scope, sizeof(scope), "thread %lld region %s inclusive",
-				 tid, name);
+			snprintf(scope, sizeof(scope),
+				 "thread %lld region %s inclusive", tid, name);
 			dd__inputs(d->t, get(reg, "inclusive"),
 				   dd__mux(reg, "inclusive"), in);
 			dd__emit(d, scope, in);
-			snprintf(scope, sizeof(scope), "thread %lld region %s exclusive",
-				 tid, name);
+			snprintf(scope, sizeof(scope),
+				 "thread %lld region %s exclusive", tid, name);
 			dd__inputs(d->t, get(reg, "exclusive"),
 				   dd__mux(reg, "exclusive"), in);
 			dd__emit(d, scope, in);
@@ -452,7 +457,8 @@ int drilldown_main(int argc, char **argv)
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "tree", json_object_new_string(d.t->name));
-		json_object_object_add(o, "models", json_object_new_string(d.t->models));
+		json_object_object_add(o, "models",
+				       json_object_new_string(d.t->models));
 		json_object_object_add(o, "file", json_object_new_string(d.t->file));
 		json_object_object_add(o, "scopes", d.out_scopes);
 		d.out_scopes = NULL;
