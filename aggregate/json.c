@@ -751,8 +751,8 @@ void agg_result__discard(struct agg_result_file *f)
 
 static bool result__name_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '.' || c == '+';
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '+';
 }
 
 /* hpcshim-<host>-<pid>[-j<job>][-r<rank>][-x<exec generation>]: the job id
