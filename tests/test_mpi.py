@@ -241,6 +241,14 @@ for name, cc, launcher, option in MPIS:
     same(what, bare_fail, shim)
     t.eq(sorted(d["process"]["rank"] for d in shim.docs), list(range(NP)),
          "%s: a file per rank, none from a launcher (%s)" % (what, [base(d) for d in shim.docs]))
+    # Shells a launcher starts: one that execs the rank, one that forks it
+    # (a job script): neither leaves a file, the rank's files are exact.
+    for script in ('exec "$@"', '"$@"; exit $?'):
+        what = "%s, LD_PRELOAD exported, bash -c '%s' between launcher and rank" % (name, script)
+        shim = launch(launcher + ["bash", "-c", script, "job"] + job_argv)
+        same(what, bare, shim)
+        ranks_files(what, shim, prog)
+        work_exact(what, shim)
     # The launchers say they stay dormant at HPCSHIM_VERBOSE=1.
     shim = launch(launcher + job_argv, env={"HPCSHIM_VERBOSE": "1"})
     said = sorted(set(re.findall(r"hpcshim: dormant in (\S+) ", shim.err)))
