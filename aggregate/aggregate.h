@@ -230,6 +230,8 @@ struct agg_process {
 	pid_t pid, ppid;
 	const char *host;
 	int rank; /* -1: not an MPI rank (or unknown) */
+	int size; /* the job's ranks, or -1                      */
+	const char *job; /* the launcher's job id, "" when none  */
 	char **argv;
 	int argc;
 	int exec_generation; /* 0 for the first image of this pid     */

@@ -42,7 +42,9 @@ void agg_job__stats(struct agg_job_sample *s, size_t n, struct agg_job_stats *ou
 	out->max = s[top].value;
 	out->max_who = s[top].who;
 	out->median = n % 2 ? s[n / 2].value : (s[n / 2 - 1].value + s[n / 2].value) / 2;
-	out->imbalance = out->mean != 0 ? out->max / out->mean - 1.0 : 0.0;
+	/* max/mean - 1 as (max - mean)/mean: one rounding, not two, so
+	 * 4000 over a mean of 2500 is 0.6, not 0.6000000000000001. */
+	out->imbalance = out->mean != 0 ? (out->max - out->mean) / out->mean : 0.0;
 	out->sum_stderr = sqrt(err2);
 	out->mean_stderr = out->sum_stderr / (double)n;
 }

@@ -59,6 +59,10 @@ static json_object *json_process(const struct agg_process *p)
 	json_object_object_add(o, "host", agg_json__text(p->host));
 	json_object_object_add(o, "rank",
 			       p->rank >= 0 ? json_object_new_int(p->rank) : NULL);
+	json_object_object_add(o, "size",
+			       p->size > 0 ? json_object_new_int(p->size) : NULL);
+	json_object_object_add(o, "job",
+			       p->job && p->job[0] ? agg_json__text(p->job) : NULL);
 	for (int i = 0; i < p->argc; i++)
 		json_object_array_add(cmd, agg_json__text(p->argv[i]));
 	json_object_object_add(o, "command", cmd);
@@ -772,17 +776,35 @@ void agg_result__discard(struct agg_result_file *f)
 	f->tmp[0] = '\0';
 }
 
-/* hpcshim-<host>-<pid>[-r<rank>][-x<exec generation>] */
+static bool result__name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '+';
+}
+
+/* hpcshim-<host>-<pid>[-j<job>][-r<rank>][-x<exec generation>]: the job id
+ * keeps the files of two jobs in one directory apart (a pid and a rank
+ * repeat from job to job).  Only [A-Za-z0-9._+] of it are kept, the rest
+ * become '_' (a PMIx namespace has '@', hydra's id a ':'), cut to 64. */
 void agg_result__base(const struct agg_process *p, char *base, size_t len)
 {
-	char rank[16] = "", gen[16] = "";
+	char rank[16] = "", gen[16] = "", job[72] = "";
 
+	if (p->job && p->job[0]) {
+		size_t n = 0;
+
+		job[n++] = '-';
+		job[n++] = 'j';
+		for (const char *c = p->job; *c && n < 66; c++)
+			job[n++] = result__name_char(*c) ? *c : '_';
+		job[n] = '\0';
+	}
 	if (p->rank >= 0)
 		snprintf(rank, sizeof(rank), "-r%d", p->rank);
 	/* Every exec'd image of a pid has its own file. */
 	if (p->exec_generation > 0)
 		snprintf(gen, sizeof(gen), "-x%d", p->exec_generation);
-	snprintf(base, len, "hpcshim-%s-%d%s%s", p->host, p->pid, rank, gen);
+	snprintf(base, len, "hpcshim-%s-%d%s%s%s", p->host, p->pid, job, rank, gen);
 	for (char *c = base; *c; c++) /* a host name is no path */
 		if (*c == '/')
 			*c = '_';

@@ -30,4 +30,9 @@ static inline long hs_sys__write(int fd, const void *buf, unsigned long len)
 	return syscall(SYS_write, fd, buf, len);
 }
 
+static inline long hs_sys__read(int fd, void *buf, unsigned long len)
+{
+	return syscall(SYS_read, fd, buf, len);
+}
+
 #endif

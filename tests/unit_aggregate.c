@@ -486,7 +486,8 @@ static void check_document(json_object *doc)
 	TAP_OK(jstr(doc, "tool.name", "hpcshim") && jstr(doc, "tool.version", "0.0-test"),
 	       "tool name and version");
 	TAP_OK(jint(doc, "process.pid", 4242) && jint(doc, "process.ppid", 4241) &&
-	       jstr(doc, "process.host", "testhost") && jnull(doc, "process.rank"),
+	       jstr(doc, "process.host", "testhost") && jnull(doc, "process.rank") &&
+	       jnull(doc, "process.size") && jnull(doc, "process.job"),
 	       "process pid, ppid, host; rank null when not an MPI rank");
 	TAP_OK(jstr(doc, "process.command[0]", "prog") &&
 	       jstr(doc, "process.command[1]", "--flag") &&
@@ -720,11 +721,28 @@ static void test_json(void)
 	       jint(doc, "process.rank", 3),
 	       "rank 3 -> %s with process.rank 3", rc == 0 ? path3 : "-");
 	json_object_put(doc);
+
+	/* A job id in the name, its '-' and '@' made '_'; size and job kept. */
+	p.size = 4;
+	p.job = "prterun-vm-7@1";
+	rc = agg_process__write(&p, dir, path3, sizeof(path3), err, sizeof(err));
+	snprintf(want, sizeof(want), "%s/hpcshim-testhost-4242-jprterun_vm_7_1-r3.json",
+		 dir);
+	doc = rc == 0 ? json_object_from_file(path3) : NULL;
+	TAP_OK(rc == 0 && strcmp(path3, want) == 0 && doc &&
+	       jint(doc, "process.size", 4) &&
+	       strcmp(json_object_get_string(json_object_object_get(
+			      json_object_object_get(doc, "process"), "job")),
+		      "prterun-vm-7@1") == 0,
+	       "job prterun-vm-7@1, rank 3 of 4 -> %s", rc == 0 ? path3 : "-");
+	json_object_put(doc);
 	p.rank = -1;
+	p.size = -1;
+	p.job = "";
 
 	scan_dir(dir, &njson, &nhidden, &ntmp);
-	TAP_OK(njson == 3 && nhidden == 0 && ntmp == 0,
-	       "directory holds the 3 results and no temporary file (json %d, "
+	TAP_OK(njson == 4 && nhidden == 0 && ntmp == 0,
+	       "directory holds the 4 results and no temporary file (json %d, "
 	       "hidden %d, .tmp %d)", njson, nhidden, ntmp);
 
 	/* No thread has a page-faults value: the process total is null. */
@@ -737,8 +755,8 @@ static void test_json(void)
 	       rc == 0 ? path3 : err);
 	json_object_put(doc);
 	scan_dir(dir, &njson, &nhidden, &ntmp);
-	TAP_OK(njson == 4 && nhidden == 0 && ntmp == 0,
-	       "fourth write: 4 results, no temporary file (json %d hidden %d)",
+	TAP_OK(njson == 5 && nhidden == 0 && ntmp == 0,
+	       "fifth write: 5 results, no temporary file (json %d hidden %d)",
 	       njson, nhidden);
 
 	/* Nonexistent directory: -1 and a message. */
@@ -748,7 +766,7 @@ static void test_json(void)
 	TAP_OK(rc == -1 && strstr(err, want) && strstr(err, strerror(ENOENT)),
 	       "write into a nonexistent directory: rc %d, err '%s'", rc, err);
 	scan_dir(dir, &njson, &nhidden, &ntmp);
-	TAP_OK(njson == 4 && nhidden == 0, "failed write left nothing behind");
+	TAP_OK(njson == 5 && nhidden == 0, "failed write left nothing behind");
 
 	agg_thread__delete(t1);
 	agg_thread__delete(t2);

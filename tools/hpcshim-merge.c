@@ -1,6 +1,6 @@
 /* hpcshim-merge.c - the result files of a job merged into one job document.
  *
- * Usage: hpcshim-merge [-o OUT.json] FILE.json|DIR ...
+ * Usage: hpcshim-merge [-o OUT.json] [-j JOB] FILE.json|DIR ...
  *
  * Each input is one process's result file (a directory stands for the
  * *.json files in it that are process results).  Every process is one
@@ -19,6 +19,14 @@
  * listed.  The document is written atomically (temp file, rename) to OUT,
  * or to stdout.  Layout: docs/schema.md, "Job document".
  *
+ * One job at a time: files carry the launcher's job id (`process.job`).
+ * When the inputs hold files of several jobs (two mpiruns into one
+ * directory), nothing is merged: the jobs are listed, each with its file
+ * count and start, and -j picks one.  With one job (found or picked), the
+ * files of other jobs and those with no job id (a rank's fork child, a
+ * tool run beside the job) are left out and listed in ignored_files.
+ * Inputs with no job id at all merge as before.
+ *
  * Works for any MPI (it only reads files), for programs that never reach
  * MPI_Finalize, and for files from several hosts.  Unreadable inputs are
  * reported as "hpcshim-merge: FILE: reason" and left out; the exit status
@@ -32,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -142,6 +151,7 @@ struct rank {
 	const char *host, *end, *job;
 	int pid, generation;
 	bool complete;
+	double start_ns;
 };
 
 struct job {
@@ -191,6 +201,7 @@ static void job__add_file(struct job *j, const char *path, bool quiet_if_foreign
 		.pid = (int)get_int(proc, "pid", -1),
 		.generation = (int)get_int(proc, "exec_generation", 0),
 		.complete = json_object_get_boolean(get(proc, "complete")),
+		.start_ns = json_object_get_double(get(proc, "start_ns")),
 	};
 }
 
@@ -242,6 +253,120 @@ static void job__add(struct job *j, const char *path)
 		job__add_file(j, path, false);
 }
 
+/* ---- jobs: one at a time --------------------------------------------- */
+
+struct jobid {
+	const char *id;
+	size_t files;
+	double start_ns; /* the earliest process start of the job */
+};
+
+static int jobid_cmp(const void *a, const void *b)
+{
+	const struct jobid *x = a, *y = b;
+
+	return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+/* The distinct job ids of the inputs, the earliest started first. */
+static struct jobid *job__ids(const struct job *j, size_t *n)
+{
+	struct jobid *ids = xcalloc(j->n, sizeof(*ids));
+
+	*n = 0;
+	for (size_t k = 0; k < j->n; k++) {
+		size_t i = 0;
+
+		if (!j->r[k].job)
+			continue;
+		while (i < *n && strcmp(ids[i].id, j->r[k].job) != 0)
+			i++;
+		if (i == *n)
+			ids[(*n)++] = (struct jobid){ j->r[k].job, 0, j->r[k].start_ns };
+		ids[i].files++;
+		if (j->r[k].start_ns < ids[i].start_ns)
+			ids[i].start_ns = j->r[k].start_ns;
+	}
+	qsort(ids, *n, sizeof(*ids), jobid_cmp);
+	return ids;
+}
+
+static void job__list_ids(const struct jobid *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		time_t sec = (time_t)(ids[i].start_ns / 1e9);
+		char when[64] = "?";
+		struct tm tm;
+
+		if (localtime_r(&sec, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		fprintf(stderr, PROG ":   -j %s   %zu file%s, started %s\n",
+			ids[i].id, ids[i].files, ids[i].files == 1 ? "" : "s", when);
+	}
+}
+
+/* Keeps the files of one job: want, or the only one the inputs hold.  The
+ * others go to ignored (file, why).  Returns the job's id (NULL: the
+ * inputs have none, every file stays), or exits with status 2 when the
+ * job cannot be chosen. */
+static const char *job__select(struct job *j, const char *want, json_object *ignored)
+{
+	size_t n, w = 0;
+	struct jobid *ids = job__ids(j, &n);
+	const char *pick = NULL;
+
+	if (want) {
+		for (size_t i = 0; i < n && !pick; i++)
+			if (strcmp(ids[i].id, want) == 0)
+				pick = ids[i].id;
+		if (!pick) {
+			fprintf(stderr, PROG ": no file of job %s; %s\n", want,
+				n ? "the inputs hold:" : "the files carry no job id");
+			job__list_ids(ids, n);
+			exit(2);
+		}
+	} else if (n > 1) {
+		fprintf(stderr,
+			PROG
+			": the inputs hold files of %zu jobs; merge one with -j JOB:\n",
+			n);
+		job__list_ids(ids, n);
+		exit(2);
+	} else if (n == 1) {
+		pick = ids[0].id;
+	}
+	free(ids);
+	if (!pick)
+		return NULL;
+	pick = xstrdup(pick);
+	for (size_t k = 0; k < j->n; k++) {
+		struct rank *r = &j->r[k];
+		json_object *o;
+		char why[256];
+
+		if (r->job && strcmp(r->job, pick) == 0) {
+			j->r[w++] = *r;
+			continue;
+		}
+		if (r->job)
+			snprintf(why, sizeof(why), "another job (%s)", r->job);
+		else
+			snprintf(why, sizeof(why),
+				 "no job id: not a rank of job %s", pick);
+		o = json_object_new_object();
+		json_object_object_add(o, "rank",
+				       r->rank >= 0 ? json_object_new_int(r->rank) :
+						      NULL);
+		json_object_object_add(o, "file", json_object_new_string(r->path));
+		json_object_object_add(o, "why", json_object_new_string(why));
+		json_object_array_add(ignored, o);
+		json_object_put(r->doc);
+		free(r->path);
+	}
+	j->n = w;
+	return pick;
+}
+
 /* ---- ranks: numbering, duplicates, missing ---------------------------- */
 
 static int rank_cmp(const void *a, const void *b)
@@ -257,10 +382,9 @@ static int rank_cmp(const void *a, const void *b)
  * order; then the ranks are sorted.  Two files of one rank: exec
  * generations of one process keep the last image (the rank's program,
  * after any wrapper that exec'd it), other pairs are a conflict and the
- * first one is kept.  Returns the dropped files in *dup. */
-static json_object *job__number(struct job *j)
+ * first one is kept.  Adds the dropped files to dup. */
+static void job__number(struct job *j, json_object *dup)
 {
-	json_object *dup = json_object_new_array();
 	int next = -1;
 	size_t w = 0;
 
@@ -296,7 +420,6 @@ static json_object *job__number(struct job *j)
 		j->r[w++] = j->r[i];
 	}
 	j->n = w;
-	return dup;
 }
 
 /* ---- one statistic over the ranks ------------------------------------- */
@@ -647,26 +770,24 @@ static json_object *missing_json(const struct job *j, int *size)
 	return arr;
 }
 
-static json_object *job__document(struct job *j)
+static json_object *job__document(struct job *j, const char *jobid, json_object *dup)
 {
 	struct names regions = { 0 }, events = { 0 };
 	json_object *doc = json_object_new_object(), *info = json_object_new_object();
-	json_object *dup = job__number(j), *incomplete, *missing, *hosts, *arr;
+	json_object *incomplete, *missing, *hosts, *arr;
 	struct agg_job_sample *buf = xcalloc(j->n, sizeof(*buf));
 	struct names hostnames = { 0 };
 	struct extreme *x;
-	const char *jobid = NULL;
 	bool added;
 	int size;
 
+	job__number(j, dup);
 	job__index(j, &regions, &events);
 	hosts = json_object_new_array();
 	for (size_t k = 0; k < j->n; k++) {
 		names__intern(&hostnames, j->r[k].host, &added);
 		if (added)
 			json_object_array_add(hosts, json_object_new_string(j->r[k].host));
-		if (j->r[k].job && !jobid)
-			jobid = j->r[k].job;
 	}
 	missing = missing_json(j, &size);
 	json_object_object_add(doc, "schema", json_object_new_string(JOB_SCHEMA));
@@ -738,19 +859,22 @@ static int write_atomic(const char *path, const char *text)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: " PROG " [-o OUT.json] FILE.json|DIR ...\n");
+	fprintf(stderr, "usage: " PROG " [-o OUT.json] [-j JOB] FILE.json|DIR ...\n");
 }
 
 int main(int argc, char **argv)
 {
 	struct job j = { 0 };
-	const char *out = NULL, *text;
-	json_object *doc;
+	const char *out = NULL, *want = NULL, *text, *jobid;
+	json_object *doc, *ignored;
+	size_t before;
 	int opt, rc;
 
-	while ((opt = getopt(argc, argv, "o:h")) != -1) {
+	while ((opt = getopt(argc, argv, "o:j:h")) != -1) {
 		if (opt == 'o') {
 			out = optarg;
+		} else if (opt == 'j') {
+			want = optarg;
 		} else {
 			usage();
 			return opt == 'h' ? 0 : 2;
@@ -766,9 +890,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": no hpcshim result files to merge\n");
 		return 2;
 	}
-	doc = job__document(&j);
-	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
-							   JSON_C_TO_STRING_NOSLASHESCAPE);
+	ignored = json_object_new_array();
+	before = j.n;
+	jobid = job__select(&j, want, ignored);
+	if (!want && j.n < before)
+		fprintf(stderr,
+			PROG
+			": job %s: %zu file%s of no job left out (ignored_files)\n",
+			jobid, before - j.n, before - j.n == 1 ? "" : "s");
+	doc = job__document(&j, jobid, ignored);
+	text = json_object_to_json_string_ext(
+		doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (out)
 		rc = write_atomic(out, text);
 	else
@@ -779,5 +911,6 @@ int main(int argc, char **argv)
 		free(j.r[k].path);
 	}
 	free(j.r);
+	free((char *)jobid);
 	return rc != 0 ? 2 : j.failed ? 1 : 0;
 }

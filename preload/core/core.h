@@ -57,6 +57,8 @@ struct hs_process {
 	pid_t pid;
 	int exec_generation; /* earlier images of this pid with a file */
 	int rank;            /* MPI rank from the start environment, or -1 */
+	int size;            /* the job's ranks, from the same launcher, or -1 */
+	char job[128];       /* the launcher's job id, or "" (identity.h)    */
 	struct hs_config cfg;
 	struct pmu_evlist evlist;
 	struct agg_event ev[PMU_MAX_EVENTS];

@@ -37,6 +37,8 @@ void hs_fork__child(void)
 	hs_proc.start_mono = hs_clock__monotonic();
 	hs_proc.exec_generation = 0;
 	hs_proc.rank = -1;
+	hs_proc.size = -1;
+	hs_proc.job[0] = '\0';
 	__atomic_store_n(&hs_proc.uncovered_calls, 0, __ATOMIC_RELAXED);
 	for (a = hs_proc.done; a; a = an) {
 		an = a->next;

@@ -10,6 +10,7 @@
  */
 #include <stddef.h>
 
+#include "preload/core/identity.h"
 #include "preload/core/quiet.h"
 
 const char *const hs_launcher_programs[] = {
@@ -102,6 +103,7 @@ const char *const hs_launcher_vars[] = {
 	"PMI_FD",
 	"PMI_PORT",
 	"MV2_COMM_WORLD_RANK",
+	"MPIRUN_RANK",
 	"MPI_LOCALRANKID",
 	"SLURM_JOB_ID",
 	"SLURM_JOBID",
@@ -109,8 +111,63 @@ const char *const hs_launcher_vars[] = {
 	"ALPS_APP_PE",
 	"PALS_RANKID",
 	"FLUX_JOB_ID",
+	"FLUX_TASK_RANK",
 	"LSB_JOBID",
 	"PBS_JOBID",
 	"JSM_NAMESPACE_RANK",
 	NULL,
+};
+
+/* Rank, size and job id, launcher by launcher, most specific first (the
+ * libpfm4 way: data, read by identity.c; docs/environment.md, "Rank and
+ * job").  The MPI launchers come before the batch systems: a job script of
+ * Slurm, Flux or PBS runs mpirun with the allocation's variables still set
+ * (SLURM_PROCID=0 in every rank), and the launcher that started the
+ * process is the one that knows its rank; inside an allocation, mpirun and
+ * hydra start their daemons with srun, so the ranks also carry the
+ * daemon's SLURM_STEP_ID and SLURM_PROCID (a node number).  Observed here (Debian 12):
+ * Open MPI 4.1 sets OMPI_COMM_WORLD_RANK/SIZE, OMPI_MCA_ess_base_jobid and
+ * PMIX_RANK/PMIX_NAMESPACE (the same number); MPICH 4.0's hydra sets
+ * PMI_RANK, PMI_SIZE, PMI_FD and no job id at all (its kvsname is only
+ * given over the PMI socket, which belongs to the program). */
+const struct hs_id_var hs_launcher_ids[] = {
+	/* Open MPI 4 (ORTE): the jobid; Open MPI 5 (PRRTE): the namespace */
+	{ "Open MPI", HS_ID_RANK, "OMPI_COMM_WORLD_RANK" },
+	{ "Open MPI", HS_ID_SIZE, "OMPI_COMM_WORLD_SIZE" },
+	{ "Open MPI", HS_ID_JOB, "OMPI_MCA_ess_base_jobid" },
+	{ "Open MPI", HS_ID_JOB, "PMIX_NAMESPACE" },
+	/* MVAPICH2 (mpirun_rsh / mpispawn); MPIRUN_ID is mpirun_rsh's id */
+	{ "MVAPICH", HS_ID_RANK, "MV2_COMM_WORLD_RANK" },
+	{ "MVAPICH", HS_ID_RANK, "MPIRUN_RANK" },
+	{ "MVAPICH", HS_ID_SIZE, "MV2_COMM_WORLD_SIZE" },
+	{ "MVAPICH", HS_ID_SIZE, "MPIRUN_NPROCS" },
+	{ "MVAPICH", HS_ID_JOB, "MPIRUN_ID" },
+	/* any PMIx server: PRRTE, srun --mpi=pmix, jsrun, Flux */
+	{ "PMIx", HS_ID_RANK, "PMIX_RANK" },
+	{ "PMIx", HS_ID_JOB, "PMIX_NAMESPACE" },
+	/* PMI-1/2: MPICH's and Intel MPI's hydra, srun --mpi=pmi2 (PMI_JOBID);
+	 * hydra gives no id: its mpiexec's control port (identity.c) */
+	{ "PMI", HS_ID_RANK, "PMI_RANK" },
+	{ "PMI", HS_ID_SIZE, "PMI_SIZE" },
+	{ "PMI", HS_ID_JOB, "PMI_JOBID" },
+	{ "PMI", HS_ID_DERIVE, "hydra" },
+	/* Cray PALS (PBS/PALS mpiexec) and ALPS (aprun): no size variable */
+	{ "Cray PALS", HS_ID_RANK, "PALS_RANKID" },
+	{ "Cray PALS", HS_ID_JOB, "PALS_APID" },
+	{ "Cray ALPS", HS_ID_RANK, "ALPS_APP_PE" },
+	{ "Cray ALPS", HS_ID_JOB, "ALPS_APP_ID" },
+	/* Flux */
+	{ "Flux", HS_ID_RANK, "FLUX_TASK_RANK" },
+	{ "Flux", HS_ID_SIZE, "FLUX_JOB_SIZE" },
+	{ "Flux", HS_ID_JOB, "FLUX_JOB_ID" },
+	/* Slurm: a task of a step srun started.  The batch script itself has
+	 * SLURM_PROCID=0 and no step id: a program it runs is no rank. */
+	{ "Slurm", HS_ID_REQUIRE, "SLURM_STEP_ID" },
+	{ "Slurm", HS_ID_RANK, "SLURM_PROCID" },
+	{ "Slurm", HS_ID_SIZE, "SLURM_NTASKS" },
+	{ "Slurm", HS_ID_SIZE, "SLURM_NPROCS" },
+	{ "Slurm", HS_ID_JOB, "SLURM_JOB_ID" },
+	{ "Slurm", HS_ID_JOB, "SLURM_JOBID" },
+	{ "Slurm", HS_ID_STEP, "SLURM_STEP_ID" },
+	{ NULL, 0, NULL },
 };

@@ -19,8 +19,7 @@
 #include "preload/base/log.h"
 #include "preload/core/core.h"
 #include "preload/core/feature.h"
-
-static int process__rank(void);
+#include "preload/core/identity.h"
 
 static void process__copy_argv(int argc, char **argv)
 {
@@ -37,6 +36,20 @@ static void process__copy_argv(int argc, char **argv)
 	}
 }
 
+/* Rank, size and job as the image's start environment has them: the
+ * program (or a launcher's helper in a fork child, before exec) may set
+ * these variables later, and a file never claims a rank its process was
+ * not started with.  A fork child claims none (fork.c). */
+static void process__identity(void)
+{
+	struct hs_identity id;
+
+	hs_identity__read(&id);
+	hs_proc.rank = id.rank;
+	hs_proc.size = id.size;
+	snprintf(hs_proc.job, sizeof(hs_proc.job), "%s", id.job);
+}
+
 /* The constructor's first half (boot.c): environment -> configuration ->
  * event list -> probe, with the features' hooks in between.  Nothing is
  * counted yet. */
@@ -45,7 +58,7 @@ void hs_process__configure(int argc, char **argv)
 	hs_proc.pid = getpid();
 	hs_proc.start_ns = hs_clock__realtime();
 	hs_proc.start_mono = hs_clock__monotonic();
-	hs_proc.rank = process__rank();
+	process__identity();
 	process__copy_argv(argc, argv);
 	hs_config__from_env(&hs_proc.cfg);
 	hs_features__select(&hs_proc.cfg);
@@ -72,33 +85,6 @@ void hs_process__start(int exec_generation)
 		       hs_proc.evlist.ev[0].reason);
 	__atomic_store_n(&hs_proc.state, HS_RUNNING, __ATOMIC_RELEASE);
 	hs_self = hs_thread__start();
-}
-
-/* The rank as the image's start environment has it: the program (or a
- * launcher's helper in a fork child, before exec) may set these variables
- * later, and a file never claims a rank its process was not started
- * with.  A fork child claims none (fork.c). */
-static int process__rank(void)
-{
-	static const char *const vars[] = {
-		"OMPI_COMM_WORLD_RANK",
-		"PMI_RANK",
-		"PMIX_RANK",
-		"MV2_COMM_WORLD_RANK",
-	};
-
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *v = getenv(vars[i]);
-		char *end;
-		long r;
-
-		if (!v || !*v)
-			continue;
-		r = strtol(v, &end, 10);
-		if (*end == '\0' && r >= 0 && r < (1L << 30))
-			return (int)r;
-	}
-	return -1;
 }
 
 /* Reads every live thread's final counts and links its result in front of
@@ -148,7 +134,8 @@ void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
 	char host[256] = "unknown", note[200];
 	struct agg_process p = {
 		.pid = hs_proc.pid, .ppid = getppid(), .host = host,
-		.rank = hs_proc.rank, .argv = hs_proc.argv, .argc = hs_proc.argc,
+		.rank = hs_proc.rank, .size = hs_proc.size, .job = hs_proc.job,
+		.argv = hs_proc.argv, .argc = hs_proc.argc,
 		.exec_generation = hs_proc.exec_generation,
 		.shim_tid = __atomic_load_n(&hs_proc.flusher, __ATOMIC_RELAXED),
 		.start_ns = hs_proc.start_ns, .end_ns = end_ns,
