@@ -28,6 +28,7 @@ struct hs_frame {
 	bool valid;          /* the BEGIN reading succeeded      */
 	struct count *start; /* reading at BEGIN                 */
 	struct count *child; /* inclusive deltas of closed children */
+	uint64_t begin_ns;   /* HPCSHIM_TRACE only: when it began   */
 };
 
 struct hs_thread {

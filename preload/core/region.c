@@ -14,6 +14,8 @@
 
 #include "annotate/hpcshim.h"
 #include "common/compiler.h"
+#include "aggregate/trace.h"
+#include "common/clock.h"
 #include "common/seqlock.h"
 #include "preload/core/core.h"
 
@@ -54,6 +56,10 @@ static void frame__close(struct hs_thread *t, int i, bool now_ok)
 		if (e == t->main_ev)
 			agg_region__percall(r, &d);
 	}
+	if (unlikely(t->agg->trace))
+		agg_trace__add(t->agg->trace, r, f->begin_ns, i,
+			       t->main_ev >= 0 ? &t->now[t->main_ev] : NULL,
+			       t->main_ev >= 0 ? &f->start[t->main_ev] : NULL);
 }
 
 void hs_region__close_all(struct hs_thread *t, bool now_ok)
@@ -133,6 +139,8 @@ static void frame__push(struct hs_thread *t, struct agg_region *r)
 	for (int e = 0; e < t->nev; e++)
 		f->child[e] = (struct count){ 0, 0, 0 };
 	t->depth++;
+	if (unlikely(t->agg->trace))
+		f->begin_ns = hs_clock__realtime();
 	f->valid = thread__read(t, f->start);
 }
 
