@@ -82,6 +82,15 @@ int main(int argc, char **argv)
 			continue;
 		/* getopt's messages name the subcommand as "hpcshim run" */
 		snprintf(name, sizeof(name), "hpcshim %s", subcommands[i].name);
+		if (subcommands[i].main == merge_main && argc == 3 &&
+		    strcmp(argv[2], "--help") == 0) {
+			puts("usage: hpcshim merge [-o OUT.json] FILE.json|DIR ...\n\n"
+			     "The result files of a job in one job document (docs/schema.md,\n"
+			     "\"Job document\"): per region and event the ranks' sum, mean, min,\n"
+			     "max, median, sd, imbalance and who was min/max.  Messages say\n"
+			     "hpcshim-merge, its former name (an alias for one release).");
+			return 0;
+		}
 		argv[1] = name;
 		return subcommands[i].main(argc - 1, argv + 1);
 	}
