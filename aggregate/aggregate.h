@@ -133,6 +133,7 @@ struct agg_thread {
 	struct agg_range_thread *range; /* HPCSHIM_RANGE & co., or NULL    */
 	struct agg_rotation *rot;       /* rotation statistics, or NULL (mux.h) */
 	struct agg_series *series;      /* time series, or NULL (mux.h)         */
+	struct agg_trace *trace;        /* HPCSHIM_TRACE ring, or NULL (trace.h) */
 	struct agg_thread *next;        /* process list link */
 };
 

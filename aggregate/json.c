@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "common/sys.h"
+#include "aggregate/trace.h"
 #include "aggregate/aggregate.h"
 #include "aggregate/jsonutil.h"
 #include "aggregate/metric.h"
@@ -230,6 +231,7 @@ static const struct {
 	{ "ranges", agg_range__section },
 	{ "rotation", agg_rotation__section },
 	{ "series", agg_series__section },
+	{ "trace", agg_trace__section },
 };
 
 static json_object *json_stats(const struct agg_process *p, const struct agg_sum *sum)

@@ -39,6 +39,7 @@ void agg_thread__delete(struct agg_thread *t)
 
 	if (!t)
 		return;
+	free(t->trace);
 	for (r = t->head; r; r = n) {
 		n = r->next;
 		free((char *)r->name);

@@ -12,7 +12,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "tools/cmd.h"
 #include "presets/list.h"
 #include "pmu/pfm.h"
 #include "presets/preset.h"
@@ -32,7 +34,8 @@ static void on_line(void *ctx, const char *line)
 	printf("%s\n", line);
 }
 
-int main(int argc, char **argv)
+/* `hpcshim list`; the program hpcshim-list is its alias for one release. */
+int list_main(int argc, char **argv)
 {
 	char model[64], note[256], path[8192];
 	struct preset_table t;
@@ -40,7 +43,13 @@ int main(int argc, char **argv)
 		.model = model, .model_note = note, .path = path, .table = &t
 	};
 
-	(void)argv;
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		puts("usage: hpcshim list\n\nThe presets and opcode classes this host can count, "
+		     "one line each.\nHPCSHIM_PRESET_PATH adds preset files, LIBPFM_FORCE_PMU "
+		     "forces a CPU model.\nhpcshim-list is an alias of 'hpcshim list', kept "
+		     "for one release.");
+		return 0;
+	}
 	if (argc > 1) {
 		fprintf(stderr, "usage: hpcshim-list (no arguments; see "
 				"HPCSHIM_PRESET_PATH and LIBPFM_FORCE_PMU)\n");

@@ -46,6 +46,7 @@
 #include <json-c/json.h>
 
 #include "aggregate/job.h"
+#include "tools/cmd.h"
 #include "common/hash.h"
 
 #define PROG "hpcshim-merge"
@@ -862,7 +863,8 @@ static void usage(void)
 	fprintf(stderr, "usage: " PROG " [-o OUT.json] [-j JOB] FILE.json|DIR ...\n");
 }
 
-int main(int argc, char **argv)
+/* `hpcshim merge`; the program hpcshim-merge is its alias (alias_merge.c). */
+int merge_main(int argc, char **argv)
 {
 	struct job j = { 0 };
 	const char *out = NULL, *want = NULL, *text, *jobid;

@@ -25,6 +25,7 @@
 #include <json-c/json.h>
 
 #define PROG "hpcshim-report"
+#include "tools/cmd.h"
 #define TOOL_PROG PROG
 #define TOOL_OOM_STATUS 1
 #include "tools/jsonread.h"
@@ -627,7 +628,7 @@ static void print_notes(const struct notes *nt)
 		puts("n/a: not counted, or multiplexed in the region on some thread");
 }
 
-static void report(json_object *doc)
+void report__summary(json_object *doc)
 {
 	struct evlist el;
 	struct notes nt = { 0, 0 };
@@ -710,10 +711,19 @@ static json_object *load(const char *path, char *why, size_t len)
 	return doc;
 }
 
-int main(int argc, char **argv)
+/* The former program, an alias of `hpcshim report` for one release
+ * (tools/alias_report.c). */
+int report_legacy_main(int argc, char **argv);
+int report_legacy_main(int argc, char **argv)
 {
 	int rc = 0, shown = 0;
 
+	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+		puts("usage: " PROG " FILE.json [FILE.json ...]\n\n"
+		     PROG " is an alias of 'hpcshim report', kept for one release:\n"
+		     "use 'hpcshim report' (views, sorting, CSV/JSON/Markdown).");
+		return 0;
+	}
 	if (argc < 2) {
 		fprintf(stderr, "usage: " PROG " FILE.json [FILE.json ...]\n");
 		return 2;
@@ -731,7 +741,7 @@ int main(int argc, char **argv)
 		/* Several files: separate them and name each, as head(1) does. */
 		if (argc > 2)
 			printf("%s==> %s <==\n", shown++ ? "\n" : "", argv[i]);
-		report(doc);
+		report__summary(doc);
 		json_object_put(doc);
 	}
 	return rc;

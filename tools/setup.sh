@@ -18,6 +18,8 @@ PACKAGES="gcc g++ gfortran make autoconf automake libtool pkg-config libjson-c-d
 if [ "$1" = tests ]; then
 	PACKAGES="$PACKAGES openmpi-bin libopenmpi-dev mpich libmpich-dev libopenblas-dev python3-numpy"
 	PACKAGES="$PACKAGES openjdk-17-jdk-headless nodejs golang-go"
+	# headless Chromium opens the HTML report (tests/test_html.py)
+	PACKAGES="$PACKAGES chromium"
 fi
 missing=""
 for p in $PACKAGES; do

@@ -119,6 +119,26 @@ static void config__presets(struct hs_config *cfg)
 	}
 }
 
+/* HPCSHIM_TRACE=N: the last N region calls of each thread, with their
+ * times, for `hpcshim trace`.  Unset or 0: none. */
+static uint32_t config__trace(const char *v)
+{
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return 0;
+	n = strtoul(v, &end, 10);
+	if (*end || *v == '-' || n > 1000000) {
+		hs_log(HS_LOG_ERROR,
+		       "HPCSHIM_TRACE='%.40s%s' is not a count of region calls "
+		       "(0..1000000); no trace",
+		       v, strlen(v) > 40 ? "..." : "");
+		return 0;
+	}
+	return (uint32_t)n;
+}
+
 void hs_config__from_env(struct hs_config *cfg)
 {
 	const char *ev = getenv("HPCSHIM_EVENTS");
@@ -135,6 +155,7 @@ void hs_config__from_env(struct hs_config *cfg)
 	hs_mux_config__from_env(&cfg->mux);
 	hs_limits__from_env(&cfg->limits);
 	cfg->flush_ns = hs_flush_config__from_env(getenv("HPCSHIM_FLUSH"));
+	cfg->trace = config__trace(getenv("HPCSHIM_TRACE"));
 	if (ev)
 		config__events(cfg, ev);
 	if (cfg->nevents == 0) {

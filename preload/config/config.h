@@ -91,6 +91,7 @@ struct hs_config {
 	struct hs_mux_config mux;        /* muxconfig.c                         */
 	struct hs_limits limits;         /* limits.c                            */
 	uint64_t flush_ns; /* HPCSHIM_FLUSH period, 0: off (flushconfig.c) */
+	uint32_t trace;    /* HPCSHIM_TRACE: region calls kept per thread, 0: off */
 };
 
 /* HPCSHIM_PROGRAMS (programs.c): the valid globs, in order.  Bad ones

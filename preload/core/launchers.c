@@ -56,6 +56,8 @@ const char *const hs_launcher_programs[] = {
 	"charmrun",
 	"gasnetrun_*",
 	"upcxx-run",
+	/* hpcshim run: it sets the shim for its child only */
+	"hpcshim",
 	NULL,
 };
 

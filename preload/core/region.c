@@ -21,6 +21,8 @@
 
 #include "annotate/hpcshim.h"
 #include "common/compiler.h"
+#include "aggregate/trace.h"
+#include "common/clock.h"
 #include "common/seqlock.h"
 #include "preload/core/core.h"
 
@@ -66,6 +68,10 @@ static void frame__close(struct hs_thread *t, int i, bool now_ok)
 		if (e == t->main_ev)
 			agg_region__percall(r, &d);
 	}
+	if (unlikely(t->agg->trace))
+		agg_trace__add(t->agg->trace, r, f->wstart, t->wnow, i,
+			       t->main_ev >= 0 ? &t->now[t->main_ev] : NULL,
+			       t->main_ev >= 0 ? &f->start[t->main_ev] : NULL);
 }
 
 void hs_region__close_all(struct hs_thread *t, bool now_ok)

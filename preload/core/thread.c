@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "preload/base/log.h"
+#include "aggregate/trace.h"
 #include "preload/core/core.h"
 #include "preload/core/feature.h"
 
@@ -69,7 +70,8 @@ struct hs_thread *hs_thread__start(void)
 	t->main_ev = hs_proc.main_ev;
 	t->now = calloc((size_t)nev, sizeof(struct count));
 	t->agg = agg_thread__new(gettid(), nev);
-	if (!t->now || !t->agg || hs_stack__reserve(t, FRAMES_INIT) < 0)
+	if (!t->now || !t->agg || hs_stack__reserve(t, FRAMES_INIT) < 0 ||
+	    agg_trace__attach(t->agg, hs_proc.cfg.trace) < 0)
 		goto fail_free;
 	thread__open(t);
 
@@ -155,8 +157,10 @@ int hs_thread__rebirth(struct hs_thread *t)
 	hs_features__thread_forget(t);
 	pmu_counters__forget_pages(&t->ctr);
 	pmu_counters__close(&t->ctr);
-	if (!agg)
+	if (!agg || agg_trace__attach(agg, hs_proc.cfg.trace) < 0) {
+		agg_thread__delete(agg);
 		return -1;
+	}
 	parent = t->agg;
 	t->agg = agg;
 	thread__open(t);

@@ -1,0 +1,229 @@
+"""hpcshim: the one command.  run passes stdin, stdout, the exit status and
+signals through and its summary shows the JSON's values; report, diff and
+merge print the numbers of the files they read; bad input gives one line
+naming the file and exit status 2."""
+import csv
+import glob
+import io
+import json
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hpctest import BUILD, WORKLOAD, Tap  # noqa: E402
+
+HPCSHIM = os.path.join(BUILD, "hpcshim")
+t = Tap()
+tmp = tempfile.mkdtemp(prefix="hpcshim-cmd-")
+
+
+def env():
+    e = dict(os.environ)
+    for k in list(e):
+        if k.startswith("HPCSHIM_"):
+            del e[k]
+    e.pop("LD_PRELOAD", None)
+    return e
+
+
+def hs(*args, stdin=None, cwd=None):
+    return subprocess.run([HPCSHIM] + list(args), env=env(), capture_output=True,
+                          encoding="utf-8", errors="replace", input=stdin, cwd=cwd or tmp,
+                          timeout=300)
+
+
+def newdir(name):
+    d = os.path.join(tmp, name)
+    os.makedirs(d)
+    return d
+
+
+def docs(d):
+    return [json.load(open(f)) for f in sorted(glob.glob(os.path.join(d, "hpcshim-*.json")))]
+
+
+EV = "task-clock,page-faults,context-switches"
+
+# ---- run: pass-through ------------------------------------------------------
+d = newdir("stdin")
+p = hs("run", "-q", "-o", d, "-e", EV, "--", "cat", stdin="line one\nline two\n")
+t.eq(p.stdout, "line one\nline two\n", "run: the program reads our stdin, writes our stdout")
+t.eq(p.rc if hasattr(p, "rc") else p.returncode, 0, "run: cat exits 0")
+t.eq(p.stderr, "", "run -q: nothing of ours on stderr")
+t.eq(len(docs(d)), 1, "run: one result file, the program's (hpcshim itself writes none)")
+
+d = newdir("exit3")
+p = hs("run", "-q", "-o", d, "--", "sh", "-c", "echo out; echo err >&2; exit 3")
+t.eq(p.returncode, 3, "run: exit status 3 passes through")
+t.eq((p.stdout, p.stderr), ("out\n", "err\n"), "run: the program's stdout and stderr unchanged")
+
+d = newdir("sigterm")
+p = hs("run", "-q", "-o", d, "--", "sh", "-c", "kill -TERM $$")
+t.eq(p.returncode, -signal.SIGTERM, "run: a child killed by SIGTERM kills hpcshim by SIGTERM")
+t.eq([x["process"]["end"] for x in docs(d)], ["signal"], "run: the killed child's result says signal")
+
+# A signal sent to hpcshim reaches the program: the program waits for it.
+d = newdir("forward")
+pr = subprocess.Popen([HPCSHIM, "run", "-q", "-o", d, "--", "sh", "-c",
+                       "trap 'echo got-usr1; exit 7' USR1; echo ready; while :; do sleep 0.01; done"],
+                      env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, encoding="utf-8")
+t.eq(pr.stdout.readline(), "ready\n", "run: the program started")
+pr.send_signal(signal.SIGUSR1)
+out, err = pr.communicate(timeout=60)
+t.eq((out, pr.returncode), ("got-usr1\n", 7), "run: SIGUSR1 sent to hpcshim is forwarded; exit 7")
+
+p = hs("run", "-q", "--", "no-such-program-hpcshim")
+t.eq(p.returncode, 127, "run: a program not found exits 127")
+t.ok(p.stderr.strip().endswith("command not found") and p.stderr.count("\n") == 1,
+     "run: one line says not found", p.stderr)
+notexec = os.path.join(tmp, "notexec")
+open(notexec, "w").write("data\n")
+os.chmod(notexec, 0o644)
+p = hs("run", "-q", "--", notexec)
+t.eq(p.returncode, 126, "run: a file that is not executable exits 126")
+p = hs("run", "--no-such-option", "true")
+t.ok(p.returncode == 2 and "usage: hpcshim run" in p.stderr, "run: unknown option: the usage line", p.stderr)
+p = hs("run", "--help")
+t.ok(p.returncode == 0 and "--trace" in p.stdout, "run --help")
+
+# ---- run: the summary's values are the JSON's ---------------------------------
+d = newdir("summary")
+p = hs("run", "-o", d, "-e", EV + ",cycles", "--", WORKLOAD, "touch", "500", "busy", "20")
+doc = docs(d)[0]
+lines = p.stderr.splitlines()
+t.ok(any("Performance counter stats for" in l for l in lines), "run: perf-stat-like summary on stderr", p.stderr)
+vals = {}
+for l in lines:
+    f = l.split()
+    if len(f) >= 3 and f[1] == "msec":
+        vals[f[2]] = float(f[0])
+    elif len(f) >= 2 and f[0].replace(",", "").isdigit():
+        vals[f[1]] = int(f[0].replace(",", ""))
+tot = doc["totals"]
+t.eq(vals.get("page-faults"), tot["page-faults"], "summary page-faults = JSON totals")
+t.eq(vals.get("context-switches"), tot["context-switches"], "summary context-switches = JSON totals")
+t.eq(vals.get("task-clock"), round(tot["task-clock"] / 1e6, 2), "summary task-clock msec = JSON totals")
+t.ok(any("<not supported>" in l and "cycles" in l for l in lines) or "cycles" in tot,
+     "summary: a dropped event says <not supported>")
+
+# ---- report ------------------------------------------------------------------------
+d = newdir("report")
+p = hs("run", "-q", "-o", d, "-e", EV, "--", WORKLOAD, "touch", "300", "nested", "10", "20", "threads", "3", "50")
+doc = docs(d)[0]
+p = hs("report", "--view", "region", "--format", "json", d)
+rep = json.loads(p.stdout)
+ok = p.returncode == 0
+for row in rep["rows"]:
+    r = next(x for x in doc["regions"] if x["name"] == row["region"])
+    for ev in ("task-clock", "page-faults"):
+        ok &= row["values"][ev]["value"] == r["inclusive"][ev]["sum"]
+    ok &= row["calls"] == r["calls"] and row["threads"] == r["threads"]
+t.ok(ok and len(rep["rows"]) == len(doc["regions"]), "report --format json: region sums = the JSON's", p.stdout[:500])
+
+p = hs("report", "--view", "thread", "--format", "csv", d)
+rows = [r for r in csv.reader(io.StringIO(p.stdout)) if r and not r[0].startswith("#")]
+want = {(str(th["tid"]), ev): th["totals"][ev] for th in doc["threads"] for ev in EV.split(",")}
+got = {(r[3], r[6]): int(r[4]) for r in rows}
+t.eq(got, want, "report --view thread CSV: tid, event, value = threads[].totals")
+
+p = hs("report", "--view", "region", "--sort", "page-faults", "--top", "2", "--format", "json", d)
+rep = json.loads(p.stdout)
+top = sorted(doc["regions"], key=lambda r: -r["inclusive"]["page-faults"]["sum"])[:2]
+t.eq([r["region"] for r in rep["rows"]], [r["name"] for r in top], "report --sort page-faults --top 2")
+
+p = hs("report", "--view", "region", "--format", "markdown", d)
+t.ok(p.stdout.startswith("| region |") and "| --- |" in p.stdout, "report --format markdown", p.stdout[:200])
+
+p = hs("report", d)
+t.ok(p.returncode == 0 and "process totals:" in p.stdout, "report DIR with one result: the summary")
+
+# ---- bad input --------------------------------------------------------------------------
+bad = newdir("bad")
+shutil.copy(glob.glob(os.path.join(d, "hpcshim-*.json"))[0], bad)
+good = glob.glob(os.path.join(bad, "hpcshim-*.json"))[0]
+open(os.path.join(bad, "hpcshim-x-1.json"), "w").write(open(good).read()[:200])
+open(os.path.join(bad, "hpcshim-x-2.json"), "w").write("not json at all")
+open(os.path.join(bad, "hpcshim-x-3.json"), "w").write('{"schema": "other/1"}')
+p = hs("report", "--view", "rank", bad)
+errs = p.stderr.splitlines()
+t.eq(p.returncode, 2, "report: a directory with bad files exits 2")
+t.ok(len(errs) == 3 and all(l.startswith("hpcshim report: " + bad + "/hpcshim-x-") for l in errs),
+     "report: one line per bad file, naming it", p.stderr)
+t.ok("truncated" in p.stderr and "not JSON" in p.stderr and "other/1" in p.stderr,
+     "report: says what is wrong (truncated, not JSON, other schema)", p.stderr)
+t.ok(p.stdout.count("skipped: ") == 3 and str(doc["process"]["pid"]) in p.stdout,
+     "report: the good file reported, the skipped ones listed", p.stdout)
+p = hs("report", os.path.join(tmp, "missing.json"))
+t.ok(p.returncode == 2 and p.stderr.startswith("hpcshim report: " + os.path.join(tmp, "missing.json") + ": "),
+     "report: missing file, exit 2", p.stderr)
+newer = os.path.join(tmp, "hpcshim-newer.json")
+nd = dict(doc)
+nd["schema"] = "hpcshim/9"
+json.dump(nd, open(newer, "w"))
+p = hs("report", "--view", "rank", "--format", "json", newer)
+t.ok(p.returncode == 0 and "hpcshim/9" in p.stderr and json.loads(p.stdout)["rows"][0]["pid"] == doc["process"]["pid"],
+     "report: a newer schema is read, with one line saying so", p.stderr)
+
+# ---- merge and list through hpcshim ------------------------------------------------------
+p = hs("merge", d)
+job = json.loads(p.stdout)
+t.eq(job["totals"]["page-faults"]["sum"], doc["totals"]["page-faults"], "hpcshim merge = hpcshim-merge's job document")
+p = hs("list")
+t.ok(p.returncode == 0 and "software" in p.stdout, "hpcshim list")
+p = hs("nonsense")
+t.ok(p.returncode == 2 and "usage: hpcshim" in p.stderr, "unknown subcommand: usage, exit 2")
+p = hs("drilldown", "--help")
+t.ok(p.returncode in (0, 2) and p.stdout + p.stderr, "hpcshim drilldown answers (or says it is not built)")
+
+# ---- diff ------------------------------------------------------------------------------------------
+A, A2, B = newdir("A"), newdir("A2"), newdir("B")
+for i in range(3):
+    for dd, pages in ((A, 1000), (A2, 1000), (B, 2000)):
+        hs("run", "-q", "-o", dd, "-e", "task-clock,page-faults", "--", WORKLOAD, "touch", str(pages))
+
+
+def diffrows(a, b, *opts):
+    p = hs("diff", "--all", "--format", "json", *opts, a, b)
+    return p, {(r["key"], r["event"]): r for r in json.loads(p.stdout)["rows"]}
+
+
+p, same = diffrows(A, A2, "-r")
+r = same[("touch", "page-faults")]
+t.ok(p.returncode == 0 and r["significant"] is False, "diff -r of runs of the same program: page-faults not significant", r)
+
+
+def welch(a, b):
+    """The test's own computation of the verdict for (touch, task-clock)."""
+    va = [x["regions"][0]["inclusive"]["task-clock"]["sum"] for x in docs(a)]
+    vb = [x["regions"][0]["inclusive"]["task-clock"]["sum"] for x in docs(b)]
+    ma, mb = sum(va) / 3, sum(vb) / 3
+    sa = sum((x - ma) ** 2 for x in va) / 2
+    sb = sum((x - mb) ** 2 for x in vb) / 2
+    se = math.sqrt(sa / 3 + sb / 3)
+    return mb - ma, se
+
+
+dlt, se = welch(A, A2)
+r = same[("touch", "task-clock")]
+t.ok(abs(r["change"] - dlt) <= 1e-6 * max(1, abs(dlt)) and abs(r["stderr"] - se) <= 1e-6 * max(1, se),
+     "diff -r: task-clock change and standard error = the test's Welch computation", (r, dlt, se))
+
+p, ch = diffrows(A, B, "-r")
+r = ch[("touch", "page-faults")]
+t.ok(r["a"] == 1000 and r["b"] == 2000 and r["change"] == 1000 and r["significant"] is True,
+     "diff -r 1000 vs 2000 pages: the change, significant", r)
+a1, b1 = sorted(glob.glob(A + "/*.json"))[0], sorted(glob.glob(B + "/*.json"))[0]
+p, one = diffrows(a1, b1)
+r = one[("touch", "page-faults")]
+t.ok(r["change"] == 1000 and r["verdict"] == "exact" and r["significant"] is None,
+     "diff of single exact runs: the exact difference, flagged (no noise estimate)", r)
+p = hs("diff", a1)
+t.ok(p.returncode == 2 and "usage: hpcshim diff" in p.stderr, "diff with one input: usage")
+
+shutil.rmtree(tmp, ignore_errors=True)
+t.done()

@@ -1,0 +1,22 @@
+/* cmd.h - the subcommands of hpcshim (tools/hpcshim.c), one file each.
+ * Every entry takes the subcommand's own argv (argv[0] is its name) and
+ * returns the exit status. */
+#ifndef HPCSHIM_TOOLS_CMD_H
+#define HPCSHIM_TOOLS_CMD_H
+
+int run_main(int argc, char **argv);
+int report_main(int argc, char **argv);
+int diff_main(int argc, char **argv);
+int html_main(int argc, char **argv);
+int trace_main(int argc, char **argv);
+/* The programs hpcshim-merge and hpcshim-list became these. */
+int merge_main(int argc, char **argv);
+int list_main(int argc, char **argv);
+/* drill's tools/drilldown.c; a stub says "not built" until it is merged. */
+int drilldown_main(int argc, char **argv);
+
+/* The legacy hpcshim-report: its text summary of one result. */
+struct json_object;
+void report__summary(struct json_object *doc);
+
+#endif

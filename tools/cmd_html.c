@@ -1,0 +1,450 @@
+/* cmd_html.c - hpcshim html: one self-contained HTML report.
+ *
+ * Usage: hpcshim html [-o report.html] FILE|DIR ...
+ *
+ * No script, no external file, no font: CSS inline, charts as inline SVG
+ * drawn here, so the page reads offline and without JavaScript.  Sections:
+ * the header (command, hosts, ranks, threads, dropped events and why),
+ * the regions (inclusive and exclusive per event, calls, per-call
+ * statistics), per-thread and per-rank bars of the main event with the
+ * imbalance (max/mean - 1) and who was max, the time series
+ * (HPCSHIM_INTERVAL), the coverage of multiplexed values, and drill-down
+ * bars when the results carry drill-down data.  Numbers are the JSON's
+ * (tools/rows.c), each value cell carries it unformatted in data-value.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/cmd.h"
+#include "tools/rows.h"
+
+#define TOOL_PROG "hpcshim html"
+#define TOOL_OOM_STATUS 2
+#include "tools/jsonread.h"
+
+static const char usage_line[] = "usage: hpcshim html [-o report.html] FILE|DIR ...\n";
+
+static FILE *out;
+
+static void esc(const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default: fputc(*s, out);
+		}
+	}
+}
+
+static void num(double v, const char *ev)
+{
+	if (rows__is_time(ev))
+		fprintf(out, "%.3f&nbsp;ms", v / 1e6);
+	else
+		fprintf(out, "%.0f", v);
+}
+
+/* A value cell: the shown text and the exact value for a reader. */
+static void cell(const struct cell *c, const char *ev)
+{
+	if (!c->has) {
+		fputs("<td class=na>n/a</td>", out);
+		return;
+	}
+	fprintf(out, "<td data-value=\"%.17g\">", c->v);
+	num(c->v, ev);
+	if (c->se >= 0) {
+		fputs(" &plusmn;&nbsp;", out);
+		num(c->se, ev);
+	}
+	if (c->cov >= 0)
+		fprintf(out, " <small>(%.1f%%)</small>", c->cov * 100);
+	fputs("</td>", out);
+}
+
+static const char css[] =
+	"body{font:14px/1.4 sans-serif;margin:1.5em;color:#222;max-width:70em}"
+	"h1{font-size:1.4em}h2{font-size:1.15em;border-bottom:1px solid #ccc;margin-top:1.6em}"
+	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;"
+	"padding:2px 8px;text-align:right}th{background:#f3f3f3}td:first-child,"
+	"th:first-child{text-align:left}.na{color:#999}.warn{color:#a40}"
+	"svg text{font:11px sans-serif}dl{display:grid;grid-template-columns:max-content auto;"
+	"gap:2px 1em}dt{font-weight:bold}";
+
+static void header(const struct results *s, const char **ev, size_t nev)
+{
+	json_object *d0 = s->r[0].doc, *p = get(d0, "process"), *cmd = get(p, "command");
+	long long threads = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		threads += get_int(s->r[i].doc, "thread_count",
+				   (long long)arr_len(get(s->r[i].doc, "threads")));
+	fputs("<h1>hpcshim report: <code>", out);
+	for (size_t i = 0; i < arr_len(cmd); i++) {
+		if (i)
+			fputc(' ', out);
+		esc(json_object_get_string(arr_at(cmd, i)));
+	}
+	fputs("</code></h1>\n<dl id=header>", out);
+	fputs("<dt>hosts</dt><dd>", out);
+	for (size_t i = 0; i < s->n; i++) {
+		const char *h = get_str(get(s->r[i].doc, "process"), "host", "?");
+		size_t k;
+
+		for (k = 0; k < i && strcmp(h, get_str(get(s->r[k].doc, "process"), "host", "")); k++)
+			;
+		if (k == i) {
+			if (i)
+				fputs(", ", out);
+			esc(h);
+		}
+	}
+	fprintf(out, "</dd><dt>ranks</dt><dd id=ranks>%zu</dd><dt>threads</dt><dd id=threads>"
+		     "%lld</dd><dt>events</dt><dd>",
+		s->n, threads);
+	for (size_t e = 0; e < nev; e++) {
+		fputs(e ? ", " : "", out);
+		esc(ev[e]);
+	}
+	fputs("</dd><dt>dropped</dt><dd id=dropped>", out);
+	{
+		int nd = 0;
+		json_object *evs = get(d0, "events");
+
+		for (size_t i = 0; i < arr_len(evs); i++) {
+			json_object *e = arr_at(evs, i);
+
+			if (strcmp(get_str(e, "status", ""), "dropped"))
+				continue;
+			fputs(nd++ ? "; " : "", out);
+			fputs("<span class=warn>", out);
+			esc(get_str(e, "name", "?"));
+			fputs("</span>: ", out);
+			esc(get_str(e, "error", "?"));
+			if (get_str(e, "reason", NULL)) {
+				fputs(" (", out);
+				esc(get_str(e, "reason", ""));
+				fputs(")", out);
+			}
+		}
+		if (!nd)
+			fputs("none", out);
+	}
+	fputs("</dd>", out);
+	if (s->nbad) {
+		fputs("<dt>skipped</dt><dd class=warn>", out);
+		for (size_t i = 0; i < s->nbad; i++) {
+			fputs(i ? "; " : "", out);
+			esc(s->bad[i].path);
+			fputs(": ", out);
+			esc(s->bad[i].why);
+		}
+		fputs("</dd>", out);
+	}
+	fputs("</dl>\n", out);
+}
+
+static void regions(const struct results *s, const char **ev, size_t nev)
+{
+	struct rowset in, ex;
+
+	rows__build(&in, s, VIEW_REGION, ev, nev, 0);
+	rows__build(&ex, s, VIEW_REGION, ev, nev, 1);
+	fputs("<h2>Regions</h2>\n<table id=regions><tr><th>region</th><th>calls</th>"
+	      "<th>threads</th><th>ranks</th>",
+	      out);
+	for (size_t e = 0; e < nev; e++) {
+		fputs("<th>", out);
+		esc(ev[e]);
+		fputs(" inclusive</th><th>", out);
+		esc(ev[e]);
+		fputs(" exclusive</th>", out);
+	}
+	fputs("<th>per call: min / mean / max</th></tr>\n", out);
+	for (size_t i = 0; i < in.n; i++) {
+		const struct row *r = &in.r[i];
+		json_object *pc = NULL;
+
+		fputs("<tr><td>", out);
+		esc(r->name);
+		fprintf(out, "</td><td>%lld</td><td>%d</td><td>%d</td>", r->calls, r->threads,
+			r->ranks);
+		for (size_t e = 0; e < nev; e++) {
+			cell(&r->c[e], ev[e]);
+			cell(&ex.r[i].c[e], ev[e]);
+		}
+		for (size_t f = 0; f < s->n && !pc; f++)
+			pc = get(results__region(s->r[f].doc, r->name), "per_call");
+		if (pc && s->n == 1) {
+			const char *pe = get_str(pc, "event", "?");
+			double a, b, c;
+
+			results__num(get(pc, "min"), &a);
+			results__num(get(pc, "mean"), &b);
+			results__num(get(pc, "max"), &c);
+			fputs("<td>", out);
+			num(a, pe);
+			fputs(" / ", out);
+			num(b, pe);
+			fputs(" / ", out);
+			num(c, pe);
+			fputs(" <small>", out);
+			esc(pe);
+			fputs("</small></td>", out);
+		} else {
+			fputs("<td class=na>-</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	rows__free(&in);
+	rows__free(&ex);
+}
+
+/* Horizontal bars of one event over the rows of a view, with the
+ * imbalance and the row that was max. */
+static void bars(const struct results *s, enum view v, const char *ev, const char *id)
+{
+	struct rowset rs;
+	const char *one[1] = { ev };
+	double max = 0, sum = 0;
+	size_t n = 0, at = 0;
+	int h = 18;
+
+	rows__build(&rs, s, v, one, 1, 0);
+	for (size_t i = 0; i < rs.n; i++)
+		if (rs.r[i].c[0].has) {
+			sum += rs.r[i].c[0].v;
+			n++;
+			if (rs.r[i].c[0].v > max || n == 1) {
+				max = rs.r[i].c[0].v;
+				at = i;
+			}
+		}
+	fprintf(out, "<h3>%s per %s</h3>\n", ev, v == VIEW_RANK ? "rank" : "thread");
+	if (!n) {
+		fputs("<p class=na>no values</p>\n", out);
+		rows__free(&rs);
+		return;
+	}
+	fprintf(out, "<p id=%s-imbalance data-value=\"%.17g\">imbalance (max/mean - 1): "
+		     "<b>%.1f%%</b>; max: ",
+		id, sum > 0 ? max / (sum / n) - 1 : 0, sum > 0 ? (max / (sum / n) - 1) * 100 : 0);
+	if (v == VIEW_RANK)
+		fprintf(out, "rank %d (%s:%lld)</p>\n", rs.r[at].rank, rs.r[at].host,
+			rs.r[at].pid);
+	else
+		fprintf(out, "rank %d tid %lld</p>\n", rs.r[at].rank, rs.r[at].tid);
+	fprintf(out, "<svg id=%s width=620 height=%zu role=img>\n", id, rs.n * (size_t)h + 4);
+	for (size_t i = 0; i < rs.n; i++) {
+		const struct cell *c = &rs.r[i].c[0];
+		double w = c->has && max > 0 ? 400 * c->v / max : 0;
+		char label[96];
+
+		if (v == VIEW_RANK)
+			snprintf(label, sizeof(label), "rank %d", rs.r[i].rank);
+		else if (rs.r[i].omp >= 0)
+			snprintf(label, sizeof(label), "r%d tid %lld omp %lld", rs.r[i].rank,
+				 rs.r[i].tid, rs.r[i].omp);
+		else
+			snprintf(label, sizeof(label), "r%d tid %lld", rs.r[i].rank, rs.r[i].tid);
+		fprintf(out, "<text x=0 y=%zu>%s</text>", i * (size_t)h + 13, label);
+		fprintf(out, "<rect x=140 y=%zu width=%.1f height=%d fill=\"%s\" data-value=\"%.17g\"/>",
+			i * (size_t)h + 2, w, h - 4, i == at ? "#c0392b" : "#2e86c1", c->v);
+		if (c->has && c->se > 0)
+			fprintf(out, "<line x1=%.1f x2=%.1f y1=%zu y2=%zu stroke=\"black\"/>",
+				140 + 400 * (c->v - c->se) / max, 140 + 400 * (c->v + c->se) / max,
+				i * (size_t)h + h / 2, i * (size_t)h + h / 2);
+		fprintf(out, "<text x=%.1f y=%zu>", 145 + w, i * (size_t)h + 13);
+		if (c->has)
+			num(c->v, ev);
+		fputs("</text>\n", out);
+	}
+	fputs("</svg>\n", out);
+	rows__free(&rs);
+}
+
+/* One polyline per thread of event ev's series, over the thread's CPU
+ * time. */
+static void series(const struct results *s, const char *ev)
+{
+	static const char *const color[] = { "#2e86c1", "#c0392b", "#27ae60", "#8e44ad",
+					     "#d68910", "#17a589", "#566573", "#cb4335" };
+	double tmax = 0, vmax = 0;
+	int any = 0, k = 0;
+
+	for (size_t f = 0; f < s->n; f++) {
+		json_object *ths = get(s->r[f].doc, "threads");
+
+		for (size_t i = 0; i < arr_len(ths); i++) {
+			json_object *se = get(arr_at(ths, i), "series"), *t = get(se, "t"),
+				    *v = get(se, ev);
+			double x;
+
+			for (size_t j = 0; j < arr_len(t) && j < arr_len(v); j++) {
+				any = 1;
+				if (results__num(arr_at(t, j), &x) && x > tmax)
+					tmax = x;
+				if (results__num(arr_at(v, j), &x) && x > vmax)
+					vmax = x;
+			}
+		}
+	}
+	if (!any)
+		return;
+	fprintf(out, "<h3>%s per interval (HPCSHIM_INTERVAL), over thread CPU time</h3>\n", ev);
+	fputs("<svg id=series width=640 height=240 role=img><rect x=40 y=10 width=580 "
+	      "height=200 fill=none stroke=\"#ccc\"/>\n",
+	      out);
+	fprintf(out, "<text x=0 y=18>%.0f</text><text x=40 y=228>0</text>"
+		     "<text x=560 y=228>%.1f ms</text>\n",
+		rows__is_time(ev) ? vmax / 1e6 : vmax, tmax / 1e6);
+	for (size_t f = 0; f < s->n; f++) {
+		json_object *ths = get(s->r[f].doc, "threads");
+
+		for (size_t i = 0; i < arr_len(ths); i++) {
+			json_object *se = get(arr_at(ths, i), "series"), *t = get(se, "t"),
+				    *v = get(se, ev);
+			double x, y;
+
+			if (!arr_len(v))
+				continue;
+			fprintf(out, "<polyline fill=none stroke=\"%s\" data-tid=%lld points=\"",
+				color[k++ % 8], get_int(arr_at(ths, i), "tid", 0));
+			for (size_t j = 0; j < arr_len(t) && j < arr_len(v); j++) {
+				if (!results__num(arr_at(t, j), &x) || !results__num(arr_at(v, j), &y))
+					continue;
+				fprintf(out, "%.1f,%.1f ", 40 + 580 * x / (tmax > 0 ? tmax : 1),
+					210 - 200 * y / (vmax > 0 ? vmax : 1));
+			}
+			fputs("\"/>\n", out);
+		}
+	}
+	fputs("</svg>\n", out);
+}
+
+/* Multiplexed values: the coverage of every event over every thread. */
+static void coverage(const struct results *s, const char **ev, size_t nev)
+{
+	struct rowset rs;
+	int any = 0;
+
+	rows__build(&rs, s, VIEW_THREAD, ev, nev, 0);
+	for (size_t i = 0; i < rs.n; i++)
+		for (size_t e = 0; e < nev; e++)
+			any |= rs.r[i].c[e].has && rs.r[i].c[e].cov >= 0;
+	fputs("<h2>Coverage of multiplexed values</h2>\n", out);
+	if (!any) {
+		fputs("<p id=coverage>every value was counted all the time (exact)</p>\n", out);
+		rows__free(&rs);
+		return;
+	}
+	fputs("<table id=coverage><tr><th>thread</th>", out);
+	for (size_t e = 0; e < nev; e++)
+		fprintf(out, "<th>%s</th>", ev[e]);
+	fputs("</tr>\n", out);
+	for (size_t i = 0; i < rs.n; i++) {
+		fprintf(out, "<tr><td>r%d tid %lld</td>", rs.r[i].rank, rs.r[i].tid);
+		for (size_t e = 0; e < nev; e++) {
+			const struct cell *c = &rs.r[i].c[e];
+
+			if (c->has && c->cov >= 0)
+				fprintf(out, "<td>%.1f%%</td>", c->cov * 100);
+			else
+				fputs("<td>100%</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	rows__free(&rs);
+}
+
+/* Drill-down results (drill's "drilldown" member): stacked bars of each
+ * region's shares with error bars, when present. */
+static void drilldown(const struct results *s)
+{
+	for (size_t f = 0; f < s->n; f++) {
+		json_object *dd = get(s->r[f].doc, "drilldown");
+
+		if (!dd)
+			continue;
+		fputs("<h2>Drill-down</h2>\n<p>", out);
+		esc(json_object_to_json_string_ext(dd, JSON_C_TO_STRING_SPACED));
+		fputs("</p>\n", out);
+		return;
+	}
+}
+
+int html_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	const char *path = NULL, **ev;
+	struct results s;
+	size_t nev;
+	int opt, rc;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		if (opt == 'o') {
+			path = optarg;
+		} else if (opt == 'h') {
+			fputs(usage_line, stdout);
+			fputs("\nOne self-contained HTML file (no script, no network): header,\n"
+			      "regions, per-thread and per-rank bars with imbalance, time\n"
+			      "series, coverage of multiplexed values.  Without -o, stdout.\n",
+			      stdout);
+			return 0;
+		} else {
+			fputs(usage_line, stderr);
+			return 2;
+		}
+	}
+	if (optind == argc) {
+		fputs(usage_line, stderr);
+		return 2;
+	}
+	if (!results__load(&s, "hpcshim html", argc - optind, argv + optind)) {
+		fprintf(stderr, "hpcshim html: no result could be read\n");
+		results__free(&s);
+		return 2;
+	}
+	out = path ? fopen(path, "w") : stdout;
+	if (!out) {
+		perror(path);
+		results__free(&s);
+		return 2;
+	}
+	nev = results__events(&s, &ev);
+	fprintf(out, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+		     "<title>hpcshim report</title><style>%s</style></head><body>\n",
+		css);
+	header(&s, ev, nev);
+	regions(&s, ev, nev);
+	if (nev) {
+		fputs("<h2>Balance</h2>\n", out);
+		bars(&s, VIEW_THREAD, ev[0], "threadbars");
+		bars(&s, VIEW_RANK, ev[0], "rankbars");
+		fputs("<h2>Time series</h2>\n", out);
+		series(&s, ev[0]);
+	}
+	coverage(&s, ev, nev);
+	drilldown(&s);
+	fputs("<p><small>hpcshim " PACKAGE_VERSION "</small></p>\n</body></html>\n", out);
+	rc = (path ? fclose(out) : fflush(out)) != 0;
+	if (rc)
+		fprintf(stderr, "hpcshim html: %s: cannot write\n", path ? path : "stdout");
+	free(ev);
+	rc = rc || s.nbad ? 2 : 0;
+	results__free(&s);
+	return rc;
+}

@@ -1,0 +1,63 @@
+/* results.h - the inputs of the hpcshim subcommands that read results:
+ * files and directories turned into a list of process results, bad files
+ * named on stderr and remembered, so the output can say what it left out.
+ */
+#ifndef HPCSHIM_TOOLS_RESULTS_H
+#define HPCSHIM_TOOLS_RESULTS_H
+
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+/* The schema this tool was written for; other versions of "hpcshim/N"
+ * are read for what they have, with one line saying so. */
+#define RESULTS_SCHEMA "hpcshim/1"
+
+struct result {
+	char *path;
+	json_object *doc; /* the parsed file, layout checked */
+	int rank;         /* process.rank, or the order among rankless files */
+};
+
+struct skipped {
+	char *path;
+	char *why;
+};
+
+struct results {
+	struct result *r;
+	size_t n;
+	struct skipped *bad;
+	size_t nbad;
+	const char *prog; /* "hpcshim report": the prefix of the messages */
+};
+
+/* Reads every argument: a result file, or a directory standing for its
+ * hpcshim-*.json files (in name order).  A file that cannot be used is
+ * reported as "PROG: FILE: why" and listed in bad; the others are kept,
+ * sorted by rank.  Returns the number of usable results. */
+size_t results__load(struct results *s, const char *prog, int argc, char **argv);
+void results__free(struct results *s);
+
+/* Event names with status "ok" over all results, first seen first. */
+size_t results__events(const struct results *s, const char ***names);
+
+/* The skipped files as "skipped: FILE (why)" lines on stream f. */
+void results__print_skipped(const struct results *s, void *f);
+
+/* A count as a double; 0 and false when absent, null or not a number. */
+int results__num(json_object *v, double *out);
+
+/* The standard error and coverage of event ev in owner's key_multiplexed
+ * sibling (-1 each when absent: the value is exact). */
+void results__mux(json_object *owner, const char *key, const char *ev, double *stderr_out,
+		  double *coverage);
+
+/* Wall time in ns of an object's "wall_ns" (a number, or an object with a
+ * "sum"), -1 when absent. */
+double results__wall(json_object *o);
+
+/* A process summary region by name, NULL when absent. */
+json_object *results__region(json_object *doc, const char *name);
+
+#endif

@@ -1,0 +1,52 @@
+/* rows.h - results as rows of values: the region, thread and rank views
+ * that report, diff and html share (tools/rows.c). */
+#ifndef HPCSHIM_TOOLS_ROWS_H
+#define HPCSHIM_TOOLS_ROWS_H
+
+#include <stddef.h>
+
+#include "tools/results.h"
+
+enum view { VIEW_REGION, VIEW_THREAD, VIEW_RANK };
+
+/* One event's value in one row.  se: the standard error of a multiplexed
+ * estimate (-1: exact or unknown); cov: running/enabled (-1: counted all
+ * the time). */
+struct cell {
+	int has;
+	double v, se, cov;
+	double run, en; /* summed running/enabled behind cov */
+};
+
+struct row {
+	char *name;   /* region name; NULL in the other views */
+	int rank;     /* -1 in the region view (all ranks) */
+	long long tid, omp; /* thread view: tid, OpenMP thread number or -1 */
+	const char *host;
+	long long pid;
+	long long calls;
+	int threads, ranks;
+	double wall; /* ns, -1 when the results have no wall time */
+	struct cell *c; /* one per event of the table */
+	json_object *src; /* region view, one rank: the region; else NULL */
+};
+
+struct rowset {
+	enum view view;
+	const char **ev;
+	size_t nev;
+	struct row *r;
+	size_t n;
+	int exclusive;
+};
+
+/* Builds the rows of a view over every result; ev names the columns. */
+void rows__build(struct rowset *rs, const struct results *s, enum view v, const char **ev,
+		 size_t nev, int exclusive);
+void rows__free(struct rowset *rs);
+/* Sorts by key: "name", "calls", "wall" or an event (largest first). */
+int rows__sort(struct rowset *rs, const char *key);
+
+int rows__is_time(const char *ev);
+
+#endif
