@@ -1,8 +1,7 @@
 /* jsonread.h - what the result readers (hpcshim-report, hpcshim-merge)
  * share: allocation that stops the tool when memory runs out, and the
  * lookups of aggregate/jsonread.h.  Before including, define TOOL_PROG
- * (the tool's name for
- * messages) and TOOL_OOM_STATUS (its exit status when out of memory). */
+ * (the tool's name for messages) and TOOL_OOM_STATUS (its exit status when out of memory). */
 #ifndef HPCSHIM_TOOLS_JSONREAD_H
 #define HPCSHIM_TOOLS_JSONREAD_H
 
