@@ -30,7 +30,10 @@ dlsym(void *handle, const char *name)
 	    !((name[0] | 0x20) == 'm' && (name[1] | 0x20) == 'p' && (name[2] | 0x20) == 'i'))
 		return real(handle, name); /* tail call: the caller's RTLD_NEXT */
 	f = real(handle, name);
-	if (f && hs_mpi__is_wrapper(f))
+	if (f && hs_mpi__is_wrapper(f)) {
 		f = real(RTLD_NEXT, name);
+		/* Not a tail call: this RTLD_NEXT is "after the shim". */
+		__asm__ volatile("" : "+r"(f));
+	}
 	return f;
 }
