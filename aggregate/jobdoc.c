@@ -33,6 +33,7 @@
 #include "aggregate/jobdoc.h"
 #include "aggregate/jsonread.h"
 #include "common/hash.h"
+#include "common/sys.h"
 
 #define JOB_SCHEMA "hpcshim-job/1"
 
@@ -632,7 +633,7 @@ int agg_jobdoc__write(const char *path, const char *text, char *err, size_t errl
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
 		if (fd >= 0)
-			close(fd);
+			hs_sys__close(fd); /* never the shim's close wrapper */
 		free(tmp);
 		return -1;
 	}
