@@ -4,6 +4,13 @@
 
 #include "preload/base/real.h"
 
+static void *real__next(const char *name)
+{
+	hs_real_dlsym_fn ds = hs_real__dlsym();
+
+	return ds ? ds(RTLD_NEXT, name) : NULL;
+}
+
 /* One pointer per entry, published with release/acquire: two threads may
  * look one up at once, and both find the same function. */
 #define HS_REAL_DEFINE(name, ret, params)                                    \
@@ -13,7 +20,7 @@
 		hs_real_##name##_fn f = __atomic_load_n(&real_##name,        \
 							__ATOMIC_ACQUIRE);   \
 		if (!f) {                                                    \
-			f = (hs_real_##name##_fn)dlsym(RTLD_NEXT, #name);    \
+			f = (hs_real_##name##_fn)real__next(#name);          \
 			__atomic_store_n(&real_##name, f, __ATOMIC_RELEASE); \
 		}                                                            \
 		return f;                                                    \
