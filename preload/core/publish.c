@@ -175,7 +175,10 @@ static int publish__place(struct agg_result_file *f, const struct agg_process *p
 		errno = EDEADLK;
 		return -1;
 	}
-	if (flush && __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING) {
+	/* A flush rendered before hs_publish__suppress must not place its
+	 * file after it. */
+	if ((flush && __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING) ||
+	    __atomic_load_n(&suppressed, __ATOMIC_ACQUIRE)) {
 		pthread_mutex_unlock(&place_lock);
 		return 1;
 	}
