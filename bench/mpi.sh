@@ -14,6 +14,9 @@
 # then the job document's size as the regions per rank grow (1, 10, 100,
 # 1000; HPCSHIM_MPI_FILES=job, so no per-rank file), and a rank file's
 # size for comparison.  Oversubscribed: more ranks than cores.
+# With ABORT_RUNS=N: N jobs of 4 ranks per MPI where rank 1 calls
+# MPI_Abort, and how many of the 4N rank files survive (the others are
+# killed by the launcher: hydra SIGKILL, Open MPI SIGTERM then SIGKILL).
 set -eu
 B=$(cd "${1:-.}" && pwd)
 shift || true
@@ -47,6 +50,27 @@ run() { # impl np shimlib files regions -> finalize_us of rank 0
 	"$@" "$W/mpi_job_$impl" 100 "$regs" time 2>&1 >/dev/null |
 		awk '/^finalize_us/ {print $2}'
 }
+
+if [ -n "${ABORT_RUNS:-}" ]; then
+	for impl in openmpi mpich; do
+		command -v "mpicc.$impl" >/dev/null || continue
+		"mpicc.$impl" -O2 -I"$SRC/annotate" -o "$W/mpi_job_$impl" "$SRC/tests/programs/mpi_job.c"
+		n=0 files=0 complete=0
+		while [ $n -lt "$ABORT_RUNS" ]; do
+			out=$W/out; rm -rf "$out"; mkdir -p "$out"
+			case $impl in
+			openmpi) mpirun.openmpi -np 4 --mca btl self,vader -x LD_PRELOAD="$B/.libs/libhpcshim.so" \
+				-x HPCSHIM_OUTPUT="$out" "$W/mpi_job_$impl" 1000 0 abort ;;
+			mpich) mpiexec.mpich -n 4 -genv LD_PRELOAD "$B/.libs/libhpcshim.so" \
+				-genv HPCSHIM_OUTPUT "$out" "$W/mpi_job_$impl" 1000 0 abort ;;
+			esac >/dev/null 2>&1 || true
+			files=$((files + $(ls "$out" | grep -c '^hpcshim-.*-r[0-9]*\.json$' || true)))
+			n=$((n + 1))
+		done
+		echo "$impl abort runs $ABORT_RUNS: rank files $files of $((4 * ABORT_RUNS))"
+	done
+	exit 0
+fi
 
 for impl in openmpi mpich; do
 	command -v "mpicc.$impl" >/dev/null || { echo "# mpicc.$impl: not installed"; continue; }
