@@ -312,6 +312,8 @@ int agg_result__link_new(struct agg_result_file *f, const char *dir, const char 
 int agg_result__replace(struct agg_result_file *f, const char *path);
 void agg_result__discard(struct agg_result_file *f);
 void agg_result__base(const struct agg_process *p, char *base, size_t len);
+/* "-j<job>" for a job id (sanitized for a file name), "" for none. */
+void agg_result__job_suffix(const char *id, char *out, size_t len);
 void agg_result__tmp_name(char *buf, size_t len, const char *dir, const char *host,
 			  pid_t pid, char tag);
 

@@ -784,23 +784,32 @@ static bool result__name_char(char c)
 	       (c >= '0' && c <= '9') || c == '.' || c == '+';
 }
 
-/* hpcshim-<host>-<pid>[-j<job>][-r<rank>][-x<exec generation>]: the job id
- * keeps the files of two jobs in one directory apart (a pid and a rank
- * repeat from job to job).  Only [A-Za-z0-9._+] of it are kept, the rest
- * become '_' (a PMIx namespace has '@', hydra's id a ':'), cut to 64. */
+/* "-j<job>" or "" (no job): the job id keeps the files of two jobs in one
+ * directory apart (a pid and a rank repeat from job to job).  Only
+ * [A-Za-z0-9._+] of it are kept, the rest become '_' (a PMIx namespace has
+ * '@', hydra's id a ':'), cut to 64. */
+void agg_result__job_suffix(const char *id, char *out, size_t len)
+{
+	size_t n = 0;
+
+	if (len < 3 || !id || !id[0]) {
+		if (len)
+			out[0] = '\0';
+		return;
+	}
+	out[n++] = '-';
+	out[n++] = 'j';
+	for (const char *c = id; *c && n < len - 1 && n < 66; c++)
+		out[n++] = result__name_char(*c) ? *c : '_';
+	out[n] = '\0';
+}
+
+/* hpcshim-<host>-<pid>[-j<job>][-r<rank>][-x<exec generation>]. */
 void agg_result__base(const struct agg_process *p, char *base, size_t len)
 {
-	char rank[16] = "", gen[16] = "", job[72] = "";
+	char rank[16] = "", gen[16] = "", job[72];
 
-	if (p->job && p->job[0]) {
-		size_t n = 0;
-
-		job[n++] = '-';
-		job[n++] = 'j';
-		for (const char *c = p->job; *c && n < 66; c++)
-			job[n++] = result__name_char(*c) ? *c : '_';
-		job[n] = '\0';
-	}
+	agg_result__job_suffix(p->job, job, sizeof(job));
 	if (p->rank >= 0)
 		snprintf(rank, sizeof(rank), "-r%d", p->rank);
 	/* Every exec'd image of a pid has its own file. */

@@ -15,6 +15,7 @@
 #include "preload/core/quiet.h"
 #include "preload/dropped/dropped.h"
 #include "preload/interpose/interpose.h"
+#include "preload/mpi/mpi.h"
 #include "preload/mux/mux.h"
 #include "preload/presets/presets.h"
 #include "preload/range/range.h"
@@ -28,6 +29,7 @@ static const struct hs_feature *const features[] = {
 	&hs_mux_feature,
 	&hs_presets_feature,
 	&hs_dropped_feature,
+	&hs_mpi_feature,
 	NULL,
 };
 

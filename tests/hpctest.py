@@ -107,11 +107,14 @@ def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None, nofil
     p = subprocess.run(argv, env=e, capture_output=True, encoding="utf-8",
                        errors="replace", timeout=timeout,
                        preexec_fn=pre, cwd=outdir)  # results for "." land there too
-    docs = []
+    docs, jobs = [], []
     for f in sorted(glob.glob(os.path.join(outdir, "hpcshim-*.json"))):
         with open(f, encoding="utf-8", errors="strict") as fh:
-            docs.append(json.load(fh))
+            d = json.load(fh)
+        # an MPI job's document (preload/mpi/) lands beside the rank files
+        (jobs if str(d.get("schema", "")).startswith("hpcshim-job/") else docs).append(d)
     r = Run(p.returncode, p.stdout, p.stderr, docs, outdir)
+    r.jobs = jobs
     if own:
         shutil.rmtree(outdir, ignore_errors=True)
     return r

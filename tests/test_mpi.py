@@ -58,7 +58,11 @@ LAUNCHERS = {"mpirun", "mpirun.openmpi", "mpiexec", "mpiexec.openmpi", "mpiexec.
 class Result:
     def __init__(self, p, outdir):
         self.rc, self.out, self.err, self.outdir = p.returncode, p.stdout, p.stderr, outdir
-        self.files = sorted(glob.glob(os.path.join(outdir, "hpcshim-*.json")))
+        # the rank files; the in-job document (hpcshim-job-*, preload/mpi/)
+        # is test_mpi_job.py's
+        self.jobs = sorted(glob.glob(os.path.join(outdir, "hpcshim-job-*.json")))
+        self.files = sorted(f for f in glob.glob(os.path.join(outdir, "hpcshim-*.json"))
+                            if f not in self.jobs)
         self.docs = [json.load(open(f, encoding="utf-8")) for f in self.files]
 
     def err_less_ours(self):

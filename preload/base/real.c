@@ -4,6 +4,13 @@
 
 #include "preload/base/real.h"
 
+static void *real__next(const char *name)
+{
+	hs_real_dlsym_fn ds = hs_real__dlsym();
+
+	return ds ? ds(RTLD_NEXT, name) : NULL;
+}
+
 /* One pointer per entry, published with release/acquire: two threads may
  * look one up at once, and both find the same function. */
 #define HS_REAL_DEFINE(name, ret, params)                                    \
@@ -13,7 +20,7 @@
 		hs_real_##name##_fn f = __atomic_load_n(&real_##name,        \
 							__ATOMIC_ACQUIRE);   \
 		if (!f) {                                                    \
-			f = (hs_real_##name##_fn)dlsym(RTLD_NEXT, #name);    \
+			f = (hs_real_##name##_fn)real__next(#name);          \
 			__atomic_store_n(&real_##name, f, __ATOMIC_RELEASE); \
 		}                                                            \
 		return f;                                                    \
@@ -21,8 +28,23 @@
 HS_REAL_TABLE(HS_REAL_DEFINE)
 #undef HS_REAL_DEFINE
 
+hs_real_dlsym_fn hs_real__dlsym(void)
+{
+	/* The versions of dlsym in glibc: 2.34 moved it into libc. */
+	static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17",
+						"GLIBC_2.0" };
+	static hs_real_dlsym_fn real_dlsym;
+	hs_real_dlsym_fn f = __atomic_load_n(&real_dlsym, __ATOMIC_ACQUIRE);
+
+	for (size_t i = 0; !f && i < sizeof(versions) / sizeof(versions[0]); i++)
+		f = (hs_real_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", versions[i]);
+	__atomic_store_n(&real_dlsym, f, __ATOMIC_RELEASE);
+	return f;
+}
+
 void hs_real__init(void)
 {
+	(void)hs_real__dlsym();
 #define HS_REAL_RESOLVE(name, ret, params) (void)hs_real__##name();
 	HS_REAL_TABLE(HS_REAL_RESOLVE)
 #undef HS_REAL_RESOLVE

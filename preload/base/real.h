@@ -40,6 +40,11 @@
 HS_REAL_TABLE(HS_REAL_DECLARE)
 #undef HS_REAL_DECLARE
 
+/* dlsym itself (preload/mpi/ exports a dlsym): libc's, found with dlvsym
+ * so that the lookup never runs through the shim's own. */
+typedef void *(*hs_real_dlsym_fn)(void *, const char *);
+hs_real_dlsym_fn hs_real__dlsym(void);
+
 /* Resolves every entry (the constructor: later calls cost one load). */
 void hs_real__init(void);
 

@@ -79,8 +79,11 @@ extern struct hs_process hs_proc;
 extern __thread struct hs_thread *hs_self __attribute__((tls_model("initial-exec")));
 
 /* How an image ended, for the results; HS_END_FLUSH: it had not, the
- * results so far were published by the periodic flush (flush.c). */
-enum hs_end { HS_END_EXIT, HS_END_EXIT_NOW, HS_END_EXEC, HS_END_SIGNAL, HS_END_FLUSH };
+ * results so far were published by the periodic flush (flush.c);
+ * HS_END_SNAPSHOT: the results so far, rendered in memory for a feature
+ * (hs_flush__snapshot), never published. */
+enum hs_end { HS_END_EXIT, HS_END_EXIT_NOW, HS_END_EXEC, HS_END_SIGNAL, HS_END_FLUSH,
+	      HS_END_SNAPSHOT };
 
 /* process.c: the constructor's two halves (boot.c calls them), and the
  * end.  finish writes this image's results once: the first caller wins
@@ -118,11 +121,23 @@ void hs_publish__final_begin(void);
 void hs_publish__final_end(void);
 void hs_publish__wait(void);
 void hs_publish__fork_child(void);
+/* The results rendered into a malloc'd text kept for the calling thread
+ * (take_rendered hands it over, NULL when rendering failed). */
+void hs_publish__render(const struct agg_process *p);
+char *hs_publish__take_rendered(size_t *len);
+/* A feature published the results elsewhere: this image's file is
+ * removed and nothing is published any more (flushes and the end). */
+void hs_publish__suppress(void);
 
 /* flush.c: the periodic flush (HPCSHIM_FLUSH): its thread, started after
  * hs_process__start (boot.c) and again in a fork child.  Its tid is
  * hs_proc.flusher. */
 void hs_flush__start(void);
+/* One flush now, on the calling thread (false: the image is not
+ * running); the same snapshot rendered in memory instead, end
+ * "snapshot", complete (NULL when not running or out of memory). */
+bool hs_flush__now(void);
+char *hs_flush__snapshot(size_t *len);
 
 /* fork.c: makes a fork()ed child a process of its own. */
 void hs_fork__child(void);

@@ -169,8 +169,9 @@ static void flush__free_copies(struct agg_thread *c, const struct agg_thread *do
 	}
 }
 
-/* One flush: false when the image is no longer running. */
-static bool flush__once(void)
+/* One flush (end: HS_END_FLUSH, or HS_END_SNAPSHOT rendered in memory):
+ * false when the image is no longer running. */
+static bool flush__once(enum hs_end end)
 {
 	struct agg_thread *copies = NULL, *done, **orig = NULL;
 	struct agg_uncovered *unc = NULL;
@@ -224,7 +225,7 @@ static bool flush__once(void)
 	} else {
 		copies = done;
 	}
-	hs_process__write(copies, at, at_mono, HS_END_FLUSH, 0, unc, nunc);
+	hs_process__write(copies, at, at_mono, end, 0, unc, nunc);
 	flush__free_copies(copies, done);
 	free(unc);
 	return true;
@@ -263,11 +264,23 @@ static void *flush__main(void *arg)
 		if (!flush__sleep_until(next))
 			return NULL;
 		t0 = hs_clock__monotonic();
-		if (!flush__once())
+		if (!flush__once(HS_END_FLUSH))
 			return NULL;
 		took = hs_clock__monotonic() - t0;
 		next = t0 + (period > FLUSH_DUTY * took ? period : FLUSH_DUTY * took);
 	}
+}
+
+bool hs_flush__now(void)
+{
+	return flush__once(HS_END_FLUSH);
+}
+
+char *hs_flush__snapshot(size_t *len)
+{
+	if (!flush__once(HS_END_SNAPSHOT))
+		return NULL;
+	return hs_publish__take_rendered(len);
 }
 
 static void flush__fork_child(void)

@@ -125,6 +125,7 @@ static const char *const end_names[] = {
 	[HS_END_EXEC] = "exec",
 	[HS_END_SIGNAL] = "signal",
 	[HS_END_FLUSH] = "flush",
+	[HS_END_SNAPSHOT] = "snapshot",
 };
 
 void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
@@ -168,9 +169,12 @@ void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
 	gethostname(host, sizeof(host) - 1);
 	/* A flush runs beside the features' threads and handlers: their
 	 * parts are only written at the end. */
-	if (end != HS_END_FLUSH)
+	if (end != HS_END_FLUSH && end != HS_END_SNAPSHOT)
 		hs_features__result(&p);
-	hs_publish__results(&p, end == HS_END_FLUSH, end == HS_END_SIGNAL);
+	if (end == HS_END_SNAPSHOT)
+		hs_publish__render(&p);
+	else
+		hs_publish__results(&p, end == HS_END_FLUSH, end == HS_END_SIGNAL);
 }
 
 void hs_process__finish(enum hs_end end, int signo)

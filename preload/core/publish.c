@@ -18,7 +18,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include "common/lock.h"
+#include "common/sys.h"
 #include "preload/base/log.h"
 #include "preload/core/core.h"
 
@@ -27,6 +30,9 @@ static char claimed[4096]; /* this image's file once published, under place_lock
 static size_t claimed_dirlen; /* its directory: claimed[0, dirlen)    */
 static bool swept;            /* leftovers of this pid removed         */
 static pid_t final_writer;    /* thread writing the end's file, or 0 (atomic) */
+static bool suppressed;       /* hs_publish__suppress: no file (atomic) */
+static __thread char *rendered; /* hs_publish__render's text, or NULL */
+static __thread size_t rendered_len;
 
 static pid_t publish__tid(void)
 {
@@ -70,6 +76,74 @@ void hs_publish__fork_child(void)
 	claimed_dirlen = 0;
 	swept = false;
 	final_writer = 0;
+	suppressed = false;
+}
+
+void hs_publish__suppress(void)
+{
+	pthread_mutex_lock(&place_lock);
+	__atomic_store_n(&suppressed, true, __ATOMIC_RELEASE);
+	if (claimed[0])
+		unlink(claimed);
+	claimed[0] = '\0';
+	pthread_mutex_unlock(&place_lock);
+}
+
+/* Rendered into an unnamed file of the output directory (the same writer
+ * as the published file: aggregate/json.c), then read back through
+ * /proc (the file is write-only) or its temporary name. */
+void hs_publish__render(const struct agg_process *p)
+{
+	struct agg_result_file f;
+	char err[4400], proc[64];
+	size_t cap = 1 << 16, n = 0;
+	char *buf = NULL;
+	int fd;
+
+	free(rendered);
+	rendered = NULL;
+	if (agg_result__create(&f, p, hs_proc.cfg.output, 's', err, sizeof(err)) < 0) {
+		hs_log(HS_LOG_DEBUG, "snapshot: %.1000s", err);
+		return;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f.fd);
+	fd = hs_sys__openat(AT_FDCWD, f.anon ? proc : f.tmp, O_RDONLY | O_CLOEXEC, 0);
+	agg_result__discard(&f);
+	if (fd < 0)
+		return;
+	for (;;) {
+		char *b = n + 1 >= cap || !buf ? realloc(buf, cap *= 2) : buf;
+		long r;
+
+		if (!b)
+			goto fail;
+		buf = b;
+		r = syscall(SYS_read, fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	hs_sys__close(fd);
+	buf[n] = '\0';
+	rendered = buf;
+	rendered_len = n;
+	return;
+fail:
+	hs_sys__close(fd);
+	free(buf);
+}
+
+char *hs_publish__take_rendered(size_t *len)
+{
+	char *t = rendered;
+
+	*len = rendered_len;
+	rendered = NULL;
+	return t;
 }
 
 /* The temporaries a killed process of this pid (an earlier image, or an
@@ -101,7 +175,10 @@ static int publish__place(struct agg_result_file *f, const struct agg_process *p
 		errno = EDEADLK;
 		return -1;
 	}
-	if (flush && __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING) {
+	/* A flush rendered before hs_publish__suppress must not place its
+	 * file after it. */
+	if ((flush && __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING) ||
+	    __atomic_load_n(&suppressed, __ATOMIC_ACQUIRE)) {
 		pthread_mutex_unlock(&place_lock);
 		return 1;
 	}
@@ -135,6 +212,8 @@ static int publish__to(const struct agg_process *p, const char *dir, bool flush,
 	struct agg_result_file f;
 	int rc;
 
+	if (__atomic_load_n(&suppressed, __ATOMIC_ACQUIRE))
+		return 1;
 	if (agg_result__create(&f, p, dir, flush ? 'f' : 'x', err, errlen) < 0)
 		return -1;
 	rc = publish__place(&f, p, dir, flush, in_signal, path, pathlen);
@@ -152,8 +231,13 @@ void hs_publish__results(const struct agg_process *p, bool flush, bool in_signal
 {
 	const char *dir = hs_proc.cfg.output, *tmp = getenv("TMPDIR");
 	char path[4096] = "", err[4400] = "", err2[4400] = "";
-	int rc = publish__to(p, dir, flush, in_signal, path, sizeof(path), err,
-			     sizeof(err));
+	int rc;
+
+	if (__atomic_load_n(&suppressed, __ATOMIC_ACQUIRE)) {
+		hs_log(HS_LOG_DEBUG, "results not written: published elsewhere");
+		return;
+	}
+	rc = publish__to(p, dir, flush, in_signal, path, sizeof(path), err, sizeof(err));
 
 	if (flush) {
 		if (rc < 0)

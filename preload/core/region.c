@@ -24,6 +24,7 @@
 #include "aggregate/trace.h"
 #include "common/clock.h"
 #include "common/seqlock.h"
+#include "preload/base/real.h"
 #include "preload/core/core.h"
 
 #define MAX_DEPTH 4096
@@ -97,7 +98,8 @@ static void thread__omp_label(struct hs_thread *t)
 	/* Two threads may look it up at once: both find the same symbol. */
 	if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
 		__atomic_store_n(&omp_fn,
-				 (omp_num_fn)dlsym(RTLD_DEFAULT, "omp_get_thread_num"),
+				 (omp_num_fn)hs_real__dlsym()(RTLD_DEFAULT,
+							      "omp_get_thread_num"),
 				 __ATOMIC_RELAXED);
 		__atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
 	}

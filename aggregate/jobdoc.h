@@ -1,0 +1,51 @@
+/* jobdoc.h - the job document (docs/schema.md, "Job document"): the
+ * results of a job's processes, one per rank, reduced to one document by
+ * one code path, for the offline merge (tools/hpcshim-merge.c) and the
+ * in-job reduction at MPI_Finalize (preload/mpi/).
+ */
+#ifndef HPCSHIM_AGGREGATE_JOBDOC_H
+#define HPCSHIM_AGGREGATE_JOBDOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct json_object;
+
+/* One process's result document and what identifies it. */
+struct agg_jobdoc_rank {
+	char *path; /* the file it came from, or NULL (received in the job) */
+	struct json_object *doc;
+	int rank, size;
+	const char *host, *end, *job; /* strings of doc */
+	int pid, generation;
+	bool complete;
+	double start_ns; /* the process's start */
+};
+
+struct agg_jobdoc {
+	const char *prog; /* prefix of the one-line diagnostics */
+	struct agg_jobdoc_rank *r;
+	size_t n, cap;
+	struct json_object *ignored; /* files left out so far, or NULL */
+};
+
+/* Adds one process result document (taken: released when it is not an
+ * hpcshim process result, then false).  file: where it came from, or
+ * NULL. */
+bool agg_jobdoc__add(struct agg_jobdoc *j, struct json_object *doc, const char *file);
+/* One job at a time: keeps the ranks of job want, or of the only job the
+ * inputs hold; the others (another job's, or with no job id beside a job)
+ * go to ignored_files.  Inputs with no job id at all all stay.  0, with
+ * *id the job kept (NULL: none; allocated), or -1 when no job can be
+ * chosen: want is not there, or there are several and no want (the jobs
+ * are listed on stderr, one line each). */
+int agg_jobdoc__select(struct agg_jobdoc *j, const char *want, char **id);
+/* The job document (tool: its "tool" member).  Renumbers and sorts j's
+ * ranks, drops duplicates. */
+struct json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool);
+void agg_jobdoc__free(struct agg_jobdoc *j);
+/* text + "\n" to path atomically (a temporary name, fsync, rename): 0, or
+ * -1 with the reason in err. */
+int agg_jobdoc__write(const char *path, const char *text, char *err, size_t errlen);
+
+#endif

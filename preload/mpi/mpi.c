@@ -1,0 +1,426 @@
+/* mpi.c - the MPI feature: a job's results reduced in the job, at
+ * MPI_Finalize, into one job document; a rank's results saved early
+ * (MPI_Init) and before MPI_Abort.  docs/mpi-scale.md has the costs.
+ *
+ * libhpcshim.so links no MPI.  It exports MPI_Init, MPI_Init_thread,
+ * MPI_Finalize, MPI_Abort and their Fortran spellings (Open MPI's Fortran
+ * bindings call PMPI_Finalize directly: a C-only wrapper never sees a
+ * Fortran program finish), each forwarding to the next definition
+ * (dlsym(RTLD_NEXT), the pattern of preload/base/real.c).  A program
+ * without MPI never calls them, and dlsym.c hides them from its probes.
+ *
+ * At MPI_Finalize, before the real one and only while MPI_Initialized
+ * and not MPI_Finalized, the implementation is recognised from
+ * MPI_Get_library_version, its plugin (plugin.h) is dlopened from next to
+ * the shim, every rank renders its results so far (the flush's snapshot,
+ * core/flush.c), the plugin carries them up a binomial tree to rank 0,
+ * which builds the job document with the offline merge's code
+ * (aggregate/jobdoc.c) and writes hpcshim-job-<host>-<pid>[-j<job>].json beside
+ * the rank files.  Then every rank learns whether it was written: with
+ * HPCSHIM_MPI_FILES=job a rank writes no file of its own only then.  Any
+ * failure leaves the per-rank files, with one line.  All ranks take the
+ * same path: a plugin is found or not alike on every rank (one
+ * installation), and inside the plugin every decision goes through an
+ * allreduce, so no rank waits for another that gave up.
+ */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "aggregate/jobdoc.h"
+#include "preload/base/log.h"
+#include "preload/base/real.h"
+#include "preload/core/core.h"
+#include "preload/core/feature.h"
+#include "preload/mpi/mpi.h"
+#include "preload/mpi/plugin.h"
+
+#define HS_EXPORT __attribute__((visibility("default")))
+
+/* ---- the real functions ------------------------------------------------ */
+
+static void *mpi__real(const char *name)
+{
+	hs_real_dlsym_fn ds = hs_real__dlsym();
+
+	return ds ? ds(RTLD_NEXT, name) : NULL;
+}
+
+/* The C functions the feature calls itself (ints and pointers only: the
+ * same ABI in every implementation). */
+static void *mpi__any(const char *name)
+{
+	hs_real_dlsym_fn ds = hs_real__dlsym();
+
+	return ds ? ds(RTLD_DEFAULT, name) : NULL;
+}
+
+/* A wrapper whose original is missing: the program could not have been
+ * linked against it, so only a lookup of our own export gets here. */
+static void *mpi__need(const char *name)
+{
+	void *f = mpi__real(name);
+
+	if (!f) {
+		hs_log(HS_LOG_ERROR, "%s called but no MPI library defines it", name);
+		abort();
+	}
+	return f;
+}
+
+/* ---- the state ------------------------------------------------------------ */
+
+static int finalized; /* the reduction ran (or was declined), atomic */
+static bool in_child; /* a fork child of a rank: never takes part */
+
+static bool mpi__running(void)
+{
+	return !in_child && __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) == HS_RUNNING;
+}
+
+/* A rank that has a file from the start: a job that is killed (an abort
+ * elsewhere, the launcher's SIGKILL) leaves every rank's results so far.
+ * Not with HPCSHIM_MPI_FILES=job, whose point is no file per rank. */
+static void mpi__after_init(void)
+{
+	if (mpi__running() && !hs_proc.cfg.mpi_job_only)
+		hs_flush__now();
+}
+
+/* ---- the reduction ---------------------------------------------------------- */
+
+static void mpi__fallback(int rank, const char *why)
+{
+	if (rank <= 0)
+		hs_log(HS_LOG_ERROR, "MPI: no job document (%s); per-rank files only", why);
+}
+
+/* The plugin of the process's MPI, or NULL (why says). */
+static const struct hs_mpi_plugin *mpi__plugin(char *why, size_t whylen)
+{
+	int (*libver)(char *, int *) = (int (*)(char *, int *))mpi__any(
+		"MPI_Get_library_version");
+	static char ver[16384]; /* MPI_MAX_LIBRARY_VERSION_STRING: 256 .. 8192 */
+	const char *impl = NULL, *dirs[4];
+	hs_real_dlopen_fn dlo = hs_real__dlopen();
+	char self[PATH_MAX] = ".", path[PATH_MAX + 64];
+	Dl_info info;
+	int len = 0;
+
+	if (!libver || libver(ver, &len) != 0) {
+		snprintf(why, whylen, "MPI_Get_library_version not available");
+		return NULL;
+	}
+	if (strstr(ver, "Open MPI"))
+		impl = "openmpi";
+	else if (strstr(ver, "MPICH"))
+		impl = "mpich";
+	if (!impl) {
+		snprintf(why, whylen, "no plugin for this MPI (%.60s)", ver);
+		return NULL;
+	}
+	/* Beside the shim (installed: pkglibdir is <libdir>/hpcshim), in the
+	 * build tree (.libs/../preload/mpi), then the configured pkglibdir. */
+	if (dladdr((void *)mpi__plugin, &info) && info.dli_fname) {
+		char *slash;
+		snprintf(self, sizeof(self), "%s", info.dli_fname);
+		slash = strrchr(self, '/');
+		if (slash)
+			*slash = '\0';
+		else
+			snprintf(self, sizeof(self), ".");
+	}
+	dirs[0] = "";
+	dirs[1] = "/hpcshim";
+	dirs[2] = "/../preload/mpi";
+	dirs[3] = NULL;
+	for (int i = 0; i < 4 && dlo; i++) {
+		void *h;
+		const struct hs_mpi_plugin *p;
+		if (dirs[i])
+			snprintf(path, sizeof(path), "%s%s/hpcshim-mpi-%s.so", self, dirs[i],
+				 impl);
+		else
+			snprintf(path, sizeof(path), "%s/hpcshim-mpi-%s.so",
+				 HPCSHIM_PKGLIBDIR, impl);
+		if (access(path, R_OK) != 0)
+			continue;
+		h = dlo(path, RTLD_NOW | RTLD_LOCAL);
+		if (!h) {
+			snprintf(why, whylen, "%s: %.200s", path, dlerror());
+			return NULL;
+		}
+		p = (const struct hs_mpi_plugin *)hs_real__dlsym()(h, HS_MPI_PLUGIN_SYMBOL);
+		if (p && p->abi == HS_MPI_PLUGIN_ABI)
+			return p;
+		snprintf(why, whylen, "%s: not a plugin of this hpcshim", path);
+		return NULL;
+	}
+	snprintf(why, whylen, "hpcshim-mpi-%s.so not found beside %s", impl, self);
+	return NULL;
+}
+
+/* Rank 0: the job document from the records, written beside the rank
+ * files.  0, or -1 with why. */
+static int mpi__document(const char *all, size_t len, int size, char *why,
+			 size_t whylen)
+{
+	struct agg_jobdoc j = { .prog = "hpcshim" };
+	size_t off = 0;
+	int n = 0, rc = -1;
+	char host[256] = "unknown", path[PATH_MAX + 320], jobsfx[72];
+	json_object *doc;
+
+	while (off + sizeof(struct hs_mpi_record) <= len) {
+		struct hs_mpi_record h;
+		json_tokener *tok;
+		json_object *d, *proc;
+
+		memcpy(&h, all + off, sizeof(h));
+		off += sizeof(h);
+		if (h.len > len - off || h.size != size) {
+			snprintf(why, whylen, "rank %d: %s", (int)h.rank,
+				 h.size != size ? "another job size" : "a damaged record");
+			goto out;
+		}
+		tok = json_tokener_new();
+		d = tok ? json_tokener_parse_ex(tok, all + off, (int)h.len) : NULL;
+		if (tok)
+			json_tokener_free(tok);
+		proc = NULL;
+		if (!d || !json_object_object_get_ex(d, "process", &proc)) {
+			json_object_put(d);
+			snprintf(why, whylen, "rank %d: its results do not parse", (int)h.rank);
+			goto out;
+		}
+		/* MPI's own numbering, whatever the launcher's variables said. */
+		json_object_object_add(proc, "rank", json_object_new_int(h.rank));
+		json_object_object_add(proc, "size", json_object_new_int(h.size));
+		agg_jobdoc__add(&j, d, NULL);
+		n++;
+		off += (h.len + 7) / 8 * 8;
+	}
+	if (n != size) {
+		snprintf(why, whylen, "%d records for %d ranks", n, size);
+		goto out;
+	}
+	doc = agg_jobdoc__build(&j, "hpcshim (MPI_Finalize)");
+	gethostname(host, sizeof(host) - 1);
+	for (char *c = host; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	agg_result__job_suffix(hs_proc.job, jobsfx, sizeof(jobsfx));
+	snprintf(path, sizeof(path), "%s/hpcshim-job-%s-%d%s.json", hs_proc.cfg.output, host,
+		 (int)getpid(), jobsfx);
+	rc = agg_jobdoc__write(path,
+			       json_object_to_json_string_ext(
+				       doc, JSON_C_TO_STRING_PLAIN |
+						    JSON_C_TO_STRING_NOSLASHESCAPE),
+			       why, whylen);
+	json_object_put(doc);
+	if (rc == 0)
+		hs_log(HS_LOG_INFO, "job document of %d ranks written to %s", size, path);
+out:
+	agg_jobdoc__free(&j);
+	return rc;
+}
+
+static uint64_t mpi__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Before the real MPI_Finalize, once per process. */
+static void mpi__before_finalize(void)
+{
+	int (*initialized)(int *) = (int (*)(int *))mpi__any("MPI_Initialized");
+	int (*fin)(int *) = (int (*)(int *))mpi__any("MPI_Finalized");
+	const struct hs_mpi_plugin *plugin;
+	int ini = 0, done = 1, rank = hs_proc.rank, size = 0, ok;
+	char why[512] = "", *mine;
+	void *all = NULL;
+	size_t len = 0, all_len = 0;
+	uint64_t t0 = mpi__now();
+
+	if (__atomic_exchange_n(&finalized, 1, __ATOMIC_ACQ_REL) || !mpi__running())
+		return;
+	if (!initialized || !fin || initialized(&ini) != 0 || !ini || fin(&done) != 0 ||
+	    done) {
+		mpi__fallback(rank, "MPI not initialized, or already finalized");
+		return;
+	}
+	plugin = mpi__plugin(why, sizeof(why));
+	if (!plugin) {
+		mpi__fallback(rank, why);
+		return;
+	}
+	mine = hs_flush__snapshot(&len);
+	ok = mine != NULL;
+	if (plugin->gather(mine ? mine : "", len, ok, &rank, &size, &all, &all_len, why,
+			   sizeof(why)) != 0) {
+		free(mine);
+		mpi__fallback(rank, why);
+		return;
+	}
+	free(mine);
+	done = 0;
+	if (rank == 0)
+		done = mpi__document(all, all_len, size, why, sizeof(why)) == 0;
+	free(all);
+	done = plugin->finish(done);
+	if (done != 1) {
+		mpi__fallback(rank, why[0] ? why : "rank 0 could not write it");
+		return;
+	}
+	hs_log(HS_LOG_DEBUG, "MPI_Finalize: in-job reduction of rank %d took %.3f ms",
+	       rank, (double)(mpi__now() - t0) / 1e6);
+	if (hs_proc.cfg.mpi_job_only)
+		hs_publish__suppress();
+}
+
+/* The calling rank's results before the job is taken down: a flush (end
+ * "flush", complete false: the program did not finish); if the process
+ * then leaves through exit or _exit, the end's file replaces it. */
+static void mpi__before_abort(void)
+{
+	if (mpi__running())
+		hs_flush__now();
+}
+
+/* ---- the C interface ------------------------------------------------------- */
+
+HS_EXPORT int MPI_Init(int *argc, char ***argv);
+HS_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+HS_EXPORT int MPI_Finalize(void);
+HS_EXPORT int MPI_Abort(void *comm, int code);
+
+HS_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+	int (*real)(int *, char ***) = (int (*)(int *, char ***))mpi__need("MPI_Init");
+	int rc = real(argc, argv);
+
+	if (rc == 0)
+		mpi__after_init();
+	return rc;
+}
+
+HS_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int (*real)(int *, char ***, int, int *) =
+		(int (*)(int *, char ***, int, int *))mpi__need("MPI_Init_thread");
+	int rc = real(argc, argv, required, provided);
+
+	if (rc == 0)
+		mpi__after_init();
+	return rc;
+}
+
+HS_EXPORT int MPI_Finalize(void)
+{
+	int (*real)(void) = (int (*)(void))mpi__need("MPI_Finalize");
+
+	mpi__before_finalize();
+	return real();
+}
+
+/* MPI_Comm is a pointer in Open MPI and an int in MPICH: passed on as the
+ * register it came in (both ABIs pass either in the same one). */
+HS_EXPORT int MPI_Abort(void *comm, int code)
+{
+	int (*real)(void *, int) = (int (*)(void *, int))mpi__need("MPI_Abort");
+
+	mpi__before_abort();
+	return real(comm, code);
+}
+
+/* ---- Fortran: every argument by reference; ierr may be absent (f08) -------- */
+
+typedef void (*f1_fn)(void *);
+typedef void (*f3_fn)(void *, void *, void *);
+
+#define MPI_FORTRAN_INIT(name)                                     \
+	HS_EXPORT void name(void *ierr);                           \
+	void name(void *ierr)                                      \
+	{                                                          \
+		((f1_fn)mpi__need(#name))(ierr);                   \
+		if (!ierr || *(int *)ierr == 0)                    \
+			mpi__after_init();                         \
+	}
+#define MPI_FORTRAN_INIT_THREAD(name)                              \
+	HS_EXPORT void name(void *req, void *prov, void *ierr);    \
+	void name(void *req, void *prov, void *ierr)               \
+	{                                                          \
+		((f3_fn)mpi__need(#name))(req, prov, ierr);        \
+		if (!ierr || *(int *)ierr == 0)                    \
+			mpi__after_init();                         \
+	}
+#define MPI_FORTRAN_FINALIZE(name)                                 \
+	HS_EXPORT void name(void *ierr);                           \
+	void name(void *ierr)                                      \
+	{                                                          \
+		f1_fn real = (f1_fn)mpi__need(#name);              \
+		mpi__before_finalize();                            \
+		real(ierr);                                        \
+	}
+#define MPI_FORTRAN_ABORT(name)                                    \
+	HS_EXPORT void name(void *comm, void *code, void *ierr);   \
+	void name(void *comm, void *code, void *ierr)              \
+	{                                                          \
+		f3_fn real = (f3_fn)mpi__need(#name);              \
+		mpi__before_abort();                               \
+		real(comm, code, ierr);                            \
+	}
+
+/* The names of libmpi_mpifh / libmpi_usempif08 (Open MPI) and
+ * libmpichfort (MPICH), from nm -D: name, name_, name__, NAME, and the
+ * f08 names (Open MPI's mpif-h MPI_*_f08, both's mpi_*_f08_). */
+#define MPI_FORTRAN_NAMES(X, lower, upper, mixed) \
+	X(lower) X(lower##_) X(lower##__) X(upper) X(upper##_) X(mixed##_f08) X(lower##_f08_)
+
+MPI_FORTRAN_NAMES(MPI_FORTRAN_INIT, mpi_init, MPI_INIT, MPI_Init)
+MPI_FORTRAN_NAMES(MPI_FORTRAN_INIT_THREAD, mpi_init_thread, MPI_INIT_THREAD,
+		  MPI_Init_thread)
+MPI_FORTRAN_NAMES(MPI_FORTRAN_FINALIZE, mpi_finalize, MPI_FINALIZE, MPI_Finalize)
+MPI_FORTRAN_NAMES(MPI_FORTRAN_ABORT, mpi_abort, MPI_ABORT, MPI_Abort)
+
+/* ---- dlsym.c: which addresses are ours -------------------------------------- */
+
+#define MPI_ADDR(name) (void *)name,
+static void *const wrappers[] = {
+	(void *)MPI_Init, (void *)MPI_Init_thread, (void *)MPI_Finalize, (void *)MPI_Abort,
+	MPI_FORTRAN_NAMES(MPI_ADDR, mpi_init, MPI_INIT, MPI_Init)
+	MPI_FORTRAN_NAMES(MPI_ADDR, mpi_init_thread, MPI_INIT_THREAD, MPI_Init_thread)
+	MPI_FORTRAN_NAMES(MPI_ADDR, mpi_finalize, MPI_FINALIZE, MPI_Finalize)
+	MPI_FORTRAN_NAMES(MPI_ADDR, mpi_abort, MPI_ABORT, MPI_Abort)
+};
+
+bool hs_mpi__is_wrapper(const void *f)
+{
+	for (size_t i = 0; i < sizeof(wrappers) / sizeof(wrappers[0]); i++)
+		if (wrappers[i] == f)
+			return true;
+	return false;
+}
+
+/* ---- the feature -------------------------------------------------------------- */
+
+/* A fork child of a rank is no rank: it never takes part in a reduction. */
+static void mpi__fork_child(void)
+{
+	in_child = true;
+}
+
+const struct hs_feature hs_mpi_feature = {
+	.name = "mpi",
+	.fork_child = mpi__fork_child,
+};
