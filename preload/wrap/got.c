@@ -147,7 +147,7 @@ static bool def__in_object(void *def, const char *object)
 }
 
 static void slot__wrap(const struct object *o, void *lm, void **slot, const char *name,
-		       bool undef, const struct relro *r)
+		       uintptr_t own, const struct relro *r)
 {
 	void *v = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *def;
 	size_t j;
@@ -169,8 +169,9 @@ static void slot__wrap(const struct object *o, void *lm, void **slot, const char
 		if (hs_wrap_closure__by_code(v))
 			return; /* ours already */
 		def = v;
-		if (undef && object__inside(o, (uintptr_t)v))
-			def = hs_wrap_dlsym__resolve(name, lm); /* lazy, unused */
+		/* Lazy and unused: the slot leads to the object's own PLT. */
+		if ((uintptr_t)v != own && object__inside(o, (uintptr_t)v))
+			def = hs_wrap_dlsym__resolve(name, lm);
 		if (!def || (s->object && !def__in_object(def, s->object)))
 			continue;
 		tg = hs_wrap_closure__target(s, def);
@@ -204,7 +205,8 @@ static void relas__walk(const struct object *o, void *lm, const ElfW(Rela) *rel,
 		if (!sym->st_name || (st != STT_FUNC && st != STT_GNU_IFUNC && st != STT_NOTYPE))
 			continue;
 		slot__wrap(o, lm, (void **)(o->base + rel[i].r_offset),
-			   strtab + sym->st_name, sym->st_shndx == SHN_UNDEF, r);
+			   strtab + sym->st_name,
+			   sym->st_shndx == SHN_UNDEF ? 0 : o->base + sym->st_value, r);
 	}
 }
 

@@ -17,6 +17,7 @@ struct wl_small wl_small(double x);
 double wl_mix(int a, double b, long c, float d, short e, double f, unsigned g,
 	      double h, char i, double j);
 long wl_recurse(int n);
+long wl_step(int n);
 void wl_jump(jmp_buf *env, int v);
 int wl_use_inside(int x);
 int wl_printf(const char *fmt, ...);
