@@ -23,7 +23,6 @@
 #include "preload/wrap/internal.h"
 #include "preload/wrap/wrap.h"
 
-struct wrap_state_all hs_wrap = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void wrap__tell(struct wrap_spec *s)
 {
