@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import tempfile
 
-from hpctest import Tap, run, main_thread, region, HERE
+from hpctest import Tap, run, main_thread, region, HERE, LIB, PRELOAD
 
 t = Tap()
 SRC = os.path.join(HERE, "wrap")
@@ -212,6 +212,91 @@ if shutil.which("g++"):
              "C++: the later region is not nested in a gone wx_throw frame")
 else:
     t.skip("C++ exception", "g++ not installed")
+
+# ---- real libraries with the shipped sets ----------------------------------------
+def regions(doc):
+    return {g["name"]: g["calls"] for g in doc["regions"]}
+
+
+blas = subprocess.run(["gcc", "-print-file-name=libopenblas.so"], capture_output=True,
+                      encoding="utf-8").stdout.strip()
+if not os.path.isabs(blas):
+    t.skip("OpenBLAS", "libopenblas-dev not installed (tools/setup.sh tests installs it)")
+else:
+    prog = os.path.join(work, "blas_calls")
+    if build("C program on OpenBLAS", ["gcc", "-O2", "-o", prog,
+                                        os.path.join(SRC, "blas_calls.c"), "-lopenblas"]):
+        bare = plain(prog, [17, 5])
+        shim = wrapped(prog, [17, 5], "@blas", dict(PF, OPENBLAS_NUM_THREADS="2"))
+        same("C on OpenBLAS, @blas", bare, shim)
+        got = regions(shim.doc)
+        t.eq((got.get("dgemm_"), got.get("cblas_dgemm")), (17, 5),
+             "C on OpenBLAS: dgemm_ 17 calls, cblas_dgemm 5 calls, exactly")
+        t.eq(shim.shim_lines(), [], "C on OpenBLAS: no hpcshim line (a set's misses are in the JSON)")
+    prog = os.path.join(work, "blas_f")
+    if not shutil.which("gfortran"):
+        t.skip("Fortran on OpenBLAS", "gfortran not installed")
+    elif build("Fortran program on OpenBLAS", ["gfortran", "-O2", "-o", prog,
+                                                os.path.join(SRC, "blas_calls.f90"),
+                                                "-lopenblas"]):
+        bare = plain(prog, [23])
+        shim = wrapped(prog, [23], "@blas")
+        same("Fortran on OpenBLAS, @blas", bare, shim)
+        t.eq(regions(shim.doc).get("dgemm_"), 23, "Fortran on OpenBLAS: dgemm_ 23 calls, exactly")
+
+if not os.path.exists("/usr/bin/python3") or subprocess.run(
+        ["/usr/bin/python3", "-c", "import numpy"], capture_output=True).returncode:
+    t.skip("numpy", "python3-numpy not installed (tools/setup.sh tests installs it)")
+else:
+    code = ("import numpy as np\n"
+            "a = np.arange(40000.0).reshape(200, 200) % 7; b = a.T.copy()\n"
+            "s = 0\n"
+            "for i in range(6): s += int((a @ b).sum())\n"
+            "print(s)\n")
+    bare = plain("/usr/bin/python3", ["-c", code])
+    shim = wrapped("/usr/bin/python3", ["-c", code], "@blas",
+                   dict(PF, OPENBLAS_NUM_THREADS="2"))
+    same("numpy matmul, @blas", bare, shim)
+    got = regions(shim.doc) if len(shim.docs) == 1 else {}
+    t.eq(got.get("cblas_dgemm"), 6, "numpy: the cblas_dgemm region with its 6 calls")
+
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
+           "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+NP, CALLS = 3, 200
+for name, cc, launcher, opt in (
+        ("Open MPI", "mpicc.openmpi", ["mpirun.openmpi", "-np", str(NP), "--mca", "btl", "self,vader"],
+         lambda k, v: ["-x", "%s=%s" % (k, v)]),
+        ("MPICH", "mpicc.mpich", ["mpiexec.mpich", "-n", str(NP)],
+         lambda k, v: ["-genv", k, v])):
+    if not shutil.which(cc) or not shutil.which(launcher[0]):
+        t.skip("%s with @mpi" % name, "%s not installed (tools/setup.sh tests installs it)" % cc)
+        continue
+    prog = os.path.join(work, "mpi_" + cc.split(".")[1])
+    if not build("%s program" % name, [cc, "-O2", "-o", prog,
+                                       os.path.join(SRC, "mpi_allreduce.c")]):
+        continue
+    out = tempfile.mkdtemp(prefix="hpcshim-wrap-mpi-")
+    os.chmod(out, 0o1777)
+    argv = list(launcher)
+    for k, v in (("LD_PRELOAD", PRELOAD.format(lib=LIB)),
+                 ("HPCSHIM_WRAP", "@mpi"), ("HPCSHIM_EVENTS", "task-clock"),
+                 ("HPCSHIM_OUTPUT", out)):
+        argv += opt(k, v)
+    r = run(argv + [prog, str(CALLS)], env=MPI_ENV, preload=False, outdir=out)
+    t.eq((r.rc, r.out), (0, "ranks %d calls %d total %d\n"
+                         % (NP, CALLS, sum(NP * i + NP * (NP - 1) // 2 for i in range(CALLS)))),
+         "%s with @mpi: the job runs unchanged" % name)
+    ranked = sorted((d["process"]["rank"], regions(d).get("MPI_Allreduce"),
+                     regions(d).get("MPI_Barrier")) for d in r.docs
+                    if d["process"]["rank"] is not None)
+    t.eq(ranked, [(i, CALLS, 1) for i in range(NP)],
+         "%s: per rank, MPI_Allreduce %d calls and MPI_Barrier 1" % (name, CALLS))
+    tc = [proc["inclusive"]["task-clock"]["sum"] for d in r.docs for proc in d["regions"]
+          if proc["name"] == "MPI_Allreduce"]
+    t.ok(len(tc) == NP and all(v > 0 for v in tc),
+         "%s: per-rank time inside MPI_Allreduce (%s ns)" % (name, tc))
+    shutil.rmtree(out, ignore_errors=True)
 
 shutil.rmtree(work, ignore_errors=True)
 t.done()
