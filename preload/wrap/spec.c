@@ -44,14 +44,14 @@ static const char *const interposed[] = {
 	"_exit",	  "_Exit",    "sigaction", "signal",     "close",
 	"close_range",    "closefrom", "dup2",	   "dup3",	 "getrlimit",
 	"getrlimit64",    "setrlimit", "setrlimit64", "prlimit", "prlimit64",
-	"dlopen",	  "dlsym",    "dlvsym",    "dlclose",    "exit",
+	"dlopen",	  "dlsym",    "dlvsym",
 };
 
 static const char *const twice[] = {
 	"setjmp",  "_setjmp",	  "sigsetjmp",	 "__sigsetjmp", "longjmp",
 	"_longjmp", "siglongjmp", "__longjmp_chk", "vfork",	"fork",
 	"_Fork",   "clone",	  "getcontext",	 "setcontext",	"swapcontext",
-	"makecontext", "__libc_start_main", "abort", "pthread_exit",
+	"makecontext", "__libc_start_main", "abort", "pthread_exit", "exit",
 	"__cxa_throw", "_Unwind_RaiseException",
 };
 
