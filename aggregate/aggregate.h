@@ -75,6 +75,16 @@ struct agg_percall {
 	uint64_t min, max, sum;
 };
 
+/* A region's wall-clock time, monotonic ns: read beside the counters at
+ * each boundary, never one of the events, so known whatever opened.
+ * Inclusive from the outermost instance of a recursion only; exclusive =
+ * a call's own time minus its children's inclusive time; per call: each
+ * completed call's own inclusive time, recursive instances included. */
+struct agg_wall {
+	uint64_t incl, excl;
+	struct agg_percall call;
+};
+
 struct agg_region {
 	const char *name;
 	uint64_t calls;
@@ -83,6 +93,7 @@ struct agg_region {
 				   * owner only, for recursion            */
 	int nev;
 	struct agg_percall percall; /* of the process's main event        */
+	struct agg_wall wall;
 	struct count c[];           /* [0, nev) inclusive, [nev, 2 nev) exclusive */
 };
 
@@ -108,6 +119,7 @@ struct agg_thread {
 	uint64_t reads_syscall; /* ... and with read()                     */
 	int nev;
 	uint64_t start_ns, end_ns;
+	uint64_t start_mono, end_mono; /* the same, monotonic: "wall_ns"  */
 	bool alive_at_exit;
 	uint64_t missing;     /* bit i: event i not counted in this thread */
 	int err;              /* errno of the first failure                */
@@ -130,6 +142,28 @@ static inline void agg_count__acc(struct count *c, const struct count *d)
 	hs_atomic__add(&c->value, d->value);
 	hs_atomic__add(&c->enabled, d->enabled);
 	hs_atomic__add(&c->running, d->running);
+}
+
+/* One value into per-call statistics (one writer, relaxed atomics). */
+static inline void agg_percall__add(struct agg_percall *pc, uint64_t v)
+{
+	if (pc->n == 0 || v < pc->min)
+		__atomic_store_n(&pc->min, v, __ATOMIC_RELAXED);
+	if (v > pc->max)
+		__atomic_store_n(&pc->max, v, __ATOMIC_RELAXED);
+	hs_atomic__add(&pc->sum, v);
+	hs_atomic__add(&pc->n, 1);
+}
+
+/* One completed call's wall time d and its exclusive part x; d into the
+ * inclusive time only for the outermost instance of a recursion. */
+static inline void agg_region__add_wall(struct agg_region *r, uint64_t d,
+					uint64_t x, bool outermost)
+{
+	if (outermost)
+		hs_atomic__add(&r->wall.incl, d);
+	hs_atomic__add(&r->wall.excl, x);
+	agg_percall__add(&r->wall.call, d);
 }
 
 /* One event of one completed call: the exclusive delta always, the
@@ -202,6 +236,7 @@ struct agg_process {
 	int exec_generation; /* 0 for the first image of this pid     */
 	int shim_tid;        /* the shim's own thread (flusher), or 0  */
 	uint64_t start_ns, end_ns;
+	uint64_t wall_ns; /* constructor to collection, monotonic */
 	bool complete;   /* false when ended by a fatal signal    */
 	const char *end; /* exit, _exit, exec, signal             */
 	int signal;      /* the fatal signal, or 0                */

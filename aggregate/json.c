@@ -65,6 +65,7 @@ static json_object *json_process(const struct agg_process *p)
 	json_object_object_add(o, "command", cmd);
 	json_object_object_add(o, "start_ns", agg_json__u64(p->start_ns));
 	json_object_object_add(o, "end_ns", agg_json__u64(p->end_ns));
+	json_object_object_add(o, "wall_ns", agg_json__u64(p->wall_ns));
 	json_object_object_add(o, "complete", json_object_new_boolean(p->complete));
 	json_object_object_add(o, "end", json_object_new_string(p->end));
 	if (p->signal) {
@@ -179,6 +180,27 @@ static json_object *json_percall(const struct agg_process *p,
 	return o;
 }
 
+/* A region's wall time, always present: "wall_ns" (inclusive, exclusive)
+ * and "per_call_wall_ns" (null when no call completed). */
+static void json_wall(json_object *o, const struct agg_wall *w)
+{
+	json_object *t = json_object_new_object(), *c = NULL;
+
+	json_object_object_add(t, "inclusive", agg_json__u64(w->incl));
+	json_object_object_add(t, "exclusive", agg_json__u64(w->excl));
+	json_object_object_add(o, "wall_ns", t);
+	if (w->call.n) {
+		c = json_object_new_object();
+		json_object_object_add(c, "calls", agg_json__u64(w->call.n));
+		json_object_object_add(c, "min", agg_json__u64(w->call.min));
+		json_object_object_add(c, "max", agg_json__u64(w->call.max));
+		json_object_object_add(
+			c, "mean",
+			agg_json__dbl((double)w->call.sum / (double)w->call.n));
+	}
+	json_object_object_add(o, "per_call_wall_ns", c);
+}
+
 /* How this thread's counters were read: "user" (mmap page, no system
  * call), "syscall" (read()), "mixed", or "none" (never read). */
 static json_object *json_reads(const struct agg_thread *t)
@@ -248,6 +270,7 @@ static json_object *json_region_sum(const struct agg_view *v,
 	json_object_object_add(o, "exclusive", json_stats(p, rs->excl.ev));
 	agg_mux_sum__json(o, "exclusive", p, rs->excl.ev);
 	json_object_object_add(o, "per_call", json_percall(p, &rs->percall));
+	json_wall(o, &rs->wall);
 	agg_metrics__json(o, "inclusive", p, rs->incl.m);
 	agg_metrics__json(o, "exclusive", p, rs->excl.m);
 	return o;
@@ -391,6 +414,7 @@ static json_object *json_region(const struct agg_process *p,
 	add_counts(ro, "inclusive", p, &rv->incl);
 	add_counts(ro, "exclusive", p, &rv->excl);
 	json_object_object_add(ro, "per_call", json_percall(p, &rv->percall));
+	json_wall(ro, &rv->wall);
 	return ro;
 }
 
@@ -412,6 +436,7 @@ static int write_thread(struct out *o, int depth, struct agg_view *v,
 	json_object_object_add(head, "tid", json_object_new_int(t->tid));
 	json_object_object_add(head, "start_ns", agg_json__u64(t->start_ns));
 	json_object_object_add(head, "end_ns", agg_json__u64(t->end_ns));
+	json_object_object_add(head, "wall_ns", agg_json__u64(agg_thread__wall_ns(t)));
 	json_object_object_add(head, "alive_at_exit",
 			       json_object_new_boolean(t->alive_at_exit));
 	int omp = __atomic_load_n(&t->omp_thread, __ATOMIC_RELAXED);
@@ -521,6 +546,7 @@ static json_object *json_folded(const struct agg_view *v, const struct agg_folde
 		json_object_object_add(o, "calls", agg_json__u64(f->calls));
 		json_object_object_add(o, "inclusive", json_stats(p, f->incl.ev));
 		json_object_object_add(o, "exclusive", json_stats(p, f->excl.ev));
+		json_wall(o, &f->wall);
 	} else {
 		json_object *tot = json_object_new_object();
 
@@ -533,6 +559,7 @@ static json_object *json_folded(const struct agg_view *v, const struct agg_folde
 						agg_json__u64(f->incl.ev[i].shown) :
 						NULL);
 		json_object_object_add(o, "totals", tot);
+		json_object_object_add(o, "wall_ns", agg_json__u64(f->wall.incl));
 	}
 	return o;
 }

@@ -154,12 +154,7 @@ void agg_region__percall(struct agg_region *r, const struct count *d)
 			return;
 		v = (uint64_t)(est + 0.5);
 	}
-	if (pc->n == 0 || v < pc->min)
-		__atomic_store_n(&pc->min, v, __ATOMIC_RELAXED);
-	if (v > pc->max)
-		__atomic_store_n(&pc->max, v, __ATOMIC_RELAXED);
-	hs_atomic__add(&pc->sum, v);
-	hs_atomic__add(&pc->n, 1);
+	agg_percall__add(pc, v);
 }
 
 int agg_thread__set_name(struct agg_thread *t, const char *name)

@@ -381,7 +381,20 @@ static const struct agg_region *region__next(const struct agg_region *r)
 	return __atomic_load_n(&r->next, __ATOMIC_ACQUIRE);
 }
 
+/* Sums the inclusive and exclusive times, merges the per-call ones. */
+static void wall__merge(struct agg_wall *acc, const struct agg_wall *w)
+{
+	acc->incl += w->incl;
+	acc->excl += w->excl;
+	percall__merge(&acc->call, &w->call);
+}
+
 /* ---- threads and regions, one record at a time ------------------------ */
+
+uint64_t agg_thread__wall_ns(const struct agg_thread *t)
+{
+	return t->end_mono > t->start_mono ? t->end_mono - t->start_mono : 0;
+}
 
 int agg_view__thread(struct agg_view *v, const struct agg_thread *t,
 		     struct agg_thread_view *tv)
@@ -401,6 +414,11 @@ static int view__region_values(struct agg_view *v, const struct agg_thread *t,
 	rv->name = r->name;
 	rv->calls = __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
 	rv->percall = percall__load(&r->percall);
+	rv->wall = (struct agg_wall){
+		.incl = hs_atomic__get(&r->wall.incl),
+		.excl = hs_atomic__get(&r->wall.excl),
+		.call = percall__load(&r->wall.call),
+	};
 	if (view__interval(v, t, r->c, &rv->incl) < 0 ||
 	    view__interval(v, t, r->c + r->nev, &rv->excl) < 0)
 		return -1;
@@ -585,6 +603,7 @@ static int view__threads(struct agg_view *v, size_t n)
 				f->kept_min = rk[i].key;
 		} else {
 			sum__add(&f->incl, p, &iv);
+			f->wall.incl += agg_thread__wall_ns(t);
 			f->key[f->count++] = rk[i].key;
 			if (rk[i].key > largest) {
 				largest = rk[i].key;
@@ -719,10 +738,12 @@ static int view__regions(struct agg_view *v)
 				rs->calls += rv.calls;
 				rs->threads++;
 				percall__merge(&rs->percall, &rv.percall);
+				wall__merge(&rs->wall, &rv.wall);
 				sum__add(&rs->incl, p, &rv.incl);
 				sum__add(&rs->excl, p, &rv.excl);
 			} else {
 				f->calls += rv.calls;
+				wall__merge(&f->wall, &rv.wall);
 				sum__add(&f->incl, p, &rv.incl);
 				sum__add(&f->excl, p, &rv.excl);
 			}

@@ -78,6 +78,7 @@ struct agg_region_view {
 	const char *name;
 	uint64_t calls;
 	struct agg_percall percall;
+	struct agg_wall wall;
 	struct agg_interval_view incl, excl;
 };
 
@@ -111,6 +112,7 @@ struct agg_region_sum {
 	uint64_t calls;
 	int threads;
 	struct agg_percall percall;
+	struct agg_wall wall; /* threads' times summed, per-call merged */
 	struct agg_sum_view incl, excl;
 };
 
@@ -131,6 +133,8 @@ struct agg_folded {
 	pid_t largest_tid;    /* threads: the largest folded tid      */
 	struct agg_sum_view incl, excl; /* regions: sums of the folded;
 					 * threads: incl = their totals */
+	struct agg_wall wall; /* regions: as incl, excl; threads: wall.incl
+			       * = their wall_ns summed               */
 };
 
 struct agg_view {
@@ -155,6 +159,8 @@ struct agg_view {
  * time, never the document.  NULL on ENOMEM. */
 struct agg_view *agg_view__new(const struct agg_process *p);
 void agg_view__delete(struct agg_view *v);
+/* A thread's wall time: its start to its end (or the collection), ns. */
+uint64_t agg_thread__wall_ns(const struct agg_thread *t);
 /* Thread t's totals and series, valid until agg_view__release.  -1 on
  * ENOMEM. */
 int agg_view__thread(struct agg_view *v, const struct agg_thread *t,

@@ -99,6 +99,12 @@ def touch_checks(what, prog):
          (N * K + K, K), "%s: annotated outer: inclusive n*k+k, exclusive k" % what)
     t.eq((g and g["inclusive"]["page-faults"], g and g["exclusive"]["page-faults"]),
          (N * K, N * K), "%s: nested wl_touch: inclusive = exclusive = n*k" % what)
+    w = g and g.get("wall_ns")
+    ow = o and o.get("wall_ns")
+    t.ok(w and ow and 0 < w["inclusive"] <= ow["inclusive"] - ow["exclusive"]
+         and g["per_call_wall_ns"]["calls"] == N,
+         "%s: wrapped calls have wall time like any region, within outer's children" % what,
+         (w, ow))
 
 
 # ---- the exact tests, three link variants -------------------------------------

@@ -9,7 +9,9 @@
  * MPI job).  For every region and event, and for the process totals, the
  * job document gives the rank values' sum, mean, min, max, median,
  * standard deviation, the rank/host/pid of the min and the max, and the
- * imbalance max/mean - 1 (aggregate/job.c); the same over threads with the
+ * imbalance max/mean - 1 (aggregate/job.c); the same for each region's
+ * wall time (inclusive and exclusive) and the processes' wall time; the
+ * same over threads with the
  * tid of the min and the max; multiplexed values carry their standard
  * errors into the sum and the mean.  Ranks that are missing (a gap below
  * the highest rank, or below the size the launcher gave), incomplete (a
@@ -553,6 +555,24 @@ static json_object *calls_json(const struct job *j, const char *name,
 	return o;
 }
 
+/* A region's wall time over the ranks (each rank's summed over its
+ * threads): {"inclusive": stats, "exclusive": stats}, null in files
+ * written before wall time. */
+static json_object *wall_stats(const struct job *j, const char *name,
+			       struct agg_job_sample *buf)
+{
+	json_object *o, *in, *ex;
+
+	in = rank_stats(j, pick_region, name, "wall_ns", "inclusive", buf);
+	ex = rank_stats(j, pick_region, name, "wall_ns", "exclusive", buf);
+	if (!in && !ex)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "inclusive", in);
+	json_object_object_add(o, "exclusive", ex);
+	return o;
+}
+
 static json_object *region_json(const struct job *j, const struct names *events,
 				const char *name, const struct extreme *x,
 				struct agg_job_sample *buf)
@@ -569,6 +589,7 @@ static json_object *region_json(const struct job *j, const struct names *events,
 			       event_stats(j, events, pick_region, name, "inclusive", buf));
 	json_object_object_add(o, "exclusive",
 			       event_stats(j, events, pick_region, name, "exclusive", buf));
+	json_object_object_add(o, "wall_ns", wall_stats(j, name, buf));
 	json_object_object_add(o, "threads", extremes_json(j, events, x));
 	return o;
 }
@@ -589,6 +610,9 @@ static json_object *ranks_json(const struct job *j, json_object **incomplete)
 		json_object_object_add(o, "file", json_object_new_string(r->path));
 		json_object_object_add(o, "complete", json_object_new_boolean(r->complete));
 		json_object_object_add(o, "end", json_object_new_string(r->end));
+		json_object_object_add(
+			o, "wall_ns",
+			json_object_get(get(get(r->doc, "process"), "wall_ns")));
 		json_object_object_add(o, "totals", json_object_get(get(r->doc, "totals")));
 		json_object_array_add(arr, o);
 		if (!r->complete)
@@ -661,6 +685,10 @@ static json_object *job__document(struct job *j)
 		json_object_array_add(arr, json_object_new_string(events.name[e]));
 	json_object_object_add(doc, "totals",
 			       event_stats(j, &events, pick_process, NULL, "totals", buf));
+	/* The ranks' process wall times: who ran longest, the spread. */
+	json_object_object_add(doc, "wall_ns",
+			       rank_stats(j, pick_process, NULL, "process",
+					  "wall_ns", buf));
 	x = thread_extremes(j, &events, &regions);
 	arr = json_object_new_array();
 	for (size_t i = 0; i < regions.n; i++)

@@ -5,6 +5,8 @@
  * For each file: a header (command, pid, host, threads, privilege, the PMU
  * fallback and the dropped events), process totals per event, a table of
  * regions (inclusive counts summed over threads) and a table of threads.
+ * Wall time (the process's, each region's inclusive and exclusive, each
+ * thread's) is shown in ms beside the counts; "-" in files without it.
  * task-clock and cpu-clock are nanoseconds in the JSON and shown in ms.
  * A null count (event not covered) is shown as "n/a".  A region count that
  * was multiplexed on some thread is a scaled estimate over a short interval
@@ -305,6 +307,16 @@ static long long warning_total(json_object *threads)
 	return n;
 }
 
+/* A wall time in ms; "-" in a file without it (before wall time). */
+static void fmt_wall(char *buf, size_t len, json_object *ns)
+{
+	if (ns && (json_object_is_type(ns, json_type_int) ||
+		   json_object_is_type(ns, json_type_double)))
+		snprintf(buf, len, "%.3f", json_object_get_double(ns) / 1e6);
+	else
+		snprintf(buf, len, "-");
+}
+
 static void print_header(json_object *doc)
 {
 	json_object *proc = get(doc, "process"), *pmu = get(doc, "pmu");
@@ -320,6 +332,12 @@ static void print_header(json_object *doc)
 	if (get_str(pmu, "cpu_pmu", NULL))
 		printf(", pmu %s", get_str(pmu, "cpu_pmu", NULL));
 	puts(")");
+	if (get(proc, "wall_ns")) {
+		char w[64];
+
+		fmt_wall(w, sizeof(w), get(proc, "wall_ns"));
+		printf("  wall time: %s ms\n", w);
+	}
 	if (get_str(pmu, "fallback", NULL))
 		printf("  fallback: %s\n", get_str(pmu, "fallback", NULL));
 	print_dropped(get(doc, "events"));
@@ -431,6 +449,10 @@ static void region_row(struct table *t, json_object *r,
 	table_set(t, 0, name);
 	table_setf(t, 1, "%lld", get_int(r, "calls", 0));
 	table_setf(t, 2, "%lld", get_int(r, "threads", 0));
+	fmt_wall(v, sizeof(v), get(get(r, "wall_ns"), "inclusive"));
+	table_set(t, 3, v);
+	fmt_wall(v, sizeof(v), get(get(r, "wall_ns"), "exclusive"));
+	table_set(t, 4, v);
 	for (int i = 0; i < el->n; i++) {
 		if (region_multiplexed(r, el->name[i]))
 			snprintf(v, sizeof(v), "n/a");
@@ -438,23 +460,24 @@ static void region_row(struct table *t, json_object *r,
 			fmt_count(v, sizeof(v), el->name[i],
 				  get(get(get(r, "inclusive"), el->name[i]), "sum"));
 		nt->na |= strcmp(v, "n/a") == 0;
-		table_set(t, 3 + i, v);
+		table_set(t, 5 + i, v);
 	}
 }
 
 static void print_regions(json_object *doc, const struct evlist *el, struct notes *nt)
 {
-	static const char *const fixed[] = { "calls", "threads" };
+	static const char *const fixed[] = { "calls", "threads", "wall[ms]",
+					     "excl-wall[ms]" };
 	json_object *regs = get(doc, "regions");
 	struct table t;
 
-	puts("\nregions (inclusive, summed over threads):");
+	puts("\nregions (inclusive, summed over threads; wall time inclusive and exclusive):");
 	if (arr_len(regs) == 0) {
 		puts("  (no annotated region)");
 		return;
 	}
-	table_init(&t, 3 + el->n);
-	table_titles(&t, "region", fixed, 2, el, NULL);
+	table_init(&t, 5 + el->n);
+	table_titles(&t, "region", fixed, 4, el, NULL);
 	for (size_t i = 0; i < arr_len(regs); i++)
 		region_row(&t, arr_at(regs, i), el, nt);
 	table_print(&t);
@@ -551,13 +574,15 @@ static void thread_row(struct table *t, json_object *th, const struct evlist *el
 
 	table_add_row(t);
 	table_setf(t, 0, "%lld", get_int(th, "tid", -1));
+	fmt_wall(v, sizeof(v), get(th, "wall_ns"));
+	table_set(t, 1, v);
 	for (int i = 0; i < el->n; i++) {
 		fmt_marked(v, sizeof(v), el->name[i],
 			   get(get(th, "totals"), el->name[i]),
 			   multiplexed(th, "totals", el->name[i]), nt);
-		table_set(t, 1 + i, v);
+		table_set(t, 2 + i, v);
 	}
-	table_setf(t, 1 + el->n, "%zu", arr_len(get(th, "regions")));
+	table_setf(t, 2 + el->n, "%zu", arr_len(get(th, "regions")));
 }
 
 /* Threads whose counters could not be opened: why their row is n/a. */
@@ -580,8 +605,10 @@ static void print_threads(json_object *doc, const struct evlist *el, struct note
 		th[i] = arr_at(threads, i);
 	qsort(th, n, sizeof(*th), thread_cmp);
 	puts("\nthreads:");
-	table_init(&t, 2 + el->n);
-	table_titles(&t, "tid", NULL, 0, el, "regions");
+	static const char *const fixed[] = { "wall[ms]" };
+
+	table_init(&t, 3 + el->n);
+	table_titles(&t, "tid", fixed, 1, el, "regions");
 	for (size_t i = 0; i < n; i++)
 		thread_row(&t, th[i], el, nt);
 	table_print(&t);

@@ -28,6 +28,8 @@ struct hs_frame {
 	bool valid;          /* the BEGIN reading succeeded      */
 	struct count *start; /* reading at BEGIN                 */
 	struct count *child; /* inclusive deltas of closed children */
+	uint64_t wstart;     /* monotonic ns at BEGIN               */
+	uint64_t wchild;     /* children's inclusive wall time      */
 	uintptr_t sp;        /* a wrapped call's stack position, else 0 */
 };
 
@@ -42,6 +44,7 @@ struct hs_thread {
 	struct hs_frame *frames;
 	struct count *store;      /* cap x 2 x nev readings for the frames */
 	struct count *now;        /* scratch reading [nev]               */
+	uint64_t wnow;            /* monotonic ns beside that reading    */
 	int main_ev;              /* event of the per-call stats, or -1   */
 	struct agg_region **byid; /* records by process-wide region id  */
 	int nids;                 /* entries in byid                      */
@@ -62,6 +65,7 @@ struct hs_process {
 	char fallback[512];
 	int main_ev; /* first counted event, or -1      */
 	uint64_t start_ns;
+	uint64_t start_mono; /* the constructor, monotonic: "wall_ns" */
 	char **argv;
 	int argc;
 	pthread_mutex_t lock; /* live and done lists             */
@@ -90,8 +94,9 @@ void hs_process__finish(enum hs_end end, int signo);
 /* Builds the agg_process of this image around threads and publishes it:
  * finish's end, or (HS_END_FLUSH) the flush's snapshot, without the
  * features' parts. */
-void hs_process__write(struct agg_thread *threads, uint64_t end_ns, enum hs_end end,
-		       int signo, const struct agg_uncovered *unc, int nunc);
+void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
+		       uint64_t end_mono, enum hs_end end, int signo,
+		       const struct agg_uncovered *unc, int nunc);
 
 /* state.c: true in a child that shares our memory without being ours
  * (vfork, raw clone): it must not touch the shim's state. */
@@ -160,7 +165,7 @@ int hs_stack__reserve(struct hs_thread *t, int cap);
 int hs_stack__reserve_ids(struct hs_thread *t, int n);
 
 /* region.c: closes the regions still open on t with the reading in t->now
- * (valid when now_ok). */
+ * (valid when now_ok); their wall time ends now. */
 void hs_region__close_all(struct hs_thread *t, bool now_ok);
 
 /* region.c: a wrapped function's call (preload/wrap/) as a region: the

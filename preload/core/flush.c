@@ -63,7 +63,8 @@ static void flush__main_exit(void *v)
 /* A live thread as the flush writes it: its own agg_thread, holding
  * copies of the records and the counters read at the flush. */
 static struct agg_thread *flush__new_copy(const struct hs_thread *t,
-					  const struct count *now, uint64_t at)
+					  const struct count *now, uint64_t at,
+					  uint64_t at_mono)
 {
 	const struct agg_thread *a = t->agg;
 	struct agg_thread *c = calloc(1, sizeof(*c));
@@ -80,6 +81,8 @@ static struct agg_thread *flush__new_copy(const struct hs_thread *t,
 	c->nev = a->nev;
 	c->start_ns = a->start_ns;
 	c->end_ns = at;
+	c->start_mono = a->start_mono;
+	c->end_mono = at_mono;
 	c->alive_at_exit = true;
 	c->omp_thread = __atomic_load_n(&a->omp_thread, __ATOMIC_RELAXED);
 	/* Names are kept until the thread's results are freed. */
@@ -108,6 +111,12 @@ static void flush__copy_record(struct agg_region *dst, const struct agg_region *
 		dst->percall.min = hs_atomic__get(&src->percall.min);
 		dst->percall.max = hs_atomic__get(&src->percall.max);
 		dst->percall.sum = hs_atomic__get(&src->percall.sum);
+		dst->wall.incl = hs_atomic__get(&src->wall.incl);
+		dst->wall.excl = hs_atomic__get(&src->wall.excl);
+		dst->wall.call.n = hs_atomic__get(&src->wall.call.n);
+		dst->wall.call.min = hs_atomic__get(&src->wall.call.min);
+		dst->wall.call.max = hs_atomic__get(&src->wall.call.max);
+		dst->wall.call.sum = hs_atomic__get(&src->wall.call.sum);
 		if (hs_seq__read_ok(seq, s))
 			return;
 	}
@@ -167,7 +176,7 @@ static bool flush__once(void)
 	struct agg_uncovered *unc = NULL;
 	struct count now[PMU_MAX_EVENTS];
 	size_t n = 0, cap = 0;
-	uint64_t at;
+	uint64_t at, at_mono;
 	int nunc;
 
 	pthread_mutex_lock(&hs_proc.lock);
@@ -177,6 +186,7 @@ static bool flush__once(void)
 		return false;
 	}
 	at = hs_clock__realtime();
+	at_mono = hs_clock__monotonic();
 	done = hs_proc.done;
 	for (struct hs_thread *t = hs_proc.live; t; t = t->next) {
 		struct agg_thread *c;
@@ -190,7 +200,7 @@ static bool flush__once(void)
 				break;
 			orig = o;
 		}
-		c = flush__new_copy(t, now, at);
+		c = flush__new_copy(t, now, at, at_mono);
 		if (!c)
 			break;
 		orig[n++] = t->agg;
@@ -214,7 +224,7 @@ static bool flush__once(void)
 	} else {
 		copies = done;
 	}
-	hs_process__write(copies, at, HS_END_FLUSH, 0, unc, nunc);
+	hs_process__write(copies, at, at_mono, HS_END_FLUSH, 0, unc, nunc);
 	flush__free_copies(copies, done);
 	free(unc);
 	return true;

@@ -34,6 +34,7 @@ void hs_fork__child(void)
 		return;
 	hs_proc.pid = getpid();
 	hs_proc.start_ns = hs_clock__realtime();
+	hs_proc.start_mono = hs_clock__monotonic();
 	hs_proc.exec_generation = 0;
 	hs_proc.rank = -1;
 	__atomic_store_n(&hs_proc.uncovered_calls, 0, __ATOMIC_RELAXED);

@@ -44,6 +44,7 @@ void hs_process__configure(int argc, char **argv)
 {
 	hs_proc.pid = getpid();
 	hs_proc.start_ns = hs_clock__realtime();
+	hs_proc.start_mono = hs_clock__monotonic();
 	hs_proc.rank = process__rank();
 	process__copy_argv(argc, argv);
 	hs_config__from_env(&hs_proc.cfg);
@@ -102,7 +103,7 @@ static int process__rank(void)
 
 /* Reads every live thread's final counts and links its result in front of
  * the finished ones.  Called with the lock held and the lists frozen. */
-static struct agg_thread *process__collect(uint64_t end_ns)
+static struct agg_thread *process__collect(uint64_t end_ns, uint64_t end_mono)
 {
 	struct agg_thread *all = hs_proc.done;
 	struct count other[PMU_MAX_EVENTS];
@@ -125,6 +126,7 @@ static struct agg_thread *process__collect(uint64_t end_ns)
 		agg_thread__set_totals(t->agg, buf);
 		t->agg->alive_at_exit = true;
 		t->agg->end_ns = end_ns;
+		t->agg->end_mono = end_mono;
 		t->agg->next = all;
 		all = t->agg;
 	}
@@ -139,8 +141,9 @@ static const char *const end_names[] = {
 	[HS_END_FLUSH] = "flush",
 };
 
-void hs_process__write(struct agg_thread *threads, uint64_t end_ns, enum hs_end end,
-		       int signo, const struct agg_uncovered *unc, int nunc)
+void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
+		       uint64_t end_mono, enum hs_end end, int signo,
+		       const struct agg_uncovered *unc, int nunc)
 {
 	char host[256] = "unknown", note[200];
 	struct agg_process p = {
@@ -149,6 +152,7 @@ void hs_process__write(struct agg_thread *threads, uint64_t end_ns, enum hs_end 
 		.exec_generation = hs_proc.exec_generation,
 		.shim_tid = __atomic_load_n(&hs_proc.flusher, __ATOMIC_RELAXED),
 		.start_ns = hs_proc.start_ns, .end_ns = end_ns,
+		.wall_ns = end_mono - hs_proc.start_mono,
 		.complete = end != HS_END_SIGNAL && end != HS_END_FLUSH,
 		.end = end_names[end],
 		.signal = end == HS_END_SIGNAL ? signo : 0,
@@ -187,7 +191,7 @@ void hs_process__finish(enum hs_end end, int signo)
 	int expected = HS_RUNNING;
 	struct agg_thread *threads;
 	struct agg_uncovered *unc = NULL;
-	uint64_t end_ns;
+	uint64_t end_ns, end_mono;
 	int nunc;
 
 	/* A vfork child shares our memory: it must not flip our state. */
@@ -198,6 +202,7 @@ void hs_process__finish(enum hs_end end, int signo)
 		return;
 	hs_publish__final_begin();
 	end_ns = hs_clock__realtime();
+	end_mono = hs_clock__monotonic();
 	/* In a signal handler the interrupted code may be this very thread
 	 * inside thread start or end, holding the lock: bounded wait. */
 	if (!hs_lock__mutex(&hs_proc.lock, end == HS_END_SIGNAL)) {
@@ -208,11 +213,11 @@ void hs_process__finish(enum hs_end end, int signo)
 		hs_publish__final_end();
 		return;
 	}
-	threads = process__collect(end_ns);
+	threads = process__collect(end_ns, end_mono);
 	hs_features__collect(end == HS_END_SIGNAL);
 	nunc = hs_uncovered__scan(&unc);
 	pthread_mutex_unlock(&hs_proc.lock);
-	hs_process__write(threads, end_ns, end, signo, unc, nunc);
+	hs_process__write(threads, end_ns, end_mono, end, signo, unc, nunc);
 	hs_publish__final_end();
 	free(unc);
 }

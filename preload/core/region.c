@@ -8,6 +8,13 @@
  * minus its children's inclusive deltas; the inclusive delta of a region
  * nested in itself is only added by the outermost instance, so recursion
  * is not double counted.
+ *
+ * Wall time (monotonic, vDSO) is read once per boundary beside the
+ * counters: at BEGIN just before the counter read, at END just after it.
+ * The bookkeeping stays outside both intervals, the clock reads stay
+ * outside the counted one (the counts do not change), and the wall
+ * interval holds the counted one.  It is accounted whether or not the
+ * counter readings succeeded or any event opened: it is never dropped.
  */
 #include <dlfcn.h>
 #include <string.h>
@@ -40,10 +47,15 @@ static void frame__close(struct hs_thread *t, int i, bool now_ok)
 	struct count *parent = i > 0 ? t->frames[i - 1].child : NULL;
 	bool outermost;
 
+	uint64_t wd = t->wnow - f->wstart;
+
 	t->depth = i;
 	if (f->sp)
 		t->nsp--;
 	outermost = --r->open == 0;
+	agg_region__add_wall(r, wd, wd - f->wchild, outermost);
+	if (i > 0)
+		t->frames[i - 1].wchild += wd;
 	if (!now_ok || !f->valid)
 		return;
 	hs_atomic__add(&r->calls, 1);
@@ -63,6 +75,7 @@ static void frame__close(struct hs_thread *t, int i, bool now_ok)
 void hs_region__close_all(struct hs_thread *t, bool now_ok)
 {
 	hs_atomic__add(&t->agg->warn.auto_closed, (uint64_t)t->depth);
+	t->wnow = hs_clock__monotonic();
 	hs_seq__write_begin(&t->agg->seq);
 	while (t->depth > 0)
 		frame__close(t, t->depth - 1, now_ok);
@@ -122,6 +135,7 @@ static void region__unwind(struct hs_thread *t, uintptr_t sp)
 		return;
 	bool ok = thread__read(t, t->now);
 
+	t->wnow = hs_clock__monotonic();
 	hs_atomic__add(&t->agg->warn.auto_closed, (uint64_t)(t->depth - k));
 	hs_seq__write_begin(&t->agg->seq);
 	while (t->depth > k)
@@ -153,8 +167,8 @@ static struct hs_thread *begin__thread(uintptr_t sp)
 	return t;
 }
 
-/* Pushes a frame for r; the reading comes last so that the bookkeeping
- * falls outside the measured interval. */
+/* Pushes a frame for r; the readings come last (the clock, then the
+ * counters) so that the bookkeeping falls outside the measured intervals. */
 static void frame__push(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 {
 	struct hs_frame *f = &t->frames[t->depth];
@@ -169,7 +183,9 @@ static void frame__push(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 	r->open++;
 	for (int e = 0; e < t->nev; e++)
 		f->child[e] = (struct count){ 0, 0, 0 };
+	f->wchild = 0;
 	t->depth++;
+	f->wstart = hs_clock__monotonic();
 	f->valid = thread__read(t, f->start);
 }
 
@@ -193,7 +209,8 @@ static struct hs_thread *end__thread(uintptr_t sp)
 }
 
 /* Closes frame k and every frame above it (those are a mismatch).  The
- * reading comes first, before any bookkeeping. */
+ * readings come first (the counters, then the clock), before any
+ * bookkeeping. */
 static void end__close(struct hs_thread *t, int k)
 {
 	bool ok;
@@ -203,6 +220,7 @@ static void end__close(struct hs_thread *t, int k)
 		return;
 	}
 	ok = thread__read(t, t->now);
+	t->wnow = hs_clock__monotonic();
 	if (unlikely(k != t->depth - 1))
 		hs_atomic__add(&t->agg->warn.auto_closed, (uint64_t)(t->depth - 1 - k));
 	/* A flush may be copying the records (core/flush.c). */

@@ -49,6 +49,7 @@ void hs_thread__sync_missing(struct hs_thread *t)
 static void thread__open(struct hs_thread *t)
 {
 	t->agg->start_ns = hs_clock__realtime();
+	t->agg->start_mono = hs_clock__monotonic();
 	hs_taskstat__self(&t->agg->before);
 	pmu_counters__open(&t->ctr, &hs_proc.evlist);
 	hs_thread__sync_missing(t);
@@ -123,6 +124,7 @@ void hs_thread__stop(struct hs_thread *t)
 	agg_thread__set_totals(t->agg, t->now);
 	agg_thread__seal(t->agg);
 	t->agg->end_ns = hs_clock__realtime();
+	t->agg->end_mono = hs_clock__monotonic();
 	if (t->prev)
 		t->prev->next = t->next;
 	else
