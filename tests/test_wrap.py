@@ -28,7 +28,9 @@ PF = {"HPCSHIM_EVENTS": "page-faults"}
 SIG = ("wl_touch=void(pointer,long),wl_pair=struct{double,long,int}(int,double),"
        "wl_small=struct{double,double}(double),"
        "wl_mix=double(int,double,long,float,short,double,unsigned,double,char,double),"
-       "wl_recurse=long(int),wl_jump=void(pointer,int)")
+       "wl_recurse=long(int),wl_jump=void(pointer,int),"
+       "wl_many=double(int,long,short,char,unsigned,long,int,long,"
+       "double,double,double,double,double,double,double,double,double,float)")
 
 
 def build(what, argv):
@@ -132,8 +134,9 @@ if prog:
     # recursion through the library's own PLT slot.
     bare = plain(prog, ["abi"])
     shim = wrapped(prog, ["abi"], SIG)
-    same("struct returns, 10 mixed arguments, recursion", bare, shim)
-    for f in ("wl_pair", "wl_small", "wl_mix"):
+    same("struct returns, 10 and 18 mixed arguments (stack ones too), recursion",
+         bare, shim)
+    for f in ("wl_pair", "wl_small", "wl_mix", "wl_many"):
         g = reg(shim.doc, f)
         t.eq(g and g["calls"], 1, "abi: %s called once, wrapped" % f)
     g = reg(shim.doc, "wl_recurse")

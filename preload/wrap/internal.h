@@ -44,6 +44,7 @@ struct wrap_spec {
 	ffi_type *rtype;
 	ffi_type structs[WSIG_MAX_ARGS + 1];
 	ffi_type *fields[WSIG_MAX_ARGS + 1][WSIG_MAX_FIELDS + 1];
+	bool direct; /* closure.c's register fast path applies */
 	struct hpcshim_site site;
 	struct wrap_target *targets; /* under wrap_lock                 */
 	uint64_t slots, dlsym;       /* atomic                          */

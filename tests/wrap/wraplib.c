@@ -37,6 +37,17 @@ double wl_mix(int a, double b, long c, float d, short e, double f, unsigned g,
 	       (double)i * 13.0 + j * 0.25;
 }
 
+/* 8 integers and 10 floating-point arguments: some of each on the stack
+ * (x86-64: 6 and 8 in registers), the last one a float. */
+double wl_many(int a, long b, short c, char d, unsigned e, long f, int g, long h,
+	       double x1, double x2, double x3, double x4, double x5, double x6,
+	       double x7, double x8, double x9, float x10)
+{
+	return a + 2.0 * b + 3.0 * c + 5.0 * d + 7.0 * e + 11.0 * f + 13.0 * g +
+	       17.0 * h + x1 / 2 + x2 / 3 + x3 / 5 + x4 / 7 + x5 / 11 + x6 / 13 +
+	       x7 / 17 + x8 / 19 + x9 / 23 + x10 / 29;
+}
+
 /* Recursion through the library's own PLT slot: GCC binds a direct
  * self-call locally, a call to another exported function it does not. */
 long wl_step(int n)

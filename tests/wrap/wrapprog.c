@@ -99,6 +99,9 @@ int main(int argc, char **argv)
 		printf("pair %a %ld %d\n", pr.x, pr.y, pr.z);
 		printf("small %a %a\n", sm.a, sm.b);
 		printf("mix %a\n", m);
+		printf("many %a\n", wl_many(-1, 1L << 40, -300, 'q', 3000000000u, -5, 7, 9,
+					    0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9,
+					    1.5f));
 		printf("recurse %ld\n", wl_recurse(5));
 	} else if (!strcmp(mode, "dlopen")) {
 		void *h = dl_lib(argv[0]);
