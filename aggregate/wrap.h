@@ -11,15 +11,15 @@
 #include <stdint.h>
 
 struct agg_wrap_spec {
-	const char *name;      /* the function                               */
-	const char *object;    /* name@object's object, or NULL               */
-	const char *set;       /* the @set it came from, or NULL              */
-	const char *signature; /* normalised, or NULL when none was found     */
-	const char *status;    /* "wrapped", "not found", "variadic", ...     */
-	const char *reason;    /* NULL, or a sentence                         */
+	const char *name;       /* the function                               */
+	const char *object;     /* name@object's object, or NULL               */
+	const char *set;        /* the @set it came from, or NULL              */
+	const char *signature;  /* normalised, or NULL when none was found     */
+	const char *status;     /* "wrapped", "not found", "variadic", ...     */
+	const char *reason;     /* NULL, or a sentence                         */
 	const char *definition; /* the object of the original, or NULL        */
-	uint64_t slots;        /* GOT slots patched (PLT and GLOB_DAT)        */
-	uint64_t dlsym;        /* dlsym/dlvsym answers with the wrapper       */
+	uint64_t slots;         /* GOT slots patched (PLT and GLOB_DAT)        */
+	uint64_t dlsym;         /* dlsym/dlvsym answers with the wrapper       */
 };
 
 struct agg_wrap {

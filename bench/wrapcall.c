@@ -20,7 +20,8 @@
 #include "annotate/hpcshim.h"
 #include "bench/bench.h"
 
-#define USAGE "wrapcall [-n CALLS] [-w WARMUP] [-r REPS] [-c CPU] plain|pair|wrapped..."
+#define USAGE \
+	"wrapcall [-n CALLS] [-w WARMUP] [-r REPS] [-c CPU] plain|pair|wrapped..."
 
 __attribute__((noinline, visibility("default"))) void bench_noop(long i);
 __attribute__((noinline, visibility("default"))) void bench_noop(long i)
@@ -72,10 +73,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (int v = o.first; v < argc; v++) {
-		void (*loop)(long) = !strcmp(argv[v], "plain") ? loop_plain :
-				     !strcmp(argv[v], "pair")  ? loop_pair :
+		void (*loop)(long) = !strcmp(argv[v], "plain")   ? loop_plain :
+				     !strcmp(argv[v], "pair")    ? loop_pair :
 				     !strcmp(argv[v], "wrapped") ? loop_wrapped :
-								    NULL;
+								   NULL;
 		if (!loop) {
 			fprintf(stderr, "usage: %s\n", USAGE);
 			return 2;
@@ -85,7 +86,7 @@ int main(int argc, char **argv)
 	for (int r = 0; r < o.reps; r++)
 		for (int v = o.first; v < argc; v++) {
 			void (*loop)(long) = !strcmp(argv[v], "plain") ? loop_plain :
-					     !strcmp(argv[v], "pair") ? loop_pair :
+					     !strcmp(argv[v], "pair")  ? loop_pair :
 									 loop_wrapped;
 			uint64_t t0 = bench__now();
 

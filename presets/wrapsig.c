@@ -95,28 +95,50 @@ static const struct {
 	const char *name;
 	enum wsig_kind kind;
 } named_types[] = {
-	{ "int8_t", WSIG_S8 },	       { "uint8_t", WSIG_U8 },
-	{ "int16_t", WSIG_S16 },       { "uint16_t", WSIG_U16 },
-	{ "int32_t", WSIG_S32 },       { "uint32_t", WSIG_U32 },
-	{ "int64_t", WSIG_S64 },       { "uint64_t", WSIG_U64 },
-	{ "size_t", WSIG_U64 },	       { "ssize_t", WSIG_S64 },
-	{ "off_t", WSIG_S64 },	       { "off64_t", WSIG_S64 },
-	{ "ptrdiff_t", WSIG_S64 },     { "intptr_t", WSIG_S64 },
-	{ "uintptr_t", WSIG_U64 },     { "mode_t", WSIG_U32 },
-	{ "pointer", WSIG_POINTER },   { "bool", WSIG_U8 },
-	{ "_Bool", WSIG_U8 },	       { "MPI_Aint", WSIG_S64 },
-	{ "MPI_Offset", WSIG_S64 },    { "MPI_Count", WSIG_S64 },
-	{ "MPI_Comm", WSIG_HANDLE },   { "MPI_Datatype", WSIG_HANDLE },
-	{ "MPI_Op", WSIG_HANDLE },     { "MPI_Request", WSIG_HANDLE },
-	{ "MPI_Group", WSIG_HANDLE },  { "MPI_Win", WSIG_HANDLE },
-	{ "MPI_Info", WSIG_HANDLE },   { "MPI_File", WSIG_HANDLE },
-	{ "MPI_Errhandler", WSIG_HANDLE }, { "MPI_Message", WSIG_HANDLE },
-	{ "__m64", WSIG_VECTOR },      { "__m128", WSIG_VECTOR },
-	{ "__m128d", WSIG_VECTOR },    { "__m128i", WSIG_VECTOR },
-	{ "__m256", WSIG_VECTOR },     { "__m256d", WSIG_VECTOR },
-	{ "__m256i", WSIG_VECTOR },    { "__m512", WSIG_VECTOR },
-	{ "__m512d", WSIG_VECTOR },    { "__m512i", WSIG_VECTOR },
-	{ "float32x4_t", WSIG_VECTOR }, { "float64x2_t", WSIG_VECTOR },
+	{ "int8_t", WSIG_S8 },
+	{ "uint8_t", WSIG_U8 },
+	{ "int16_t", WSIG_S16 },
+	{ "uint16_t", WSIG_U16 },
+	{ "int32_t", WSIG_S32 },
+	{ "uint32_t", WSIG_U32 },
+	{ "int64_t", WSIG_S64 },
+	{ "uint64_t", WSIG_U64 },
+	{ "size_t", WSIG_U64 },
+	{ "ssize_t", WSIG_S64 },
+	{ "off_t", WSIG_S64 },
+	{ "off64_t", WSIG_S64 },
+	{ "ptrdiff_t", WSIG_S64 },
+	{ "intptr_t", WSIG_S64 },
+	{ "uintptr_t", WSIG_U64 },
+	{ "mode_t", WSIG_U32 },
+	{ "pointer", WSIG_POINTER },
+	{ "bool", WSIG_U8 },
+	{ "_Bool", WSIG_U8 },
+	{ "MPI_Aint", WSIG_S64 },
+	{ "MPI_Offset", WSIG_S64 },
+	{ "MPI_Count", WSIG_S64 },
+	{ "MPI_Comm", WSIG_HANDLE },
+	{ "MPI_Datatype", WSIG_HANDLE },
+	{ "MPI_Op", WSIG_HANDLE },
+	{ "MPI_Request", WSIG_HANDLE },
+	{ "MPI_Group", WSIG_HANDLE },
+	{ "MPI_Win", WSIG_HANDLE },
+	{ "MPI_Info", WSIG_HANDLE },
+	{ "MPI_File", WSIG_HANDLE },
+	{ "MPI_Errhandler", WSIG_HANDLE },
+	{ "MPI_Message", WSIG_HANDLE },
+	{ "__m64", WSIG_VECTOR },
+	{ "__m128", WSIG_VECTOR },
+	{ "__m128d", WSIG_VECTOR },
+	{ "__m128i", WSIG_VECTOR },
+	{ "__m256", WSIG_VECTOR },
+	{ "__m256d", WSIG_VECTOR },
+	{ "__m256i", WSIG_VECTOR },
+	{ "__m512", WSIG_VECTOR },
+	{ "__m512d", WSIG_VECTOR },
+	{ "__m512i", WSIG_VECTOR },
+	{ "float32x4_t", WSIG_VECTOR },
+	{ "float64x2_t", WSIG_VECTOR },
 	{ "vector", WSIG_VECTOR },
 };
 
@@ -137,7 +159,8 @@ static int parse__struct(struct lex *L, struct wsig_type *t)
 			return lex__fail(L, "struct without fields or tag");
 		L->i++;
 		if (strcmp(lex__peek(L), "*"))
-			return lex__fail(L, "a named struct by value: spell its fields, struct { ... }");
+			return lex__fail(
+				L, "a named struct by value: spell its fields, struct { ... }");
 		t->kind = WSIG_POINTER;
 		return 0;
 	}
@@ -147,7 +170,8 @@ static int parse__struct(struct lex *L, struct wsig_type *t)
 		struct wsig_type f;
 
 		if (t->nfields == WSIG_MAX_FIELDS)
-			return lex__fail(L, "more than %d struct fields", WSIG_MAX_FIELDS);
+			return lex__fail(L, "more than %d struct fields",
+					 WSIG_MAX_FIELDS);
 		if (parse__type(L, &f) < 0)
 			return -1;
 		if (f.kind == WSIG_STRUCT || f.kind == WSIG_VOID)
@@ -238,7 +262,8 @@ static int parse__type(struct lex *L, struct wsig_type *t)
 	if (!seen) {
 		w = lex__peek(L);
 		if (!is_ident(w))
-			return lex__fail(L, "expected a type, got '%s'", *w ? w : "end");
+			return lex__fail(L, "expected a type, got '%s'",
+					 *w ? w : "end");
 		for (size_t i = 0; i < sizeof(named_types) / sizeof(*named_types); i++)
 			if (!strcmp(named_types[i].name, w)) {
 				t->kind = named_types[i].kind;
@@ -289,9 +314,9 @@ static int parse__param(struct lex *L, struct wsig_type *t)
 static const char *kind__name(enum wsig_kind k)
 {
 	static const char *const n[] = {
-		"void",	    "int8",    "uint8",	  "int16",  "uint16",  "int32",
-		"uint32",   "int64",   "uint64",  "float",  "double",  "long double",
-		"pointer",  "handle",  "struct",  "vector",
+		"void",    "int8",   "uint8",  "int16",  "uint16", "int32",
+		"uint32",  "int64",  "uint64", "float",  "double", "long double",
+		"pointer", "handle", "struct", "vector",
 	};
 	return n[k];
 }
@@ -387,7 +412,8 @@ int wsig__parse(const char *text, bool named, const struct wsig_typedefs *td,
 		return -1;
 	lex__accept(&L, ";");
 	if (L.i != L.n)
-		return lex__fail(&L, "unexpected '%s' after the prototype", lex__peek(&L));
+		return lex__fail(&L, "unexpected '%s' after the prototype",
+				 lex__peek(&L));
 	return 0;
 }
 
@@ -461,7 +487,8 @@ int wsig__load_file(const char *file, wsig_fn *fn, wsig_bad_fn *bad, void *ctx)
 			p++;
 			stmt[used] = '\0';
 			used = 0;
-			if (!strncmp(stmt, "typedef", 7) && isspace((unsigned char)stmt[7])) {
+			if (!strncmp(stmt, "typedef", 7) &&
+			    isspace((unsigned char)stmt[7])) {
 				if (parse__typedef(stmt, td, err, sizeof(err)) < 0)
 					goto bad;
 				continue;
@@ -473,7 +500,8 @@ int wsig__load_file(const char *file, wsig_fn *fn, wsig_bad_fn *bad, void *ctx)
 			}
 bad:
 			if (bad) {
-				snprintf(msg, sizeof(msg), "%s:%d: %s", file, first, err);
+				snprintf(msg, sizeof(msg), "%s:%d: %s", file, first,
+					 err);
 				bad(ctx, msg);
 			}
 		}
@@ -497,7 +525,8 @@ void wsig__search_path(const char *user, char *buf, size_t len)
 		return;
 	snprintf(buf, len, "%s", user ? user : "");
 	pmu_preset__search_path(NULL, presets, sizeof(presets));
-	for (char *d = strtok_r(presets, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+	for (char *d = strtok_r(presets, ":", &save); d;
+	     d = strtok_r(NULL, ":", &save)) {
 		size_t k = strlen(d);
 
 		if (k < 7 || strcmp(d + k - 7, "presets"))

@@ -62,8 +62,8 @@ struct wsig {
 	struct wsig_type ret;
 	int nargs;
 	struct wsig_type arg[WSIG_MAX_ARGS];
-	bool variadic; /* '...' */
-	bool vector;   /* a vector type as argument or result */
+	bool variadic;            /* '...' */
+	bool vector;              /* a vector type as argument or result */
 	char text[WSIG_TEXT_MAX]; /* normalised: "double(double)" */
 };
 

@@ -296,8 +296,10 @@ HPCSHIM_API void hpcshim_site_begin(struct hpcshim_site *site, const char *name)
 	if (!t)
 		return;
 	id = site__id(site, name);
-	frame__push(t, id ? thread__by_id(t, id, name, true) :
-			    agg_thread__region(t->agg, name), 0);
+	frame__push(t,
+		    id ? thread__by_id(t, id, name, true) :
+			 agg_thread__region(t->agg, name),
+		    0);
 }
 
 HPCSHIM_API void hpcshim_site_end(struct hpcshim_site *site, const char *name)
@@ -332,8 +334,10 @@ void hs_region__call_begin(struct hpcshim_site *site, const char *name, uintptr_
 	if (!t)
 		return;
 	id = site__id(site, name);
-	frame__push(t, id ? thread__by_id(t, id, name, true) :
-			    agg_thread__region(t->agg, name), sp);
+	frame__push(t,
+		    id ? thread__by_id(t, id, name, true) :
+			 agg_thread__region(t->agg, name),
+		    sp);
 }
 
 void hs_region__call_end(struct hpcshim_site *site, const char *name, uintptr_t sp)

@@ -17,27 +17,40 @@
 static ffi_type *kind__ffi(enum wsig_kind k)
 {
 	switch (k) {
-	case WSIG_VOID: return &ffi_type_void;
-	case WSIG_S8: return &ffi_type_sint8;
-	case WSIG_U8: return &ffi_type_uint8;
-	case WSIG_S16: return &ffi_type_sint16;
-	case WSIG_U16: return &ffi_type_uint16;
-	case WSIG_S32: return &ffi_type_sint32;
-	case WSIG_U32: return &ffi_type_uint32;
-	case WSIG_S64: return &ffi_type_sint64;
-	case WSIG_U64: return &ffi_type_uint64;
-	case WSIG_FLOAT: return &ffi_type_float;
-	case WSIG_DOUBLE: return &ffi_type_double;
-	case WSIG_LDOUBLE: return &ffi_type_longdouble;
-	case WSIG_POINTER: return &ffi_type_pointer;
+	case WSIG_VOID:
+		return &ffi_type_void;
+	case WSIG_S8:
+		return &ffi_type_sint8;
+	case WSIG_U8:
+		return &ffi_type_uint8;
+	case WSIG_S16:
+		return &ffi_type_sint16;
+	case WSIG_U16:
+		return &ffi_type_uint16;
+	case WSIG_S32:
+		return &ffi_type_sint32;
+	case WSIG_U32:
+		return &ffi_type_uint32;
+	case WSIG_S64:
+		return &ffi_type_sint64;
+	case WSIG_U64:
+		return &ffi_type_uint64;
+	case WSIG_FLOAT:
+		return &ffi_type_float;
+	case WSIG_DOUBLE:
+		return &ffi_type_double;
+	case WSIG_LDOUBLE:
+		return &ffi_type_longdouble;
+	case WSIG_POINTER:
+		return &ffi_type_pointer;
 	/* An MPI handle is an int in MPICH and a pointer in Open MPI: passing
 	 * an int as a pointer-sized value would forward the register's
 	 * undefined upper half, harmless in a register but not in general,
 	 * so the width is the loaded MPI's. */
 	case WSIG_HANDLE:
-		return hs_wrap.handle_is_pointer ? &ffi_type_pointer :
-						   &ffi_type_sint32;
-	default: return NULL;
+		return hs_wrap.handle_is_pointer ? &ffi_type_pointer : &ffi_type_sint32;
+	default:
+		return NULL;
 	}
 }
 
@@ -86,9 +99,8 @@ static ffi_type *type__ffi(struct wrap_spec *s, const struct wsig_type *t, int s
 #define DIRECT_IARGS uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t
 #define DIRECT_ICALL(a) a[0], a[1], a[2], a[3], a[4], a[5]
 #else
-#define DIRECT_IARGS                                                     \
-	uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, \
-		uint64_t
+#define DIRECT_IARGS \
+	uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t
 #define DIRECT_ICALL(a) a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]
 #endif
 #define DIRECT_FARGS double, double, double, double, double, double, double, double
@@ -98,7 +110,7 @@ static ffi_type *type__ffi(struct wrap_spec *s, const struct wsig_type *t, int s
 	uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, \
 		uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,   \
 		uint64_t, uint64_t, uint64_t
-#define DIRECT_SCALL(a)                                                         \
+#define DIRECT_SCALL(a)                                                           \
 	a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], \
 		a[12], a[13], a[14], a[15]
 
@@ -143,16 +155,24 @@ static bool direct__fits(const struct wsig *sig)
 static uint64_t int__load(enum wsig_kind k, const void *p)
 {
 	switch (k) {
-	case WSIG_S8: return (uint64_t)(int64_t) * (const int8_t *)p;
-	case WSIG_U8: return *(const uint8_t *)p;
-	case WSIG_S16: return (uint64_t)(int64_t) * (const int16_t *)p;
-	case WSIG_U16: return *(const uint16_t *)p;
-	case WSIG_S32: return (uint64_t)(int64_t) * (const int32_t *)p;
-	case WSIG_U32: return *(const uint32_t *)p;
+	case WSIG_S8:
+		return (uint64_t)(int64_t) * (const int8_t *)p;
+	case WSIG_U8:
+		return *(const uint8_t *)p;
+	case WSIG_S16:
+		return (uint64_t)(int64_t) * (const int16_t *)p;
+	case WSIG_U16:
+		return *(const uint16_t *)p;
+	case WSIG_S32:
+		return (uint64_t)(int64_t) * (const int32_t *)p;
+	case WSIG_U32:
+		return *(const uint32_t *)p;
 	case WSIG_HANDLE:
-		return hs_wrap.handle_is_pointer ? *(const uint64_t *)p :
-						   (uint64_t)(int64_t) * (const int32_t *)p;
-	default: return *(const uint64_t *)p;
+		return hs_wrap.handle_is_pointer ?
+			       *(const uint64_t *)p :
+			       (uint64_t)(int64_t) * (const int32_t *)p;
+	default:
+		return *(const uint64_t *)p;
 	}
 }
 
@@ -185,18 +205,22 @@ static void direct__call(const struct wsig *sig, void *fn, void *ret, void **arg
 	}
 	if (ns) {
 		if (rk == WSIG_DOUBLE)
-			*(double *)ret = ((stack_double_fn *)fn)(
-				DIRECT_ICALL(ia), DIRECT_FCALL(fa), DIRECT_SCALL(sa));
+			*(double *)ret = ((stack_double_fn *)fn)(DIRECT_ICALL(ia),
+								 DIRECT_FCALL(fa),
+								 DIRECT_SCALL(sa));
 		else if (rk == WSIG_FLOAT)
-			*(float *)ret = ((stack_float_fn *)fn)(
-				DIRECT_ICALL(ia), DIRECT_FCALL(fa), DIRECT_SCALL(sa));
+			*(float *)ret = ((stack_float_fn *)fn)(DIRECT_ICALL(ia),
+							       DIRECT_FCALL(fa),
+							       DIRECT_SCALL(sa));
 		else
 			r = ((stack_int_fn *)fn)(DIRECT_ICALL(ia), DIRECT_FCALL(fa),
 						 DIRECT_SCALL(sa));
 	} else if (rk == WSIG_DOUBLE) {
-		*(double *)ret = ((direct_double_fn *)fn)(DIRECT_ICALL(ia), DIRECT_FCALL(fa));
+		*(double *)ret = ((direct_double_fn *)fn)(DIRECT_ICALL(ia),
+							  DIRECT_FCALL(fa));
 	} else if (rk == WSIG_FLOAT) {
-		*(float *)ret = ((direct_float_fn *)fn)(DIRECT_ICALL(ia), DIRECT_FCALL(fa));
+		*(float *)ret = ((direct_float_fn *)fn)(DIRECT_ICALL(ia),
+							DIRECT_FCALL(fa));
 	} else {
 		r = ((direct_int_fn *)fn)(DIRECT_ICALL(ia), DIRECT_FCALL(fa));
 	}
@@ -224,9 +248,8 @@ bool hs_wrap_closure__prepare(struct wrap_spec *s)
 		if (!(s->atypes[i] = type__ffi(s, &s->sig.arg[i], i)))
 			goto bad;
 	s->rtype = type__ffi(s, &s->sig.ret, WSIG_MAX_ARGS);
-	if (!s->rtype ||
-	    ffi_prep_cif(&s->cif, FFI_DEFAULT_ABI, (unsigned)s->sig.nargs, s->rtype,
-			 s->atypes) != FFI_OK)
+	if (!s->rtype || ffi_prep_cif(&s->cif, FFI_DEFAULT_ABI, (unsigned)s->sig.nargs,
+				      s->rtype, s->atypes) != FFI_OK)
 		goto bad;
 	return true;
 bad:
@@ -270,9 +293,8 @@ struct wrap_target *hs_wrap_closure__target(struct wrap_spec *s, void *orig)
 	tg->spec = s;
 	tg->orig = orig;
 	tg->closure = ffi_closure_alloc(sizeof(ffi_closure), &tg->code);
-	if (!tg->closure ||
-	    ffi_prep_closure_loc(tg->closure, &s->cif, closure__handler, tg,
-				 tg->code) != FFI_OK) {
+	if (!tg->closure || ffi_prep_closure_loc(tg->closure, &s->cif, closure__handler,
+						 tg, tg->code) != FFI_OK) {
 		if (tg->closure)
 			ffi_closure_free(tg->closure);
 		free(tg);
@@ -287,8 +309,8 @@ struct wrap_target *hs_wrap_closure__target(struct wrap_spec *s, void *orig)
 struct wrap_target *hs_wrap_closure__by_code(const void *code)
 {
 	for (int i = 0; i < hs_wrap.n; i++)
-		for (struct wrap_target *tg =
-			     __atomic_load_n(&hs_wrap.spec[i].targets, __ATOMIC_ACQUIRE);
+		for (struct wrap_target *tg = __atomic_load_n(&hs_wrap.spec[i].targets,
+							      __ATOMIC_ACQUIRE);
 		     tg; tg = tg->next)
 			if (tg->code == code)
 				return tg;

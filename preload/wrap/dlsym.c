@@ -72,7 +72,8 @@ static void *answer(const char *name, void *def)
 
 		if (s->state != WS_PENDING || strcmp(s->name, name))
 			continue;
-		for (tg = __atomic_load_n(&s->targets, __ATOMIC_ACQUIRE); tg; tg = tg->next)
+		for (tg = __atomic_load_n(&s->targets, __ATOMIC_ACQUIRE); tg;
+		     tg = tg->next)
 			if (tg->orig == def)
 				break;
 		if (!tg) {

@@ -49,13 +49,13 @@
 struct object {
 	uintptr_t base;
 	const char *name;
-	const ElfW(Phdr) *phdr;
+	const ElfW(Phdr) * phdr;
 	int phnum;
 };
 
 static const char *const never[] = {
-	"libffi.so", "libpfm.so", "libjson-c.so", "libc.so.", "ld-linux",
-	"ld64.so", "linux-vdso", "linux-gate", "libhpcshim",
+	"libffi.so", "libpfm.so",  "libjson-c.so", "libc.so.",   "ld-linux",
+	"ld64.so",   "linux-vdso", "linux-gate",   "libhpcshim",
 };
 
 static bool object__skipped(const struct object *o)
@@ -64,7 +64,8 @@ static bool object__skipped(const struct object *o)
 	const char *slash = strrchr(o->name, '/');
 	const char *base = slash ? slash + 1 : o->name;
 
-	if (dladdr((void *)object__skipped, &self) && (uintptr_t)self.dli_fbase == o->base)
+	if (dladdr((void *)object__skipped, &self) &&
+	    (uintptr_t)self.dli_fbase == o->base)
 		return true;
 	for (size_t i = 0; i < sizeof(never) / sizeof(*never); i++)
 		if (!strncmp(base, never[i], strlen(never[i])))
@@ -146,15 +147,15 @@ static bool def__in_object(void *def, const char *object)
 	return strstr(base, object) != NULL;
 }
 
-static void slot__wrap(const struct object *o, void *lm, void **slot, const char *name,
-		       uintptr_t own, const struct relro *r)
+static void slot__wrap(const struct object *o, void *lm, void **slot,
+		       const char *name, uintptr_t own, const struct relro *r)
 {
 	void *v = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *def;
 	size_t j;
 
 	if (!strcmp(name, "dlsym") || !strcmp(name, "dlvsym")) {
 		void *ours = !strcmp(name, "dlsym") ? (void *)hs_wrap_dlsym__dlsym :
-						     (void *)hs_wrap_dlsym__dlvsym;
+						      (void *)hs_wrap_dlsym__dlvsym;
 		if (v != ours)
 			slot__store(slot, ours, r);
 		return;
@@ -181,7 +182,8 @@ static void slot__wrap(const struct object *o, void *lm, void **slot, const char
 			Dl_info di;
 
 			if (dladdr(def, &di) && di.dli_fname)
-				snprintf(s->defobj, sizeof(s->defobj), "%s", di.dli_fname);
+				snprintf(s->defobj, sizeof(s->defobj), "%s",
+					 di.dli_fname);
 		}
 		slot__store(slot, tg->code, r);
 		__atomic_fetch_add(&s->slots, 1, __ATOMIC_RELAXED);
@@ -189,24 +191,26 @@ static void slot__wrap(const struct object *o, void *lm, void **slot, const char
 	}
 }
 
-static void relas__walk(const struct object *o, void *lm, const ElfW(Rela) *rel,
-			size_t size, const ElfW(Sym) *symtab, const char *strtab,
+static void relas__walk(const struct object *o, void *lm, const ElfW(Rela) * rel,
+			size_t size, const ElfW(Sym) * symtab, const char *strtab,
 			const struct relro *r)
 {
 	for (size_t i = 0; i < size / sizeof(*rel); i++) {
 		unsigned type = (unsigned)ELF64_R_TYPE(rel[i].r_info);
-		const ElfW(Sym) *sym;
+		const ElfW(Sym) * sym;
 		unsigned st;
 
 		if (type != R_JUMP_SLOT && type != R_GLOB_DAT)
 			continue;
 		sym = &symtab[ELF64_R_SYM(rel[i].r_info)];
 		st = ELF64_ST_TYPE(sym->st_info);
-		if (!sym->st_name || (st != STT_FUNC && st != STT_GNU_IFUNC && st != STT_NOTYPE))
+		if (!sym->st_name ||
+		    (st != STT_FUNC && st != STT_GNU_IFUNC && st != STT_NOTYPE))
 			continue;
 		slot__wrap(o, lm, (void **)(o->base + rel[i].r_offset),
 			   strtab + sym->st_name,
-			   sym->st_shndx == SHN_UNDEF ? 0 : o->base + sym->st_value, r);
+			   sym->st_shndx == SHN_UNDEF ? 0 : o->base + sym->st_value,
+			   r);
 	}
 }
 
@@ -237,13 +241,26 @@ static void object__patch(const struct object *o)
 		return;
 	for (; dyn->d_tag != DT_NULL; dyn++) {
 		switch (dyn->d_tag) {
-		case DT_SYMTAB: symtab = (void *)dyn__ptr(o, dyn->d_un.d_ptr); break;
-		case DT_STRTAB: strtab = (void *)dyn__ptr(o, dyn->d_un.d_ptr); break;
-		case DT_JMPREL: jmprel = (void *)dyn__ptr(o, dyn->d_un.d_ptr); break;
-		case DT_PLTRELSZ: pltsz = dyn->d_un.d_val; break;
-		case DT_RELA: rela = (void *)dyn__ptr(o, dyn->d_un.d_ptr); break;
-		case DT_RELASZ: relasz = dyn->d_un.d_val; break;
-		default: break;
+		case DT_SYMTAB:
+			symtab = (void *)dyn__ptr(o, dyn->d_un.d_ptr);
+			break;
+		case DT_STRTAB:
+			strtab = (void *)dyn__ptr(o, dyn->d_un.d_ptr);
+			break;
+		case DT_JMPREL:
+			jmprel = (void *)dyn__ptr(o, dyn->d_un.d_ptr);
+			break;
+		case DT_PLTRELSZ:
+			pltsz = dyn->d_un.d_val;
+			break;
+		case DT_RELA:
+			rela = (void *)dyn__ptr(o, dyn->d_un.d_ptr);
+			break;
+		case DT_RELASZ:
+			relasz = dyn->d_un.d_val;
+			break;
+		default:
+			break;
 		}
 	}
 	if (!symtab || !strtab)

@@ -21,15 +21,15 @@
 /* One definition of a wrapped function and its closure. */
 struct wrap_target {
 	struct wrap_spec *spec;
-	void *orig;          /* the definition the calls go to   */
-	void *code;          /* the closure's entry: what slots get */
+	void *orig; /* the definition the calls go to   */
+	void *code; /* the closure's entry: what slots get */
 	ffi_closure *closure;
 	struct wrap_target *next;
 };
 
 enum wrap_state {
-	WS_PENDING,  /* may be wrapped: its slots are patched as found      */
-	WS_REFUSED,  /* never patched; status and reason say why          */
+	WS_PENDING, /* may be wrapped: its slots are patched as found      */
+	WS_REFUSED, /* never patched; status and reason say why          */
 };
 
 struct wrap_spec {

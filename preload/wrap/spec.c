@@ -39,26 +39,43 @@ static struct {
 } lib;
 
 static const char *const interposed[] = {
-	"pthread_create", "execve",   "execvpe",   "fexecve",    "execveat",
-	"execv",	  "execvp",   "execl",	   "execlp",     "execle",
-	"_exit",	  "_Exit",    "sigaction", "signal",     "close",
-	"close_range",    "closefrom", "dup2",	   "dup3",	 "getrlimit",
+	"pthread_create", "execve",    "execvpe",     "fexecve", "execveat",
+	"execv",          "execvp",    "execl",       "execlp",  "execle",
+	"_exit",          "_Exit",     "sigaction",   "signal",  "close",
+	"close_range",    "closefrom", "dup2",        "dup3",    "getrlimit",
 	"getrlimit64",    "setrlimit", "setrlimit64", "prlimit", "prlimit64",
-	"dlopen",	  "dlsym",    "dlvsym",
+	"dlopen",         "dlsym",     "dlvsym",
 };
 
 static const char *const twice[] = {
-	"setjmp",  "_setjmp",	  "sigsetjmp",	 "__sigsetjmp", "longjmp",
-	"_longjmp", "siglongjmp", "__longjmp_chk", "vfork",	"fork",
-	"_Fork",   "clone",	  "getcontext",	 "setcontext",	"swapcontext",
-	"makecontext", "__libc_start_main", "abort", "pthread_exit", "exit",
-	"__cxa_throw", "_Unwind_RaiseException",
+	"setjmp",
+	"_setjmp",
+	"sigsetjmp",
+	"__sigsetjmp",
+	"longjmp",
+	"_longjmp",
+	"siglongjmp",
+	"__longjmp_chk",
+	"vfork",
+	"fork",
+	"_Fork",
+	"clone",
+	"getcontext",
+	"setcontext",
+	"swapcontext",
+	"makecontext",
+	"__libc_start_main",
+	"abort",
+	"pthread_exit",
+	"exit",
+	"__cxa_throw",
+	"_Unwind_RaiseException",
 };
 
 static const char *const alloc[] = {
-	"malloc", "free", "calloc", "realloc", "reallocarray", "posix_memalign",
-	"aligned_alloc", "memalign", "valloc", "pvalloc", "__errno_location",
-	"__tls_get_addr",
+	"malloc",       "free",           "calloc",           "realloc",
+	"reallocarray", "posix_memalign", "aligned_alloc",    "memalign",
+	"valloc",       "pvalloc",        "__errno_location", "__tls_get_addr",
 };
 
 static bool in_list(const char *const *l, size_t n, const char *name)
@@ -123,7 +140,8 @@ static void lib__load(const char *path)
 			if (k < 5 || k - 4 >= sizeof(lib.set) ||
 			    strcmp(e->d_name + k - 4, ".sig"))
 				continue;
-			snprintf(lib.set, sizeof(lib.set), "%.*s", (int)(k - 4), e->d_name);
+			snprintf(lib.set, sizeof(lib.set), "%.*s", (int)(k - 4),
+				 e->d_name);
 			if (lib__has_set(lib.set))
 				continue;
 			snprintf(file, sizeof(file), "%s/%s", d, e->d_name);
@@ -134,8 +152,7 @@ static void lib__load(const char *path)
 	free(p);
 }
 
-static struct wrap_spec *spec__new(const char *name, const char *object,
-				   const char *set)
+static struct wrap_spec *spec__new(const char *name, const char *object, const char *set)
 {
 	struct wrap_spec *s;
 
@@ -145,8 +162,10 @@ static struct wrap_spec *spec__new(const char *name, const char *object,
 		    (!object || !strcmp(hs_wrap.spec[i].object, object)))
 			return NULL;
 	if (hs_wrap.n == MAX_SPECS) {
-		hs_log(HS_LOG_ERROR, "HPCSHIM_WRAP: more than %d functions; '%s' and "
-		       "later ones are left out", MAX_SPECS, name);
+		hs_log(HS_LOG_ERROR,
+		       "HPCSHIM_WRAP: more than %d functions; '%s' and "
+		       "later ones are left out",
+		       MAX_SPECS, name);
 		return NULL;
 	}
 	s = &hs_wrap.spec[hs_wrap.n++];
@@ -218,7 +237,8 @@ static void spec__one(char *item, const char *path)
 			spec__judge(s);
 		}
 		if (!found)
-			hs_log(HS_LOG_ERROR, "HPCSHIM_WRAP: no set '%s' (no %s.sig on %s)",
+			hs_log(HS_LOG_ERROR,
+			       "HPCSHIM_WRAP: no set '%s' (no %s.sig on %s)",
 			       item + 1, item + 1, path);
 		return;
 	}
@@ -228,8 +248,10 @@ static void spec__one(char *item, const char *path)
 	if (at)
 		*at++ = '\0';
 	if (!*item || (at && !*at)) {
-		hs_log(HS_LOG_ERROR, "HPCSHIM_WRAP: '%s%s%s' is not NAME[@OBJECT][=SIGNATURE] "
-		       "or @SET (left out)", item, at ? "@" : "", at ? at : "");
+		hs_log(HS_LOG_ERROR,
+		       "HPCSHIM_WRAP: '%s%s%s' is not NAME[@OBJECT][=SIGNATURE] "
+		       "or @SET (left out)",
+		       item, at ? "@" : "", at ? at : "");
 		return;
 	}
 	s = spec__new(item, at, NULL);
@@ -237,8 +259,8 @@ static void spec__one(char *item, const char *path)
 		return;
 	if (eq) {
 		if (wsig__parse(eq + 1, false, NULL, &s->sig, err, sizeof(err)) < 0) {
-			hs_log(HS_LOG_ERROR, "HPCSHIM_WRAP: %s=%s: %s (left out)", item,
-			       eq + 1, err);
+			hs_log(HS_LOG_ERROR, "HPCSHIM_WRAP: %s=%s: %s (left out)",
+			       item, eq + 1, err);
 			hs_wrap.n--;
 			return;
 		}

@@ -23,7 +23,6 @@
 #include "preload/wrap/internal.h"
 #include "preload/wrap/wrap.h"
 
-
 static void wrap__tell(struct wrap_spec *s)
 {
 	if (s->told || s->set) /* a set's members: the JSON lists them */

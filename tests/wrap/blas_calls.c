@@ -14,7 +14,8 @@ int main(int argc, char **argv)
 	int calls = argc > 1 ? atoi(argv[1]) : 10, cc = argc > 2 ? atoi(argv[2]) : 3;
 	int n = 64;
 	double one = 1.0, *a = malloc(sizeof(double) * n * n),
-	       *b = malloc(sizeof(double) * n * n), *c = calloc((size_t)n * n, sizeof(double));
+	       *b = malloc(sizeof(double) * n * n),
+	       *c = calloc((size_t)n * n, sizeof(double));
 	double sum = 0;
 
 	for (int i = 0; i < n * n; i++) {
@@ -24,8 +25,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < calls; i++)
 		dgemm_("N", "N", &n, &n, &n, &one, a, &n, b, &n, &one, c, &n);
 	for (int i = 0; i < cc; i++)
-		cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n, b,
-			    n, 1.0, c, n);
+		cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0,
+			    a, n, b, n, 1.0, c, n);
 	for (int i = 0; i < n * n; i++)
 		sum += c[i] * (i % 3 + 1);
 	printf("dgemm %d cblas %d checksum %.0f\n", calls, cc, sum);

@@ -93,20 +93,21 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "abi")) {
 		struct wl_pair pr = wl_pair(-7, 1.25);
 		struct wl_small sm = wl_small(3.5);
-		double m = wl_mix(-3, 0.1, 1234567890123L, 2.5f, -12, 1e300, 4000000000u,
-				  -0.75, 'x', 6.02e23);
+		double m = wl_mix(-3, 0.1, 1234567890123L, 2.5f, -12, 1e300,
+				  4000000000u, -0.75, 'x', 6.02e23);
 
 		printf("pair %a %ld %d\n", pr.x, pr.y, pr.z);
 		printf("small %a %a\n", sm.a, sm.b);
 		printf("mix %a\n", m);
-		printf("many %a\n", wl_many(-1, 1L << 40, -300, 'q', 3000000000u, -5, 7, 9,
-					    0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9,
-					    1.5f));
+		printf("many %a\n",
+		       wl_many(-1, 1L << 40, -300, 'q', 3000000000u, -5, 7, 9, 0.1,
+			       0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.5f));
 		printf("recurse %ld\n", wl_recurse(5));
 	} else if (!strcmp(mode, "dlopen")) {
 		void *h = dl_lib(argv[0]);
 		void (*wd)(char *, long) = (void (*)(char *, long))dlsym(h, "wd_touch");
-		void (*wt)(char *, long) = (void (*)(char *, long))dlsym(RTLD_DEFAULT, "wl_touch");
+		void (*wt)(char *, long) = (void (*)(char *, long))dlsym(RTLD_DEFAULT,
+									 "wl_touch");
 		char *p = map_pages(2 * n * k);
 
 		for (long i = 0; i < n; i++)
@@ -146,7 +147,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "inside")) {
 		printf("inside %d\n", wl_use_inside(4));
 	} else {
-		fprintf(stderr, "usage: wrapprog touch|cos|abi|dlopen|threads|jump|inside\n");
+		fprintf(stderr,
+			"usage: wrapprog touch|cos|abi|dlopen|threads|jump|inside\n");
 		return 2;
 	}
 	return 0;
