@@ -182,7 +182,9 @@ static int parse__struct(struct lex *L, struct wsig_type *t)
 		if (is_ident(lex__peek(L)))
 			L->i++;
 		t->field[t->nfields++] = f.kind;
-	} while (lex__accept(L, ",") || lex__accept(L, ";"));
+		/* "struct { double re; double im; }": a last ';' */
+	} while ((lex__accept(L, ",") || lex__accept(L, ";")) &&
+		 strcmp(lex__peek(L), "}"));
 	if (!lex__accept(L, "}"))
 		return lex__fail(L, "expected '}' in struct");
 	return 0;
@@ -259,8 +261,10 @@ static int parse__type(struct lex *L, struct wsig_type *t)
 	} else {
 		parse__words(L, t, &seen);
 	}
+	w = lex__peek(L);
+	if (!strcmp(w, "_Complex") || !strcmp(w, "complex"))
+		return lex__fail(L, "complex numbers are not supported");
 	if (!seen) {
-		w = lex__peek(L);
 		if (!is_ident(w))
 			return lex__fail(L, "expected a type, got '%s'",
 					 *w ? w : "end");
