@@ -129,8 +129,16 @@ static void wrap__result(struct agg_process *p)
 	p->wrap = &hs_wrap.result;
 }
 
+/* A fork child has only the forking thread: a lock another thread held
+ * (patching after a dlopen) would never be released. */
+static void wrap__fork_child(void)
+{
+	pthread_mutex_init(&hs_wrap.lock, NULL);
+}
+
 const struct hs_feature hs_wrap_feature = {
 	.name = "wrap",
 	.start = wrap__start,
+	.fork_child = wrap__fork_child,
 	.result = wrap__result,
 };
