@@ -26,6 +26,7 @@
 
 struct agg_mux;
 struct agg_range_info; /* aggregate/range.h */
+struct agg_wrap;       /* aggregate/wrap.h */
 struct agg_range_thread;
 struct agg_rotation;
 struct agg_series;
@@ -254,6 +255,7 @@ struct agg_process {
 	const struct agg_range_info *range; /* NULL unless ranges were asked */
 	const struct agg_metrics *metrics;  /* presets/opcode classes, or NULL */
 	const struct agg_mux *mux; /* groups and multiplexing (mux.h), or NULL */
+	const struct agg_wrap *wrap; /* HPCSHIM_WRAP (wrap.h), or NULL    */
 	int max_regions; /* names written, the rest folded; 0: all */
 	int max_threads; /* threads written, the rest folded; 0: all */
 	const struct agg_warning *warnings; /* "warnings" (warnings.c)        */

@@ -22,6 +22,7 @@
 #include "aggregate/metric.h"
 #include "aggregate/mux.h"
 #include "aggregate/view.h"
+#include "aggregate/wrap.h"
 
 /* {"event": number|null, ...} over counted events, plus a sibling
  * "<key>_multiplexed" entry in parent when coverage < 1 somewhere, and
@@ -590,6 +591,8 @@ static json_object *json_head(const struct agg_view *v)
 		json_object_object_add(doc, "mux", agg_mux__json(p));
 		json_object_object_add(doc, "groups", agg_groups__json(p));
 	}
+	if (p->wrap)
+		json_object_object_add(doc, "wrap", agg_wrap__json(p->wrap));
 	json_totals(doc, p, &v->totals);
 	agg_kernel__add_process_before(doc, p);
 	json_object_object_add(doc, "thread_count", json_object_new_int(v->nthreads));

@@ -19,6 +19,7 @@
 #include "preload/mux/mux.h"
 #include "preload/presets/presets.h"
 #include "preload/range/range.h"
+#include "preload/wrap/wrap.h"
 
 /* presets add events before the list is built; range sets their
  * privilege before the probe; after it mux schedules the groups, and only
@@ -28,6 +29,7 @@ static const struct hs_feature *const features[] = {
 	&hs_range_feature,
 	&hs_mux_feature,
 	&hs_presets_feature,
+	&hs_wrap_feature,
 	&hs_dropped_feature,
 	&hs_mpi_feature,
 	NULL,

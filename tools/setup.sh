@@ -11,7 +11,7 @@
 set -e
 cd "$(dirname "$0")/.."
 
-PACKAGES="gcc g++ gfortran make autoconf automake libtool pkg-config libjson-c-dev libpfm4-dev linux-perf python3"
+PACKAGES="gcc g++ gfortran make autoconf automake libtool pkg-config libjson-c-dev libffi-dev libpfm4-dev linux-perf python3"
 # The real programs and runtimes of tests/test_programs.py: both MPIs (Open
 # MPI and MPICH, launchers and compilers), OpenBLAS for C and numpy (for
 # /usr/bin/python3), Java, node, Go (cgo).

@@ -30,6 +30,7 @@ struct hs_frame {
 	struct count *child; /* inclusive deltas of closed children */
 	uint64_t wstart;     /* monotonic ns at BEGIN               */
 	uint64_t wchild;     /* children's inclusive wall time      */
+	uintptr_t sp;        /* a wrapped call's stack position, else 0 */
 };
 
 struct hs_thread {
@@ -39,6 +40,7 @@ struct hs_thread {
 	int depth, cap;
 	int skipped;      /* BEGINs ignored past the depth limit */
 	bool omp_checked; /* OpenMP thread number looked up       */
+	int nsp;          /* open frames with a stack position (sp) */
 	struct hs_frame *frames;
 	struct count *store;      /* cap x 2 x nev readings for the frames */
 	struct count *now;        /* scratch reading [nev]               */
@@ -182,5 +184,12 @@ int hs_stack__reserve_ids(struct hs_thread *t, int n);
 /* region.c: closes the regions still open on t with the reading in t->now
  * (valid when now_ok); their wall time ends now. */
 void hs_region__close_all(struct hs_thread *t, bool now_ok);
+
+/* region.c: a wrapped function's call (preload/wrap/) as a region: the
+ * site caches the name's id (no hashing per call); sp is the caller's
+ * stack position, by which frames left by a longjmp or an exception
+ * through the call are found and closed at the thread's next boundary. */
+void hs_region__call_begin(struct hpcshim_site *site, const char *name, uintptr_t sp);
+void hs_region__call_end(struct hpcshim_site *site, const char *name, uintptr_t sp);
 
 #endif

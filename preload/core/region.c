@@ -28,6 +28,8 @@
 #include "preload/core/core.h"
 
 #define MAX_DEPTH 4096
+/* This boundary's stack position: below its caller's frame. */
+#define SP_HERE ((uintptr_t)__builtin_frame_address(0))
 
 static void region__uncovered(void)
 {
@@ -51,6 +53,8 @@ static void frame__close(struct hs_thread *t, int i, bool now_ok)
 	uint64_t wd = t->wnow - f->wstart;
 
 	t->depth = i;
+	if (f->sp)
+		t->nsp--;
 	outermost = --r->open == 0;
 	agg_region__add_wall(r, wd, wd - f->wchild, outermost);
 	if (i > 0)
@@ -117,9 +121,39 @@ static bool thread__read(struct hs_thread *t, struct count *out)
 	return false;
 }
 
+/* Frames of wrapped calls that a longjmp or an exception left: their
+ * stack position is below sp, the caller's now, so the call's frame is
+ * gone.  Wrapped frames lie above older ones at higher positions; frames
+ * above a gone one (annotated ones opened inside the call) are gone too.
+ * They are closed with a reading taken now (warn.auto_closed counts them). */
+static void region__unwind(struct hs_thread *t, uintptr_t sp)
+{
+	int k = -1;
+
+	for (int i = t->depth - 1; i >= 0; i--) {
+		uintptr_t fsp = t->frames[i].sp;
+
+		if (!fsp)
+			continue;
+		if (fsp >= sp)
+			break;
+		k = i;
+	}
+	if (likely(k < 0))
+		return;
+	bool ok = thread__read(t, t->now);
+
+	t->wnow = hs_clock__monotonic();
+	hs_atomic__add(&t->agg->warn.auto_closed, (uint64_t)(t->depth - k));
+	hs_seq__write_begin(&t->agg->seq);
+	while (t->depth > k)
+		frame__close(t, t->depth - 1, ok);
+	hs_seq__write_end(&t->agg->seq);
+}
+
 /* The calling thread's state when a BEGIN can be recorded; NULL when the
  * thread is not counted or the BEGIN is skipped (its END then too). */
-static struct hs_thread *begin__thread(void)
+static struct hs_thread *begin__thread(uintptr_t sp)
 {
 	struct hs_thread *t = hs_self;
 
@@ -127,6 +161,8 @@ static struct hs_thread *begin__thread(void)
 		region__uncovered();
 		return NULL;
 	}
+	if (unlikely(t->nsp))
+		region__unwind(t, sp);
 	if (unlikely(t->depth == t->cap) &&
 	    (t->cap >= MAX_DEPTH || hs_stack__reserve(t, 2 * t->cap) < 0)) {
 		/* Its END must not close an outer frame of the same name. */
@@ -141,7 +177,7 @@ static struct hs_thread *begin__thread(void)
 
 /* Pushes a frame for r; the readings come last (the clock, then the
  * counters) so that the bookkeeping falls outside the measured intervals. */
-static void frame__push(struct hs_thread *t, struct agg_region *r)
+static void frame__push(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 {
 	struct hs_frame *f = &t->frames[t->depth];
 
@@ -150,6 +186,8 @@ static void frame__push(struct hs_thread *t, struct agg_region *r)
 		return;
 	}
 	f->region = r;
+	f->sp = sp;
+	t->nsp += sp != 0;
 	r->open++;
 	for (int e = 0; e < t->nev; e++)
 		f->child[e] = (struct count){ 0, 0, 0 };
@@ -161,7 +199,7 @@ static void frame__push(struct hs_thread *t, struct agg_region *r)
 
 /* The thread's state when an END can be matched; NULL when not counted or
  * when it belongs to a skipped BEGIN. */
-static struct hs_thread *end__thread(void)
+static struct hs_thread *end__thread(uintptr_t sp)
 {
 	struct hs_thread *t = hs_self;
 
@@ -169,6 +207,8 @@ static struct hs_thread *end__thread(void)
 		region__uncovered();
 		return NULL;
 	}
+	if (unlikely(t->nsp))
+		region__unwind(t, sp);
 	if (unlikely(t->skipped > 0)) { /* the innermost BEGIN was not recorded */
 		t->skipped--;
 		return NULL;
@@ -202,15 +242,15 @@ static void end__close(struct hs_thread *t, int k)
 
 HPCSHIM_API void hpcshim_region_begin(const char *name)
 {
-	struct hs_thread *t = begin__thread();
+	struct hs_thread *t = begin__thread(SP_HERE);
 
 	if (t)
-		frame__push(t, agg_thread__region(t->agg, name ? name : "(null)"));
+		frame__push(t, agg_thread__region(t->agg, name ? name : "(null)"), 0);
 }
 
 HPCSHIM_API void hpcshim_region_end(const char *name)
 {
-	struct hs_thread *t = end__thread();
+	struct hs_thread *t = end__thread(SP_HERE);
 	int k;
 
 	if (!t)
@@ -260,12 +300,14 @@ HPCSHIM_API void hpcshim_site_begin(struct hpcshim_site *site, const char *name)
 		hpcshim_region_begin(name);
 		return;
 	}
-	t = begin__thread();
+	t = begin__thread(SP_HERE);
 	if (!t)
 		return;
 	id = site__id(site, name);
-	frame__push(t, id ? thread__by_id(t, id, name, true) :
-			    agg_thread__region(t->agg, name));
+	frame__push(t,
+		    id ? thread__by_id(t, id, name, true) :
+			 agg_thread__region(t->agg, name),
+		    0);
 }
 
 HPCSHIM_API void hpcshim_site_end(struct hpcshim_site *site, const char *name)
@@ -278,7 +320,7 @@ HPCSHIM_API void hpcshim_site_end(struct hpcshim_site *site, const char *name)
 		hpcshim_region_end(name);
 		return;
 	}
-	t = end__thread();
+	t = end__thread(SP_HERE);
 	if (!t)
 		return;
 	id = site__id(site, name);
@@ -286,6 +328,39 @@ HPCSHIM_API void hpcshim_site_end(struct hpcshim_site *site, const char *name)
 	r = id ? thread__by_id(t, id, name, false) : agg_thread__find(t->agg, name);
 	for (k = t->depth - 1; k >= 0 && r; k--)
 		if (t->frames[k].region == r)
+			break;
+	end__close(t, r ? k : -1);
+}
+
+/* ---- wrapped calls (preload/wrap/): a site, and a stack position ----- */
+
+void hs_region__call_begin(struct hpcshim_site *site, const char *name, uintptr_t sp)
+{
+	struct hs_thread *t = begin__thread(sp);
+	int id;
+
+	if (!t)
+		return;
+	id = site__id(site, name);
+	frame__push(t,
+		    id ? thread__by_id(t, id, name, true) :
+			 agg_thread__region(t->agg, name),
+		    sp);
+}
+
+void hs_region__call_end(struct hpcshim_site *site, const char *name, uintptr_t sp)
+{
+	struct hs_thread *t = end__thread(sp);
+	struct agg_region *r;
+	int id, k;
+
+	if (!t)
+		return;
+	id = site__id(site, name);
+	r = id ? thread__by_id(t, id, name, false) : agg_thread__find(t->agg, name);
+	/* Its own frame: the top one once the gone ones are closed. */
+	for (k = t->depth - 1; k >= 0 && r; k--)
+		if (t->frames[k].region == r && t->frames[k].sp == sp)
 			break;
 	end__close(t, r ? k : -1);
 }

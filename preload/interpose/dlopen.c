@@ -70,8 +70,9 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 }
 #endif
 
-/* The observer, if any (hs_dlopen__on_load). */
+/* The observers, if any (hs_dlopen__on_load, hs_dlopen__observe). */
 static void (*dl_on_load)(void);
+static void (*dl_observer)(void);
 
 static dlopen_fn dl__real(void)
 {
@@ -186,14 +187,25 @@ static void *dl__hooked(const char *file, int mode)
 
 	if (h && fn)
 		fn();
+	fn = __atomic_load_n(&dl_observer, __ATOMIC_ACQUIRE);
+	if (h && fn)
+		fn();
 	return h;
 }
 
 void hs_dlopen__on_load(void (*fn)(void))
 {
-	dlopen_fn f = fn ? dl__hooked : dl__real();
+	dlopen_fn f = fn || __atomic_load_n(&dl_observer, __ATOMIC_ACQUIRE) ?
+			      dl__hooked :
+			      dl__real();
 
 	__atomic_store_n(&dl_on_load, fn, __ATOMIC_RELEASE);
 	if (f)
 		__atomic_store_n(&hs_dlopen_target, f, __ATOMIC_RELEASE);
+}
+
+void hs_dlopen__observe(void (*fn)(void))
+{
+	__atomic_store_n(&dl_observer, fn, __ATOMIC_RELEASE);
+	__atomic_store_n(&hs_dlopen_target, (dlopen_fn)dl__hooked, __ATOMIC_RELEASE);
 }

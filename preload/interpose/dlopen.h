@@ -12,4 +12,8 @@
  * thread; NULL unhooks.  One callback at a time: the last one wins. */
 void hs_dlopen__on_load(void (*fn)(void));
 
+/* A second observer, for good (HPCSHIM_WRAP patches every loaded object):
+ * fn() runs after every dlopen that returned a handle, after the other. */
+void hs_dlopen__observe(void (*fn)(void));
+
 #endif

@@ -1,0 +1,32 @@
+/* wrap.c - the "wrap" array of the results (wrap.h, docs/schema.md). */
+#include <json-c/json.h>
+
+#include "aggregate/jsonutil.h"
+#include "aggregate/wrap.h"
+
+static void add_str(json_object *o, const char *key, const char *v)
+{
+	json_object_object_add(o, key, v ? json_object_new_string(v) : NULL);
+}
+
+struct json_object *agg_wrap__json(const struct agg_wrap *w)
+{
+	json_object *a = json_object_new_array();
+
+	for (int i = 0; i < w->n; i++) {
+		const struct agg_wrap_spec *s = &w->spec[i];
+		json_object *o = json_object_new_object();
+
+		add_str(o, "name", s->name);
+		add_str(o, "object", s->object);
+		add_str(o, "set", s->set);
+		add_str(o, "signature", s->signature);
+		add_str(o, "status", s->status);
+		add_str(o, "reason", s->reason);
+		add_str(o, "definition", s->definition);
+		json_object_object_add(o, "slots", agg_json__u64(s->slots));
+		json_object_object_add(o, "dlsym", agg_json__u64(s->dlsym));
+		json_object_array_add(a, o);
+	}
+	return a;
+}

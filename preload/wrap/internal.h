@@ -1,0 +1,91 @@
+/* internal.h - the pieces of the wrap feature and the state they share.
+ *
+ *   spec.c     HPCSHIM_WRAP -> specs with signatures (data/wrap/NAME.sig)
+ *   closure.c  a libffi closure per (spec, original): the region handler
+ *   got.c      the GOT slots (PLT and GLOB_DAT) of every loaded object
+ *   dlsym.c    dlsym/dlvsym answered with the wrapper
+ *   wrap.c     the feature: start, dlopen, results
+ */
+#ifndef HPCSHIM_PRELOAD_WRAP_INTERNAL_H
+#define HPCSHIM_PRELOAD_WRAP_INTERNAL_H
+
+#include <ffi.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "aggregate/wrap.h"
+#include "annotate/hpcshim.h"
+#include "presets/wrapsig.h"
+
+/* One definition of a wrapped function and its closure. */
+struct wrap_target {
+	struct wrap_spec *spec;
+	void *orig; /* the definition the calls go to   */
+	void *code; /* the closure's entry: what slots get */
+	ffi_closure *closure;
+	struct wrap_target *next;
+};
+
+enum wrap_state {
+	WS_PENDING, /* may be wrapped: its slots are patched as found      */
+	WS_REFUSED, /* never patched; status and reason say why          */
+};
+
+struct wrap_spec {
+	char *name, *object, *set; /* object: name@object, or NULL */
+	struct wsig sig;
+	bool has_sig;
+	enum wrap_state state;
+	const char *status, *reason; /* REFUSED: static text            */
+	void *object_def;            /* name@object: that definition    */
+	ffi_cif cif;
+	ffi_type *atypes[WSIG_MAX_ARGS];
+	ffi_type *rtype;
+	ffi_type structs[WSIG_MAX_ARGS + 1];
+	ffi_type *fields[WSIG_MAX_ARGS + 1][WSIG_MAX_FIELDS + 1];
+	bool direct; /* closure.c's register fast path applies */
+	struct hpcshim_site site;
+	struct wrap_target *targets; /* under wrap_lock                 */
+	uint64_t slots, dlsym;       /* atomic                          */
+	char defobj[256];            /* where the first original is     */
+	bool told;                   /* its stderr line written         */
+};
+
+struct wrap_state_all {
+	pthread_mutex_t lock; /* the specs' targets, patching */
+	int n;
+	struct wrap_spec *spec;
+	/* Name -> spec, open addressing (got.c looks up every relocation). */
+	int *tab;
+	size_t cap;
+	bool handle_is_pointer; /* MPI handles: Open MPI pointers, else int */
+	struct agg_wrap result;
+	struct agg_wrap_spec *out;
+};
+
+extern struct wrap_state_all hs_wrap;
+
+/* spec.c: parse the variable, find signatures, refuse what must be.
+ * Returns the number of specs (0: nothing to do). */
+int hs_wrap_spec__load(const char *var, const char *path);
+struct wrap_spec *hs_wrap_spec__find(const char *name);
+
+/* closure.c: prepares the spec's cif (false: refused, status set); the
+ * target for orig (created on first sight), under hs_wrap.lock. */
+bool hs_wrap_closure__prepare(struct wrap_spec *s);
+struct wrap_target *hs_wrap_closure__target(struct wrap_spec *s, void *orig);
+/* The original behind a wrapper's entry, or NULL. */
+struct wrap_target *hs_wrap_closure__by_code(const void *code);
+
+/* got.c: patch the slots of every loaded object (again: idempotent). */
+void hs_wrap_got__patch_all(void);
+
+/* dlsym.c: the replacements of dlsym and dlvsym in the program's slots. */
+void *hs_wrap_dlsym__dlsym(void *handle, const char *name);
+void *hs_wrap_dlsym__dlvsym(void *handle, const char *name, const char *version);
+/* The definition a lookup of name from object lm would find: the global
+ * scope first, then lm's own. */
+void *hs_wrap_dlsym__resolve(const char *name, void *lm);
+
+#endif

@@ -1,0 +1,4 @@
+/* state.c - the state the wrap feature's files share (internal.h). */
+#include "preload/wrap/internal.h"
+
+struct wrap_state_all hs_wrap = { .lock = PTHREAD_MUTEX_INITIALIZER };

@@ -1,0 +1,144 @@
+/* wrap.c - HPCSHIM_WRAP: named library functions become regions, without
+ * recompiling or relinking (docs/wrapping.md).  A feature of the shim
+ * (core/feature.h):
+ *
+ *   start   reads the specs and their signatures (spec.c), builds each
+ *           call interface, patches the GOT slots of every loaded object
+ *           (got.c) and from then on those of every object dlopen loads;
+ *   result  the "wrap" array: each spec, its status and slots patched.
+ *
+ * The calls themselves are regions of the region code (a wrapper's
+ * region has the function's name), so they nest with annotated regions
+ * and are aggregated like them.
+ */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preload/base/log.h"
+#include "preload/core/core.h"
+#include "preload/interpose/dlopen.h"
+#include "preload/wrap/internal.h"
+#include "preload/wrap/wrap.h"
+
+static void wrap__tell(struct wrap_spec *s)
+{
+	if (s->told || s->set) /* a set's members: the JSON lists them */
+		return;
+	s->told = true;
+	hs_log(HS_LOG_ERROR, "HPCSHIM_WRAP: %s%s%s not wrapped: %s (%s)", s->name,
+	       s->object ? "@" : "", s->object ? s->object : "", s->status,
+	       s->reason ? s->reason : "");
+}
+
+/* dlopen loaded something: its slots (and those of its dependencies). */
+static void wrap__loaded(void)
+{
+	if (hs_process__foreign())
+		return;
+	pthread_mutex_lock(&hs_wrap.lock);
+	hs_wrap_got__patch_all();
+	pthread_mutex_unlock(&hs_wrap.lock);
+}
+
+static void wrap__start(void)
+{
+	const char *var = getenv("HPCSHIM_WRAP");
+	char path[8 * PATH_MAX];
+	int pending = 0;
+
+	if (!var || !*var)
+		return;
+	wsig__search_path(getenv("HPCSHIM_WRAP_PATH"), path, sizeof(path));
+	if (hs_wrap_spec__load(var, path) == 0)
+		return;
+	/* Open MPI's handles are pointers to its predefined objects. */
+	hs_wrap.handle_is_pointer = dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world") != NULL;
+	for (int i = 0; i < hs_wrap.n; i++) {
+		struct wrap_spec *s = &hs_wrap.spec[i];
+
+		if (s->state == WS_PENDING && hs_wrap_closure__prepare(s))
+			pending++;
+		if (s->state == WS_REFUSED)
+			wrap__tell(s);
+	}
+	if (!pending)
+		return;
+	pthread_mutex_lock(&hs_wrap.lock);
+	hs_wrap_got__patch_all();
+	pthread_mutex_unlock(&hs_wrap.lock);
+	hs_dlopen__observe(wrap__loaded);
+	hs_log(HS_LOG_INFO, "HPCSHIM_WRAP: %d of %d functions to wrap", pending,
+	       hs_wrap.n);
+}
+
+static const char *spec__status(struct wrap_spec *s)
+{
+	void *def;
+	Dl_info di;
+
+	if (s->state == WS_REFUSED)
+		return s->status;
+	if (__atomic_load_n(&s->slots, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&s->dlsym, __ATOMIC_RELAXED))
+		return "wrapped";
+	def = dlsym(RTLD_DEFAULT, s->name);
+	if (!def) {
+		(void)dlerror();
+		s->status = "not found";
+		s->reason = "no loaded object defines it";
+	} else {
+		if (!s->defobj[0] && dladdr(def, &di) && di.dli_fname)
+			snprintf(s->defobj, sizeof(s->defobj), "%s", di.dli_fname);
+		s->status = "no PLT/GOT slot found";
+		s->reason = "no other object calls it through a slot: not called, or "
+			    "only inside its own object (hidden or protected "
+			    "visibility, -Bsymbolic, inlined)";
+	}
+	wrap__tell(s);
+	return s->status;
+}
+
+static void wrap__result(struct agg_process *p)
+{
+	if (!hs_wrap.n)
+		return;
+	if (!hs_wrap.out) {
+		hs_wrap.out = calloc((size_t)hs_wrap.n, sizeof(*hs_wrap.out));
+		if (!hs_wrap.out)
+			return;
+	}
+	for (int i = 0; i < hs_wrap.n; i++) {
+		struct wrap_spec *s = &hs_wrap.spec[i];
+		struct agg_wrap_spec *o = &hs_wrap.out[i];
+
+		o->status = spec__status(s);
+		o->name = s->name;
+		o->object = s->object;
+		o->set = s->set;
+		o->signature = s->has_sig ? s->sig.text : NULL;
+		o->reason = !strcmp(o->status, "wrapped") ? NULL : s->reason;
+		o->definition = s->defobj[0] ? s->defobj : NULL;
+		o->slots = __atomic_load_n(&s->slots, __ATOMIC_RELAXED);
+		o->dlsym = __atomic_load_n(&s->dlsym, __ATOMIC_RELAXED);
+	}
+	hs_wrap.result.n = hs_wrap.n;
+	hs_wrap.result.spec = hs_wrap.out;
+	p->wrap = &hs_wrap.result;
+}
+
+/* A fork child has only the forking thread: a lock another thread held
+ * (patching after a dlopen) would never be released. */
+static void wrap__fork_child(void)
+{
+	pthread_mutex_init(&hs_wrap.lock, NULL);
+}
+
+const struct hs_feature hs_wrap_feature = {
+	.name = "wrap",
+	.start = wrap__start,
+	.fork_child = wrap__fork_child,
+	.result = wrap__result,
+};

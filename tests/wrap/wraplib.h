@@ -1,0 +1,27 @@
+#ifndef WRAPLIB_H
+#define WRAPLIB_H
+#include <setjmp.h>
+
+struct wl_pair {
+	double x;
+	long y;
+	int z;
+};
+struct wl_small {
+	double a, b;
+};
+
+void wl_touch(char *p, long k);
+struct wl_pair wl_pair(int a, double b);
+struct wl_small wl_small(double x);
+double wl_mix(int a, double b, long c, float d, short e, double f, unsigned g,
+	      double h, char i, double j);
+long wl_recurse(int n);
+long wl_step(int n);
+double wl_many(int a, long b, short c, char d, unsigned e, long f, int g, long h,
+	       double x1, double x2, double x3, double x4, double x5, double x6,
+	       double x7, double x8, double x9, float x10);
+void wl_jump(jmp_buf *env, int v);
+int wl_use_inside(int x);
+int wl_printf(const char *fmt, ...);
+#endif
