@@ -96,7 +96,8 @@ static void names__grow(struct names *t)
 	t->slot = xcalloc(nslot, sizeof(*t->slot));
 	t->nslot = nslot;
 	for (size_t k = 0; k < t->n; k++) {
-		size_t i = names__find(t, t->name[k], hs_hash__str(HS_HASH_INIT, t->name[k]));
+		size_t i = names__find(t, t->name[k],
+				       hs_hash__str(HS_HASH_INIT, t->name[k]));
 		t->slot[i] = k + 1;
 	}
 }
@@ -140,7 +141,6 @@ static void names__free(struct names *t)
 	free(t->name);
 	free(t->slot);
 }
-
 
 /* ---- the inputs -------------------------------------------------------- */
 
@@ -264,12 +264,14 @@ static void job__keep(struct agg_jobdoc *j, const char *pick)
 		if (r->job)
 			snprintf(why, sizeof(why), "another job (%s)", r->job);
 		else
-			snprintf(why, sizeof(why), "no job id: not a rank of job %s", pick);
+			snprintf(why, sizeof(why),
+				 "no job id: not a rank of job %s", pick);
 		o = json_object_new_object();
 		json_object_object_add(o, "rank",
-				       r->rank >= 0 ? json_object_new_int(r->rank) : NULL);
-		json_object_object_add(o, "file",
-				       r->path ? json_object_new_string(r->path) : NULL);
+				       r->rank >= 0 ? json_object_new_int(r->rank) :
+						      NULL);
+		json_object_object_add(
+			o, "file", r->path ? json_object_new_string(r->path) : NULL);
 		json_object_object_add(o, "why", json_object_new_string(why));
 		json_object_array_add(job__ignored(j), o);
 		json_object_put(r->doc);
@@ -293,7 +295,8 @@ int agg_jobdoc__select(struct agg_jobdoc *j, const char *want, char **id)
 			fprintf(stderr, "%s: no file of job %s; %s\n", j->prog, want,
 				n ? "the inputs hold:" : "the files carry no job id");
 	} else if (n > 1) {
-		fprintf(stderr, "%s: the inputs hold files of %zu jobs; merge one with -j JOB:\n",
+		fprintf(stderr,
+			"%s: the inputs hold files of %zu jobs; merge one with -j JOB:\n",
 			j->prog, n);
 	} else if (n == 1) {
 		pick = ids[0].id;
@@ -343,20 +346,25 @@ static json_object *job__number(struct agg_jobdoc *j)
 	for (size_t i = 0; i < j->n; i++) {
 		struct agg_jobdoc_rank *prev = w ? &j->r[w - 1] : NULL;
 		if (prev && prev->rank == j->r[i].rank) {
-			bool gen = prev->pid == j->r[i].pid && strcmp(prev->host, j->r[i].host) == 0;
+			bool gen = prev->pid == j->r[i].pid &&
+				   strcmp(prev->host, j->r[i].host) == 0;
 			struct agg_jobdoc_rank *drop = gen ? prev : &j->r[i];
 			json_object *o = json_object_new_object();
-			json_object_object_add(o, "rank", json_object_new_int(drop->rank));
-			json_object_object_add(o, "file", drop->path ? json_object_new_string(drop->path) : NULL);
+			json_object_object_add(o, "rank",
+					       json_object_new_int(drop->rank));
+			json_object_object_add(
+				o, "file",
+				drop->path ? json_object_new_string(drop->path) : NULL);
 			json_object_object_add(
 				o, "why",
-				json_object_new_string(gen ? "an earlier exec generation of the rank's process" :
-							     "another file claims the same rank"));
+				json_object_new_string(
+					gen ? "an earlier exec generation of the rank's process" :
+					      "another file claims the same rank"));
 			json_object_array_add(dup, o);
 			if (!gen)
-				fprintf(stderr, "%s: %s: rank %d also in %s; ignored\n", j->prog,
-					j->r[i].path ? j->r[i].path : "?", j->r[i].rank,
-					prev->path ? prev->path : "?");
+				fprintf(stderr, "%s: %s: rank %d also in %s; ignored\n",
+					j->prog, j->r[i].path ? j->r[i].path : "?",
+					j->r[i].rank, prev->path ? prev->path : "?");
 			json_object_put(drop->doc);
 			free(drop->path);
 			if (gen)
@@ -419,7 +427,8 @@ static json_object *stats_json(const struct agg_job_stats *s)
 	json_object_object_add(o, "sd", json_object_new_double(s->sd));
 	json_object_object_add(o, "imbalance", json_object_new_double(s->imbalance));
 	if (s->has_error) {
-		json_object_object_add(o, "sum_stderr", json_object_new_double(s->sum_stderr));
+		json_object_object_add(o, "sum_stderr",
+				       json_object_new_double(s->sum_stderr));
 		json_object_object_add(o, "mean_stderr",
 				       json_object_new_double(s->mean_stderr));
 	}
@@ -431,8 +440,9 @@ static json_object *stats_json(const struct agg_job_stats *s)
  * counted in "missing". */
 typedef json_object *(*pick_fn)(json_object *doc, const char *region, const char *key);
 
-static json_object *rank_stats(const struct agg_jobdoc *j, pick_fn pick, const char *region,
-			       const char *key, const char *ev, struct agg_job_sample *buf)
+static json_object *rank_stats(const struct agg_jobdoc *j, pick_fn pick,
+			       const char *region, const char *key, const char *ev,
+			       struct agg_job_sample *buf)
 {
 	struct agg_job_stats s;
 	size_t n = 0;
@@ -443,7 +453,8 @@ static json_object *rank_stats(const struct agg_jobdoc *j, pick_fn pick, const c
 	for (size_t k = 0; k < j->n; k++) {
 		json_object *parent = pick(j->r[k].doc, region, NULL);
 		double v, err;
-		if (parent && value_of(get(parent, key), get(parent, muxkey), ev, &v, &err))
+		if (parent &&
+		    value_of(get(parent, key), get(parent, muxkey), ev, &v, &err))
 			buf[n++] = (struct agg_job_sample){ v, err, (int)k };
 	}
 	if (!n)
@@ -550,7 +561,8 @@ static json_object *who_thread(const struct agg_jobdoc *j, int k, int64_t tid)
 
 /* The thread extremes of every region's events in one pass over all the
  * ranks' threads[].regions[] entries: x[region * nevents + event]. */
-static struct extreme *thread_extremes(const struct agg_jobdoc *j, const struct names *events,
+static struct extreme *thread_extremes(const struct agg_jobdoc *j,
+				       const struct names *events,
 				       const struct names *regions)
 {
 	struct extreme *x = xcalloc(regions->n * events->n, sizeof(*x));
@@ -573,8 +585,10 @@ static struct extreme *thread_extremes(const struct agg_jobdoc *j, const struct 
 				for (size_t e = 0; e < events->n; e++) {
 					json_object *v = get(inc, events->name[e]);
 					if (is_number(v))
-						extreme__add(&x[(size_t)r * events->n + e],
-							     json_object_get_double(v), (int)k, tid);
+						extreme__add(
+							&x[(size_t)r * events->n + e],
+							json_object_get_double(v),
+							(int)k, tid);
 				}
 			}
 		}
@@ -583,8 +597,8 @@ static struct extreme *thread_extremes(const struct agg_jobdoc *j, const struct 
 }
 
 /* {"event": {"n", "min", "max", "min_at", "max_at"}} over threads. */
-static json_object *extremes_json(const struct agg_jobdoc *j, const struct names *events,
-				  const struct extreme *x)
+static json_object *extremes_json(const struct agg_jobdoc *j,
+				  const struct names *events, const struct extreme *x)
 {
 	json_object *o = json_object_new_object();
 
@@ -596,8 +610,10 @@ static json_object *extremes_json(const struct agg_jobdoc *j, const struct names
 		json_object_object_add(s, "n", json_object_new_int((int)x[e].n));
 		json_object_object_add(s, "min", num(x[e].min));
 		json_object_object_add(s, "max", num(x[e].max));
-		json_object_object_add(s, "min_at", who_thread(j, x[e].min_k, x[e].min_tid));
-		json_object_object_add(s, "max_at", who_thread(j, x[e].max_k, x[e].max_tid));
+		json_object_object_add(s, "min_at",
+				       who_thread(j, x[e].min_k, x[e].min_tid));
+		json_object_object_add(s, "max_at",
+				       who_thread(j, x[e].max_k, x[e].max_tid));
 		json_object_object_add(o, events->name[e], s);
 	}
 	return o;
@@ -614,7 +630,8 @@ static json_object *calls_json(const struct agg_jobdoc *j, const char *name,
 	for (size_t k = 0; k < j->n; k++) {
 		json_object *v = get(pick_region(j->r[k].doc, name, NULL), "calls");
 		if (is_number(v))
-			buf[n++] = (struct agg_job_sample){ json_object_get_double(v), 0, (int)k };
+			buf[n++] = (struct agg_job_sample){ json_object_get_double(v),
+							    0, (int)k };
 	}
 	if (!n)
 		return NULL;
@@ -643,9 +660,9 @@ static json_object *wall_stats(const struct agg_jobdoc *j, const char *name,
 	return o;
 }
 
-static json_object *region_json(const struct agg_jobdoc *j, const struct names *events,
-				const char *name, const struct extreme *x,
-				struct agg_job_sample *buf)
+static json_object *region_json(const struct agg_jobdoc *j,
+				const struct names *events, const char *name,
+				const struct extreme *x, struct agg_job_sample *buf)
 {
 	json_object *o = json_object_new_object();
 	int present = 0;
@@ -656,9 +673,11 @@ static json_object *region_json(const struct agg_jobdoc *j, const struct names *
 	json_object_object_add(o, "ranks", json_object_new_int(present));
 	json_object_object_add(o, "calls", calls_json(j, name, buf));
 	json_object_object_add(o, "inclusive",
-			       event_stats(j, events, pick_region, name, "inclusive", buf));
+			       event_stats(j, events, pick_region, name,
+					   "inclusive", buf));
 	json_object_object_add(o, "exclusive",
-			       event_stats(j, events, pick_region, name, "exclusive", buf));
+			       event_stats(j, events, pick_region, name,
+					   "exclusive", buf));
 	json_object_object_add(o, "wall_ns", wall_stats(j, name, buf));
 	json_object_object_add(o, "threads", extremes_json(j, events, x));
 	return o;
@@ -677,16 +696,20 @@ static json_object *ranks_json(const struct agg_jobdoc *j, json_object **incompl
 		json_object_object_add(o, "rank", json_object_new_int(r->rank));
 		json_object_object_add(o, "host", json_object_new_string(r->host));
 		json_object_object_add(o, "pid", json_object_new_int(r->pid));
-		json_object_object_add(o, "file", r->path ? json_object_new_string(r->path) : NULL);
-		json_object_object_add(o, "complete", json_object_new_boolean(r->complete));
+		json_object_object_add(
+			o, "file", r->path ? json_object_new_string(r->path) : NULL);
+		json_object_object_add(o, "complete",
+				       json_object_new_boolean(r->complete));
 		json_object_object_add(o, "end", json_object_new_string(r->end));
 		json_object_object_add(
 			o, "wall_ns",
 			json_object_get(get(get(r->doc, "process"), "wall_ns")));
-		json_object_object_add(o, "totals", json_object_get(get(r->doc, "totals")));
+		json_object_object_add(o, "totals",
+				       json_object_get(get(r->doc, "totals")));
 		json_object_array_add(arr, o);
 		if (!r->complete)
-			json_object_array_add(*incomplete, json_object_new_int(r->rank));
+			json_object_array_add(*incomplete,
+					      json_object_new_int(r->rank));
 	}
 	return arr;
 }
@@ -734,15 +757,18 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 	for (size_t k = 0; k < j->n; k++) {
 		names__intern(&hostnames, j->r[k].host, &added);
 		if (added)
-			json_object_array_add(hosts, json_object_new_string(j->r[k].host));
+			json_object_array_add(hosts,
+					      json_object_new_string(j->r[k].host));
 		if (j->r[k].job && !jobid)
 			jobid = j->r[k].job;
 	}
 	missing = missing_json(j, &size);
 	json_object_object_add(doc, "schema", json_object_new_string(JOB_SCHEMA));
 	json_object_object_add(doc, "tool", json_object_new_string(tool));
-	json_object_object_add(info, "id", jobid ? json_object_new_string(jobid) : NULL);
-	json_object_object_add(info, "size", size >= 0 ? json_object_new_int(size) : NULL);
+	json_object_object_add(info, "id",
+			       jobid ? json_object_new_string(jobid) : NULL);
+	json_object_object_add(info, "size",
+			       size >= 0 ? json_object_new_int(size) : NULL);
 	json_object_object_add(info, "ranks", json_object_new_int((int)j->n));
 	json_object_object_add(info, "hosts", hosts);
 	json_object_object_add(doc, "job", info);
@@ -755,7 +781,8 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 	for (size_t e = 0; e < events.n; e++)
 		json_object_array_add(arr, json_object_new_string(events.name[e]));
 	json_object_object_add(doc, "totals",
-			       event_stats(j, &events, pick_process, NULL, "totals", buf));
+			       event_stats(j, &events, pick_process, NULL, "totals",
+					   buf));
 	/* The ranks' process wall times: who ran longest, the spread. */
 	json_object_object_add(doc, "wall_ns",
 			       rank_stats(j, pick_process, NULL, "process",
@@ -773,7 +800,6 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 	names__free(&hostnames);
 	return doc;
 }
-
 
 /* ---- output ------------------------------------------------------------ */
 

@@ -25,9 +25,9 @@ int agg_trace__attach(struct agg_thread *t, uint32_t cap)
 	return 0;
 }
 
-void agg_trace__add(struct agg_trace *tr, const struct agg_region *r, uint64_t begin,
-		    uint64_t end, int depth, const struct count *now,
-		    const struct count *start)
+void agg_trace__add(struct agg_trace *tr, const struct agg_region *r,
+		    uint64_t begin, uint64_t end, int depth,
+		    const struct count *now, const struct count *start)
 {
 	struct agg_trace_rec *x = &tr->rec[tr->n % tr->cap];
 	struct count d;
@@ -43,7 +43,8 @@ void agg_trace__add(struct agg_trace *tr, const struct agg_region *r, uint64_t b
 			x->delta = (int64_t)d.value;
 		else if (d.running > 0) /* scaled as every other value */
 			x->delta = (int64_t)((double)d.value * (double)d.enabled /
-						     (double)d.running + 0.5);
+						     (double)d.running +
+					     0.5);
 	}
 	__atomic_store_n(&tr->n, tr->n + 1, __ATOMIC_RELEASE);
 }
@@ -51,8 +52,8 @@ void agg_trace__add(struct agg_trace *tr, const struct agg_region *r, uint64_t b
 /* threads[].trace: {"capacity", "calls" (ever recorded), "dropped" (the
  * oldest, overwritten), "event" (whose delta), "records": [{"region",
  * "begin_ns", "end_ns", "depth", "delta"}] oldest first}. */
-void agg_trace__section(json_object *o, const char *name, const struct agg_process *p,
-			const struct agg_thread_view *tv)
+void agg_trace__section(json_object *o, const char *name,
+			const struct agg_process *p, const struct agg_thread_view *tv)
 {
 	const struct agg_trace *tr = tv->t->trace;
 	json_object *t, *recs;
@@ -67,9 +68,10 @@ void agg_trace__section(json_object *o, const char *name, const struct agg_proce
 	json_object_object_add(t, "capacity", agg_json__u64(tr->cap));
 	json_object_object_add(t, "calls", agg_json__u64(n));
 	json_object_object_add(t, "dropped", agg_json__u64(first));
-	json_object_object_add(t, "event", p->main_ev >= 0 ?
-						   json_object_new_string(p->ev[p->main_ev].name) :
-						   NULL);
+	json_object_object_add(t, "event",
+			       p->main_ev >= 0 ?
+				       json_object_new_string(p->ev[p->main_ev].name) :
+				       NULL);
 	for (uint64_t i = first; i < n; i++) {
 		const struct agg_trace_rec *x = &tr->rec[i % tr->cap];
 		json_object *r = json_object_new_object();
@@ -78,9 +80,9 @@ void agg_trace__section(json_object *o, const char *name, const struct agg_proce
 		json_object_object_add(r, "begin_ns", agg_json__u64(x->begin_ns));
 		json_object_object_add(r, "end_ns", agg_json__u64(x->end_ns));
 		json_object_object_add(r, "depth", json_object_new_int((int)x->depth));
-		json_object_object_add(r, "delta", x->delta >= 0 ?
-							   json_object_new_int64(x->delta) :
-							   NULL);
+		json_object_object_add(
+			r, "delta",
+			x->delta >= 0 ? json_object_new_int64(x->delta) : NULL);
 		json_object_array_add(recs, r);
 	}
 	json_object_object_add(t, "records", recs);

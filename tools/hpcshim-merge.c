@@ -58,8 +58,9 @@ static void job__add_file(struct job *j, const char *path, bool quiet_if_foreign
 	json_object *doc = json_object_from_file(path);
 
 	if (!doc) {
-		job__skip(j, path, json_util_get_last_err() ? "not valid JSON" :
-							      "cannot be read");
+		job__skip(j, path,
+			  json_util_get_last_err() ? "not valid JSON" :
+						     "cannot be read");
 		return;
 	}
 	if (!agg_jobdoc__add(&j->d, doc, path) && !quiet_if_foreign)
@@ -155,12 +156,14 @@ int merge_main(int argc, char **argv)
 		return 2;
 	}
 	if (!want && j.d.n < before)
-		fprintf(stderr, PROG ": job %s: %zu file%s of no job left out (ignored_files)\n",
+		fprintf(stderr,
+			PROG
+			": job %s: %zu file%s of no job left out (ignored_files)\n",
 			jobid, before - j.d.n, before - j.d.n == 1 ? "" : "s");
 	free(jobid);
 	doc = agg_jobdoc__build(&j.d, PROG);
-	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
-							   JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = json_object_to_json_string_ext(
+		doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (out) {
 		rc = agg_jobdoc__write(out, text, err, sizeof(err));
 		if (rc != 0)

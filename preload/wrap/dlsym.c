@@ -15,12 +15,13 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "preload/base/real.h"
 #include "preload/wrap/internal.h"
 
 /* The definition in lm itself (not in its dependencies). */
 static void *next__in(struct link_map *l, const char *name, const char *version)
 {
-	void *v = version ? dlvsym(l, name, version) : dlsym(l, name);
+	void *v = version ? dlvsym(l, name, version) : hs_real__dlsym()(l, name);
 	struct link_map *at = NULL;
 	Dl_info di;
 
@@ -98,7 +99,7 @@ void *hs_wrap_dlsym__dlsym(void *handle, const char *name)
 {
 	const void *caller = __builtin_return_address(0);
 	void *def = handle == RTLD_NEXT ? next__find(caller, name, NULL) :
-					  dlsym(handle, name);
+					  hs_real__dlsym()(handle, name);
 
 	return answer(name, def);
 }
@@ -114,12 +115,12 @@ void *hs_wrap_dlsym__dlvsym(void *handle, const char *name, const char *version)
 
 void *hs_wrap_dlsym__resolve(const char *name, void *lm)
 {
-	void *d = dlsym(RTLD_DEFAULT, name);
+	void *d = hs_real__dlsym()(RTLD_DEFAULT, name);
 
 	if (!d) {
 		(void)dlerror();
 		if (lm)
-			d = dlsym(lm, name);
+			d = hs_real__dlsym()(lm, name);
 		if (!d)
 			(void)dlerror();
 	}

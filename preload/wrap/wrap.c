@@ -20,6 +20,7 @@
 #include "preload/base/log.h"
 #include "preload/core/core.h"
 #include "preload/interpose/dlopen.h"
+#include "preload/base/real.h"
 #include "preload/wrap/internal.h"
 #include "preload/wrap/wrap.h"
 
@@ -55,7 +56,8 @@ static void wrap__start(void)
 	if (hs_wrap_spec__load(var, path) == 0)
 		return;
 	/* Open MPI's handles are pointers to its predefined objects. */
-	hs_wrap.handle_is_pointer = dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world") != NULL;
+	hs_wrap.handle_is_pointer = hs_real__dlsym()(RTLD_DEFAULT,
+						     "ompi_mpi_comm_world") != NULL;
 	for (int i = 0; i < hs_wrap.n; i++) {
 		struct wrap_spec *s = &hs_wrap.spec[i];
 
@@ -84,7 +86,7 @@ static const char *spec__status(struct wrap_spec *s)
 	if (__atomic_load_n(&s->slots, __ATOMIC_RELAXED) ||
 	    __atomic_load_n(&s->dlsym, __ATOMIC_RELAXED))
 		return "wrapped";
-	def = dlsym(RTLD_DEFAULT, s->name);
+	def = hs_real__dlsym()(RTLD_DEFAULT, s->name);
 	if (!def) {
 		(void)dlerror();
 		s->status = "not found";
