@@ -31,8 +31,7 @@ static const char *drill__dropped(const struct agg_process *p, int e, char *buf,
 	return buf;
 }
 
-static json_object *drill__node(const struct tree *t, const struct tree_eval *ev,
-				int i)
+static json_object *drill__node(const struct tree *t, const struct tree_eval *ev, int i)
 {
 	const struct tree_result *r = &ev->r[i];
 	json_object *o = json_object_new_object();
@@ -41,14 +40,15 @@ static json_object *drill__node(const struct tree *t, const struct tree_eval *ev
 	if (r->known) {
 		json_object_object_add(o, "value", json_object_new_double(r->v));
 		if (r->has_err)
-			json_object_object_add(o, "error", json_object_new_double(r->err));
+			json_object_object_add(o, "error",
+					       json_object_new_double(r->err));
 	} else {
 		json_object_object_add(o, "value", NULL);
 		json_object_object_add(o, "reason", agg_json__text(r->why));
 	}
 	/* null: no threshold, or a value or threshold unknown */
-	json_object_object_add(o, "over",
-			       r->over >= 0 ? json_object_new_boolean(r->over) : NULL);
+	json_object_object_add(
+		o, "over", r->over >= 0 ? json_object_new_boolean(r->over) : NULL);
 	return o;
 }
 
@@ -82,7 +82,8 @@ static void drill__write(json_object *parent, const char *key,
 	b = ev->bottleneck;
 	if (b >= 0 && t->node[b].level > d->level)
 		b = -1;
-	json_object_object_add(o, "bottleneck", b >= 0 ? agg_json__text(t->node[b].id) : NULL);
+	json_object_object_add(o, "bottleneck",
+			       b >= 0 ? agg_json__text(t->node[b].id) : NULL);
 	nx = b >= 0 ? drill__next_of(t, b) : -1;
 	if (nx >= 0) {
 		json_object *n = json_object_new_object();
@@ -112,7 +113,8 @@ void agg_drill__interval(json_object *parent, const char *key,
 
 		in[k] = (struct tree_input){ .why = NULL };
 		if (!x) {
-			in[k].why = d->why[k] ? d->why[k] : "event not in the event list";
+			in[k].why = d->why[k] ? d->why[k] :
+						"event not in the event list";
 		} else if (!p->ev[e].ok || x->state == AGG_VALUE_ABSENT) {
 			in[k].why = drill__dropped(p, e, why[k], sizeof(why[k]));
 		} else if (x->state == AGG_VALUE_MISSING) {
@@ -143,7 +145,8 @@ void agg_drill__sum(json_object *parent, const char *key,
 
 		in[k] = (struct tree_input){ .why = NULL };
 		if (!x) {
-			in[k].why = d->why[k] ? d->why[k] : "event not in the event list";
+			in[k].why = d->why[k] ? d->why[k] :
+						"event not in the event list";
 		} else if (!p->ev[e].ok) {
 			in[k].why = drill__dropped(p, e, why[k], sizeof(why[k]));
 		} else if (x->st.n == 0) {

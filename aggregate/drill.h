@@ -18,9 +18,9 @@ struct agg_sum;
 
 struct agg_drill {
 	const struct tree *t;
-	const char *name;  /* the requested set: "topdown" or "topdown2" */
-	int level;         /* nodes up to this level are reported        */
-	int evidx[TREE_MAX_EVENTS];       /* tree event -> p->ev[], or -1 */
+	const char *name;           /* the requested set: "topdown" or "topdown2" */
+	int level;                  /* nodes up to this level are reported        */
+	int evidx[TREE_MAX_EVENTS]; /* tree event -> p->ev[], or -1 */
 	const char *why[TREE_MAX_EVENTS]; /* evidx -1: why               */
 };
 

@@ -53,8 +53,8 @@ static int check_model(const char *model)
 
 		pmu_event__parse(&ev, t->ev[e].spec);
 		if (ev.status != PMU_EV_OK) {
-			printf("# %s: %s = %s: %s\n", model, t->ev[e].alias, t->ev[e].spec,
-			       ev.reason);
+			printf("# %s: %s = %s: %s\n", model, t->ev[e].alias,
+			       t->ev[e].spec, ev.reason);
 			bad++;
 		}
 	}
@@ -84,7 +84,8 @@ int main(int argc, char **argv)
 		else
 			TAP_OK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 			       "%s: every event of its topdown tree encodes under "
-			       "LIBPFM_FORCE_PMU=%s", models[i], models[i]);
+			       "LIBPFM_FORCE_PMU=%s",
+			       models[i], models[i]);
 	}
 	return tap_done();
 }

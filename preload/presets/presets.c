@@ -162,7 +162,8 @@ static bool presets__tree_pick(struct sel *s, const struct preset_table *t)
 	tr = pr.trees ? pmu_tree_table__find(pr.trees, "topdown", pr.model) : NULL;
 	if (!tr) {
 		s->state = SEL_NODEF;
-		snprintf(s->reason, sizeof(s->reason), "no stall tree for CPU model '%s'",
+		snprintf(s->reason, sizeof(s->reason),
+			 "no stall tree for CPU model '%s'",
 			 pr.model[0] ? pr.model : pr.note);
 		return true;
 	}
