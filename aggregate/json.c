@@ -18,6 +18,7 @@
 #include "common/sys.h"
 #include "aggregate/trace.h"
 #include "aggregate/aggregate.h"
+#include "aggregate/drill.h"
 #include "aggregate/jsonutil.h"
 #include "aggregate/metric.h"
 #include "aggregate/mux.h"
@@ -50,6 +51,7 @@ static void add_counts(json_object *parent, const char *key,
 	if (mux)
 		agg_json__add_sibling(parent, key, "_multiplexed", mux);
 	agg_metrics__json(parent, key, p, iv->m);
+	agg_drill__interval(parent, key, p, iv->ev);
 }
 
 static json_object *json_process(const struct agg_process *p)
@@ -279,6 +281,8 @@ static json_object *json_region_sum(const struct agg_view *v,
 	json_wall(o, &rs->wall);
 	agg_metrics__json(o, "inclusive", p, rs->incl.m);
 	agg_metrics__json(o, "exclusive", p, rs->excl.m);
+	agg_drill__sum(o, "inclusive", p, rs->incl.ev);
+	agg_drill__sum(o, "exclusive", p, rs->excl.ev);
 	return o;
 }
 
@@ -298,6 +302,7 @@ static void json_totals(json_object *doc, const struct agg_process *p,
 	}
 	json_object_object_add(doc, "totals", o);
 	agg_metrics__json(doc, "totals", p, s->m);
+	agg_drill__sum(doc, "totals", p, s->ev);
 	agg_mux_sum__json(doc, "totals", p, s->ev);
 }
 

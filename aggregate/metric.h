@@ -16,6 +16,7 @@
 #include "common/formula.h"
 
 struct json_object;
+struct agg_drill;
 
 /* One derived metric, its formula's names mapped to events. */
 struct agg_metric {
@@ -51,6 +52,7 @@ struct agg_metrics {
 	const struct agg_set *sets;
 	int nmetrics;
 	const struct agg_metric *m;
+	const struct agg_drill *drill; /* HPCSHIM_PRESET=topdown: drill.h, or NULL */
 };
 
 /* Adds "<key>_metrics" to parent: the metrics m[nmetrics] of one interval

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "aggregate/aggregate.h"
+#include "aggregate/drill.h"
 #include "aggregate/metric.h"
 #include "pmu/pfm.h"
 #include "pmu/pmu.h"
@@ -21,6 +22,7 @@
 #include "preload/presets/presets.h"
 #include "presets/list.h"
 #include "presets/preset.h"
+#include "presets/tree_file.h"
 
 #define MAX_SETS 32
 #define WHY_LEN 200
@@ -31,6 +33,7 @@ enum sel_state {
 	SEL_NODEF,       /* blocks exist, none for this CPU model   */
 	SEL_UNAVAILABLE, /* the model's block says 'unavailable'    */
 	SEL_EVENTS,      /* the model's block has events            */
+	SEL_TREE,        /* topdown/topdown2: the model's stall tree */
 };
 
 struct sel {
@@ -57,6 +60,16 @@ static struct {
 	struct agg_metric *m;
 	int nm;
 	struct agg_metrics view;
+	/* HPCSHIM_PRESET=topdown / topdown2 (docs/drilldown.md): the host's
+	 * stall tree, its events' places in the list, the drill-down view. */
+	const struct tree_table *trees; /* during select() only */
+	struct tree *tree;
+	char *tree_file;
+	int tree_level;
+	int tree_evidx[TREE_MAX_EVENTS];
+	char tree_why[TREE_MAX_EVENTS][WHY_LEN];
+	const char *tree_alias[TREE_MAX_EVENTS], *tree_spec[TREE_MAX_EVENTS];
+	struct agg_drill drill;
 } pr;
 
 static const char *var_of(enum preset_kind k)
@@ -133,6 +146,47 @@ static bool presets__seen(enum preset_kind kind, const char *name)
 	return false;
 }
 
+/* "topdown" (level 1) and "topdown2" (levels 1-2) name the host's stall
+ * tree ("tree topdown MODEL" in a *.tree file) unless a preset of that
+ * name exists.  Returns whether the name was taken as a tree. */
+static bool presets__tree_pick(struct sel *s, const struct preset_table *t)
+{
+	const struct tree *tr;
+	int level = strcmp(s->name, "topdown") == 0  ? 1 :
+		    strcmp(s->name, "topdown2") == 0 ? 2 :
+						       0;
+
+	if (s->kind != PRESET_NAMED || !level ||
+	    pmu_preset_table__known(t, s->kind, s->name))
+		return false;
+	tr = pr.trees ? pmu_tree_table__find(pr.trees, "topdown", pr.model) : NULL;
+	if (!tr) {
+		s->state = SEL_NODEF;
+		snprintf(s->reason, sizeof(s->reason),
+			 "no stall tree for CPU model '%s'",
+			 pr.model[0] ? pr.model : pr.note);
+		return true;
+	}
+	if (!pr.tree) {
+		pr.tree = malloc(sizeof(*pr.tree));
+		if (!pr.tree) {
+			s->state = SEL_NODEF;
+			snprintf(s->reason, sizeof(s->reason), "out of memory");
+			return true;
+		}
+		*pr.tree = *tr;
+		pr.tree_file = strdup(tr->file);
+		pr.tree->file = pr.tree_file;
+	}
+	if (level > pr.tree_level)
+		pr.tree_level = level;
+	s->state = SEL_TREE;
+	s->file = pr.tree_file ? strdup(pr.tree_file) : NULL;
+	s->blk.line = tr->line;
+	snprintf(s->blk.description, sizeof(s->blk.description), "%s", tr->description);
+	return true;
+}
+
 /* One requested name: which block, or why none. */
 static void presets__pick(struct sel *s, const struct preset_table *t)
 {
@@ -145,6 +199,8 @@ static void presets__pick(struct sel *s, const struct preset_table *t)
 			 pmu_preset_table__bad(t, s->kind, s->name));
 		return;
 	}
+	if (presets__tree_pick(s, t))
+		return;
 	if (!pmu_preset_table__known(t, s->kind, s->name)) {
 		s->state = SEL_UNKNOWN;
 		snprintf(s->reason, sizeof(s->reason), "unknown %s '%s'",
@@ -245,13 +301,57 @@ static void presets__resolve(const struct preset_table *t, enum preset_kind kind
 
 /* The sets' events go after the user's (HPCSHIM_EVENTS) and replace the
  * default set: asking for a preset is asking for its events. */
+/* The tree's events up to the requested level, in the tree's order (on
+ * icx/spr TOPDOWN.SLOTS first: it must lead the PERF_METRICS group), in
+ * two groups of their own so each formula's events are read together:
+ * the level-1 events, and the events only level 2 reads.  An event the
+ * user already listed keeps its place and group. */
+static int presets__append_tree(struct hs_config *cfg)
+{
+	int base = 0, over = 0;
+
+	for (int i = 0; i < cfg->nevents; i++)
+		if (cfg->event_group[i] >= base)
+			base = cfg->event_group[i] + 1;
+	for (int k = 0; k < pr.tree->nevents; k++) {
+		const char *spec = pr.tree->ev[k].spec;
+		int lvl = pr.tree->ev[k].level, j;
+
+		pr.tree_evidx[k] = -1;
+		if (lvl > pr.tree_level) {
+			snprintf(pr.tree_why[k], WHY_LEN,
+				 "event '%.60s' not counted: a level-%d event "
+				 "(HPCSHIM_PRESET=topdown%d)",
+				 spec, lvl, lvl);
+			continue;
+		}
+		for (j = 0; j < cfg->nevents; j++)
+			if (strcmp(cfg->events[j], spec) == 0)
+				break;
+		if (j == cfg->nevents && cfg->nevents < PMU_MAX_EVENTS &&
+		    (cfg->events[j] = strdup(spec))) {
+			cfg->event_group[j] = base + (lvl > 1);
+			cfg->nevents++;
+		}
+		if (j < cfg->nevents) {
+			pr.tree_evidx[k] = j;
+		} else {
+			snprintf(pr.tree_why[k], WHY_LEN,
+				 "event '%.60s' not counted: more than %d events requested",
+				 spec, PMU_MAX_EVENTS);
+			over++;
+		}
+	}
+	return over;
+}
+
 static void presets__append(struct hs_config *cfg)
 {
 	int over = 0;
 	bool any = false;
 
 	for (int i = 0; i < pr.n; i++)
-		any |= pr.s[i].state == SEL_EVENTS;
+		any |= pr.s[i].state == SEL_EVENTS || pr.s[i].state == SEL_TREE;
 	if (!any)
 		return;
 	if (cfg->events_default) {
@@ -260,6 +360,8 @@ static void presets__append(struct hs_config *cfg)
 		cfg->nevents = cfg->nuser = 0;
 		cfg->events_default = false;
 	}
+	if (pr.tree)
+		over += presets__append_tree(cfg);
 	for (int i = 0; i < pr.n; i++) {
 		struct sel *s = &pr.s[i];
 
@@ -297,6 +399,7 @@ static void presets__append(struct hs_config *cfg)
 static void presets__select(struct hs_config *cfg)
 {
 	struct preset_table t;
+	struct tree_table tt;
 	char path[8192];
 
 	if (!cfg->presets && !cfg->opcodes && !cfg->list)
@@ -314,7 +417,14 @@ static void presets__select(struct hs_config *cfg)
 
 		pmu_list__run(&env, presets__emit, NULL);
 	}
+	/* Stall trees are read only when a tree name may be asked for. */
+	pmu_tree_table__init(&tt);
+	if (cfg->presets && strstr(cfg->presets, "topdown"))
+		pmu_tree_table__load_path(&tt, path, presets__file_error, NULL);
+	pr.trees = &tt;
 	presets__resolve(&t, PRESET_NAMED, cfg->presets);
+	pr.trees = NULL;
+	pmu_tree_table__free(&tt);
 	presets__resolve(&t, PRESET_OPCODE, cfg->opcodes);
 	pmu_preset_table__free(&t);
 	presets__append(cfg);
@@ -350,6 +460,51 @@ static void presets__judge(struct sel *s, const struct pmu_evlist *el,
 	as->reason = s->reason;
 	hs_log(HS_LOG_INFO, "%s: %s '%s' %s: %s", var_of(s->kind), what_of(s->kind),
 	       s->name, nok ? "partly counted" : "not counted", s->reason);
+}
+
+/* A tree set: status from its events' probe; the drill-down view. */
+static void presets__judge_tree(struct sel *s, const struct pmu_evlist *el,
+				struct agg_set *as)
+{
+	int nok = 0, nwant = 0;
+
+	s->reason[0] = '\0';
+	for (int k = 0; k < pr.tree->nevents; k++) {
+		int i = pr.tree_evidx[k];
+
+		pr.tree_alias[k] = pr.tree->ev[k].alias;
+		pr.tree_spec[k] = pr.tree->ev[k].spec;
+		pr.drill.evidx[k] = i;
+		pr.drill.why[k] = i < 0 ? pr.tree_why[k] : NULL;
+		if (pr.tree->ev[k].level > pr.tree_level)
+			continue;
+		nwant++;
+		if (i >= 0 && i < el->nevents && el->ev[i].status == PMU_EV_OK) {
+			nok++;
+			continue;
+		}
+		if (s->reason[0])
+			continue;
+		if (i < 0)
+			snprintf(s->reason, sizeof(s->reason), "%s", pr.tree_why[k]);
+		else
+			snprintf(s->reason, sizeof(s->reason), "event '%s' dropped: %s",
+				 el->ev[i].name, el->ev[i].reason);
+	}
+	pr.drill.t = pr.tree;
+	pr.drill.level = pr.tree_level;
+	pr.drill.name = pr.tree_level > 1 ? "topdown2" : "topdown";
+	as->nevents = pr.tree->nevents;
+	as->alias = pr.tree_alias;
+	as->event = pr.tree_spec;
+	if (nok == nwant) {
+		as->status = "ok";
+		return;
+	}
+	as->status = nok ? "partial" : "dropped";
+	as->reason = s->reason;
+	hs_log(HS_LOG_INFO, "HPCSHIM_PRESET: stall tree '%s' %s: %s", s->name,
+	       nok ? "partly counted" : "not counted", s->reason);
 }
 
 static const struct agg_metric *presets__metric(const char *name)
@@ -429,6 +584,9 @@ static void presets__finish(struct pmu_evlist *el, const struct hs_config *cfg)
 			hs_log(HS_LOG_INFO, "%s: %s '%s' not counted: %s",
 			       var_of(s->kind), what_of(s->kind), s->name, s->reason);
 			continue;
+		case SEL_TREE:
+			presets__judge_tree(s, el, as);
+			continue;
 		case SEL_EVENTS:
 			break;
 		}
@@ -454,7 +612,8 @@ static void presets__finish(struct pmu_evlist *el, const struct hs_config *cfg)
 					.nsets = pr.n,
 					.sets = pr.sets,
 					.nmetrics = pr.nm,
-					.m = pr.m };
+					.m = pr.m,
+					.drill = pr.drill.t ? &pr.drill : NULL };
 }
 
 static void presets__result(struct agg_process *p)
