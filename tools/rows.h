@@ -7,7 +7,16 @@
 
 #include "tools/results.h"
 
-enum view { VIEW_REGION, VIEW_THREAD, VIEW_RANK };
+/* VIEW_TREE: the region view split by the region tree (each thread
+ * record's "parent" chain), one row per path, depth-first. */
+enum view { VIEW_REGION, VIEW_THREAD, VIEW_RANK, VIEW_TREE };
+
+/* Per-call statistics merged over records: min, mean (over all calls),
+ * max; n = 0 when no record had them. */
+struct percall {
+	long long n;
+	double min, mean, max;
+};
 
 /* One event's value in one row.  se: the standard error of a multiplexed
  * estimate (-1: exact or unknown); cov: running/enabled (-1: counted all
@@ -29,6 +38,11 @@ struct row {
 	double wall; /* ns, -1 when the results have no wall time */
 	struct cell *c; /* one per event of the table */
 	json_object *src; /* region view, one rank: the region; else NULL */
+	int depth;        /* tree: 0 at the top                          */
+	long up;          /* tree: the parent row's index, or -1         */
+	const char *pc_event;       /* tree: per_call's event             */
+	struct percall pc, pc_wall; /* tree: per_call, per_call_wall_ns   */
+	int last_file;              /* tree: for counting ranks           */
 };
 
 struct rowset {
