@@ -125,6 +125,40 @@ for row in rep["rows"]:
     ok &= row["calls"] == r["calls"] and row["threads"] == r["threads"]
 t.ok(ok and len(rep["rows"]) == len(doc["regions"]), "report --format json: region sums = the JSON's", p.stdout[:500])
 
+walls = {r["name"]: r["wall_ns"]["inclusive"] for r in doc["regions"]}
+t.eq({row["region"]: row["wall_ns"] for row in rep["rows"]}, walls,
+     "report --view region: wall_ns = the regions' wall_ns.inclusive")
+
+# The tree: per path, the thread records summed (here outer > inner on the
+# main thread; every other region at the top).
+want = {}
+for th in doc["threads"]:
+    regs = {g["name"]: g for g in th["regions"]}
+    for g in th["regions"]:
+        path, u = [g["name"]], g
+        while u["parent"]:
+            u = regs[u["parent"]]
+            path.insert(0, u["name"])
+        w = want.setdefault("/".join(path), [0, 0, 0, 0])
+        w[0] += g["calls"]
+        w[1] += g["exclusive"]["page-faults"]
+        w[2] += g["wall_ns"]["exclusive"]
+        w[3] = len(path) - 1
+for fmt in ("json", "csv"):
+    p = hs("report", "--view", "tree", "--exclusive", "--format", fmt, d)
+    if fmt == "json":
+        got = {"/".join(r["parents"] + [r["region"]]):
+               [r["calls"], r["values"]["page-faults"]["value"], r["wall_ns"], r["depth"]]
+               for r in json.loads(p.stdout)["rows"]}
+    else:
+        got = {r[0]: [int(r[1]), int(r[2]), int(r[7]), r[0].count("/")]
+               for r in csv.reader(io.StringIO(p.stdout)) if r and r[4] == "page-faults"}
+    t.eq(got, want, "report --view tree --exclusive (%s): per path calls, page faults, wall, "
+         "depth = the thread records summed" % fmt)
+t.ok("outer/inner" in want, "the tree has inner under outer")
+p = hs("report", "--view", "tree", d)
+t.ok(p.returncode == 0 and "\n    inner " in p.stdout, "report --view tree text: inner indented", p.stdout)
+
 p = hs("report", "--view", "thread", "--format", "csv", d)
 rows = [r for r in csv.reader(io.StringIO(p.stdout)) if r and not r[0].startswith("#")]
 want = {(str(th["tid"]), ev): th["totals"][ev] for th in doc["threads"] for ev in EV.split(",")}
