@@ -8,6 +8,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -158,6 +159,49 @@ for fmt in ("json", "csv"):
 t.ok("outer/inner" in want, "the tree has inner under outer")
 p = hs("report", "--view", "tree", d)
 t.ok(p.returncode == 0 and "\n    inner " in p.stdout, "report --view tree text: inner indented", p.stdout)
+
+# Metrics (a preset's formulas): each view's are the file's, a ratio of
+# the row's sums; n/a with the reason when an input is not shown.
+md = newdir("metrics")
+hs("run", "-q", "-o", md, "--preset", "software", "--", WORKLOAD, "touch", "300", "nested", "10", "20")
+mdoc = docs(md)[0]
+
+
+def close(a, b):
+    return a is None and b is None or a is not None and b is not None and abs(a - b) <= 1e-9 * max(1, abs(b))
+
+
+def mets(o):
+    return {k: v["value"] for k, v in o.items()}
+
+
+rows = json.loads(hs("report", "--view", "region", "--format", "json", md).stdout)["rows"]
+want = {r["name"]: mets(r["inclusive_metrics"]) for r in mdoc["regions"]}
+got = {r["region"]: {k: v["value"] for k, v in r["metrics"].items()} for r in rows}
+t.ok(want and got.keys() == want.keys() and all(
+    got[n].keys() == want[n].keys() and all(close(got[n][k], want[n][k]) for k in want[n]) for n in want),
+    "report --view region: metrics = regions[].inclusive_metrics", (got, want))
+rows = json.loads(hs("report", "--view", "rank", "--format", "json", md).stdout)["rows"]
+want = mets(mdoc["totals_metrics"])
+t.ok(len(rows) == 1 and all(close(rows[0]["metrics"][k]["value"], v) for k, v in want.items()),
+     "report --view rank: metrics = totals_metrics", (rows[0].get("metrics"), want))
+p = hs("report", "--view", "thread", "--format", "csv", md)
+got = {(r[3], r[6]): float(r[4]) for r in csv.reader(io.StringIO(p.stdout)) if len(r) > 5 and r[5] == "metric"
+       and not r[4].startswith("<")}
+want = {(str(th["tid"]), k): v["value"] for th in mdoc["threads"]
+        for k, v in th["totals_metrics"].items() if v["value"] is not None}
+t.ok(want and got.keys() == want.keys() and all(close(got[k], want[k]) for k in want),
+     "report --view thread CSV: metric lines (unit 'metric') = threads[].totals_metrics", (got, want))
+rows = json.loads(hs("report", "--view", "region", "-e", "page-faults", "--format", "json", md).stdout)["rows"]
+t.eq(rows[0]["metrics"]["faults_per_ms"], {"value": None, "reason": "event 'task-clock' not shown"},
+     "report -e page-faults: a metric of task-clock is n/a, saying why")
+html = os.path.join(md, "r.html")
+hs("html", "-o", html, md)
+page = open(html, encoding="utf-8").read()
+m = re.search(r'data-path="touch">(.*?)</tr>', page)
+t.ok(m and close(float(re.findall(r'class=metric data-value="([^"]+)"', m.group(1))[0]),
+                 mdoc["regions"][0]["inclusive_metrics"]["faults_per_ms"]["value"]),
+     "html tree: the region's first metric = its inclusive_metrics", m and m.group(1)[-400:])
 
 p = hs("report", "--view", "thread", "--format", "csv", d)
 rows = [r for r in csv.reader(io.StringIO(p.stdout)) if r and not r[0].startswith("#")]

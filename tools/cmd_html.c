@@ -74,7 +74,8 @@ static void ms_cell(double ns)
 	if (ns < 0)
 		fputs("<td class=na>-</td>", out);
 	else
-		fprintf(out, "<td data-value=\"%.17g\">%.3f&nbsp;ms</td>", ns, ns / 1e6);
+		fprintf(out, "<td data-value=\"%.17g\">%.3f&nbsp;ms</td>", ns,
+			ns / 1e6);
 }
 
 static const char css[] =
@@ -227,7 +228,8 @@ static void percall_cell(const struct percall *pc, const char *ev, const char *c
 		fputs("<td class=na>-</td>", out);
 		return;
 	}
-	fprintf(out, "<td class=%s data-min=\"%.17g\" data-mean=\"%.17g\" data-max=\"%.17g\">",
+	fprintf(out,
+		"<td class=%s data-min=\"%.17g\" data-mean=\"%.17g\" data-max=\"%.17g\">",
 		cls, pc->min, pc->mean, pc->max);
 	num(pc->min, ev);
 	fputs(" / ", out);
@@ -269,7 +271,13 @@ static void tree(const struct results *s, const char **ev, size_t nev)
 		esc(pe);
 		fputs(")", out);
 	}
-	fputs(": min / mean / max</th><th>wall per call: min / mean / max</th></tr>\n", out);
+	fputs(": min / mean / max</th><th>wall per call: min / mean / max</th>", out);
+	for (size_t k = 0; k < in.nm; k++) {
+		fputs("<th class=metric>", out);
+		esc(rows__metric_name(&in, k));
+		fputs("</th>", out);
+	}
+	fputs("</tr>\n", out);
 	for (size_t i = 0; i < in.n; i++) {
 		const struct row *r = &in.r[i];
 		const struct row *u;
@@ -284,11 +292,11 @@ static void tree(const struct results *s, const char **ev, size_t nev)
 				fputc('/', out);
 			esc(u->name);
 		}
-		fprintf(out, "\"><td style=\"padding-left:%.1fem\">%s", 0.5 + 1.4 * r->depth,
-			r->depth ? "&#x2514;&nbsp;" : "");
+		fprintf(out, "\"><td style=\"padding-left:%.1fem\">%s",
+			0.5 + 1.4 * r->depth, r->depth ? "&#x2514;&nbsp;" : "");
 		esc(r->name);
-		fprintf(out, "</td><td>%lld</td><td>%d</td><td>%d</td>", r->calls, r->threads,
-			r->ranks);
+		fprintf(out, "</td><td>%lld</td><td>%d</td><td>%d</td>", r->calls,
+			r->threads, r->ranks);
 		ms_cell(r->wall);
 		ms_cell(ex.r[i].wall);
 		for (size_t e = 0; e < nev; e++) {
@@ -297,6 +305,17 @@ static void tree(const struct results *s, const char **ev, size_t nev)
 		}
 		percall_cell(&r->pc, r->pc_event ? r->pc_event : "", "percall");
 		percall_cell(&r->pc_wall, "task-clock", "percallwall");
+		for (size_t k = 0; k < in.nm; k++) { /* inclusive: a ratio of sums */
+			if (r->m[k].has) {
+				fprintf(out,
+					"<td class=metric data-value=\"%.17g\">%.4g</td>",
+					r->m[k].v, r->m[k].v);
+			} else {
+				fputs("<td class=na title=\"", out);
+				esc(r->m[k].why);
+				fputs("\">n/a</td>", out);
+			}
+		}
 		fputs("</tr>\n", out);
 	}
 	if (!in.n)

@@ -69,13 +69,13 @@ static const char *view_name(enum view v)
 {
 	return v == VIEW_REGION ? "region" :
 	       v == VIEW_THREAD ? "thread" :
-	       v == VIEW_TREE	? "tree" :
+	       v == VIEW_TREE   ? "tree" :
 				  "rank";
 }
 
 /* A tree row's path from the top, names joined by sep. */
-static void tree_path(const struct rowset *rs, const struct row *w, const char *sep, char *b,
-		      size_t len)
+static void tree_path(const struct rowset *rs, const struct row *w, const char *sep,
+		      char *b, size_t len)
 {
 	const struct row *up[256];
 	int n = 0;
@@ -186,7 +186,7 @@ static int key_titles(struct grid *g, enum view v)
 	static const char *const thread[] = { "rank", "host:pid", "tid", "omp" };
 	static const char *const rank[] = { "rank", "host", "pid", "threads" };
 	const char *const *t = v == VIEW_REGION || v == VIEW_TREE ? region :
-			       v == VIEW_THREAD			  ? thread :
+			       v == VIEW_THREAD                   ? thread :
 								    rank;
 
 	for (int i = 0; i < 4; i++)
@@ -240,7 +240,7 @@ static void print_grid(const struct rowset *rs, size_t top, enum format f)
 	size_t n = top && top < rs->n ? top : rs->n;
 	char b[128];
 
-	g.ncols = 4 + wall;
+	g.ncols = 4 + wall + (int)rs->nm;
 	for (size_t e = 0; e < rs->nev; e++) {
 		ev_extras(rs, e, &se, &cov);
 		g.ncols += 1 + se + cov;
@@ -257,6 +257,8 @@ static void print_grid(const struct rowset *rs, size_t top, enum format f)
 		if (cov)
 			grid__set(&g, 0, col++, "cov%");
 	}
+	for (size_t k = 0; k < rs->nm; k++)
+		grid__set(&g, 0, col++, rows__metric_name(rs, k));
 	for (size_t i = 0; i < n; i++) {
 		const struct row *w = &rs->r[i];
 		int r = (int)i + 1;
@@ -282,6 +284,10 @@ static void print_grid(const struct rowset *rs, size_t top, enum format f)
 				grid__set(&g, r, col++, c->has && c->cov >= 0 ? b : "");
 			}
 		}
+		for (size_t k = 0; k < rs->nm; k++) {
+			snprintf(b, sizeof(b), "%.4g", w->m[k].v);
+			grid__set(&g, r, col++, w->m[k].has ? b : "n/a");
+		}
 	}
 	grid__print(&g, f);
 }
@@ -293,7 +299,7 @@ static void csv_num(double v)
 	if (v == floor(v) && fabs(v) < 9e15)
 		printf("%.0f", v);
 	else
-		printf("%.6f", v);
+		printf("%.15g", v); /* the value, not a rounding of it */
 }
 
 static void print_csv(const struct rowset *rs, size_t top, const char *sep)
@@ -312,8 +318,8 @@ static void print_csv(const struct rowset *rs, size_t top, const char *sep)
 	for (size_t i = 0; i < n; i++) {
 		const struct row *w = &rs->r[i];
 
-		for (size_t e = 0; e < rs->nev; e++) {
-			const struct cell *c = &w->c[e];
+		for (size_t e = 0; e < rs->nev + rs->nm; e++) {
+			const struct cell *c = &w->c[e < rs->nev ? e : 0];
 
 			if (rs->view == VIEW_REGION) {
 				printf("%s%s%lld%s", w->name, sep, w->calls, sep);
@@ -322,12 +328,26 @@ static void print_csv(const struct rowset *rs, size_t top, const char *sep)
 
 				tree_path(rs, w, "/", b, sizeof(b));
 				printf("%s%s%lld%s", b, sep, w->calls, sep);
-			}
-			else if (rs->view == VIEW_THREAD)
+			} else if (rs->view == VIEW_THREAD)
 				printf("%d%s%s%s%lld%s%lld%s", w->rank, sep, w->host, sep, w->pid,
 				       sep, w->tid, sep);
 			else
 				printf("%d%s%s%s%lld%s", w->rank, sep, w->host, sep, w->pid, sep);
+			if (e >= rs->nev) { /* a metric: unit "metric", no coverage */
+				const struct mcell *m = &w->m[e - rs->nev];
+
+				if (m->has)
+					csv_num(m->v);
+				else
+					printf("<%s>", m->why);
+				printf("%smetric%s%s%s%s", sep, sep,
+				       rows__metric_name(rs, e - rs->nev), sep, sep);
+				fputs(sep, stdout);
+				if (w->wall >= 0)
+					csv_num(w->wall);
+				putchar('\n');
+				continue;
+			}
 			if (c->has)
 				csv_num(c->v);
 			else
@@ -365,11 +385,13 @@ static json_object *row_json(const struct rowset *rs, const struct row *w)
 
 			for (const struct row *u = w; u->up >= 0;) {
 				u = &rs->r[u->up];
-				json_object_array_put_idx(path, (size_t)u->depth,
-							  json_object_new_string(u->name));
+				json_object_array_put_idx(
+					path, (size_t)u->depth,
+					json_object_new_string(u->name));
 			}
 			json_object_object_add(o, "parents", path);
-			json_object_object_add(o, "depth", json_object_new_int(w->depth));
+			json_object_object_add(o, "depth",
+					       json_object_new_int(w->depth));
 		}
 		json_object_object_add(o, "calls", json_object_new_int64(w->calls));
 		json_object_object_add(o, "threads", json_object_new_int(w->threads));
@@ -400,6 +422,23 @@ static json_object *row_json(const struct rowset *rs, const struct row *w)
 		json_object_object_add(vals, rs->ev[e], v);
 	}
 	json_object_object_add(o, "values", vals);
+	if (rs->nm) {
+		json_object *ms = json_object_new_object();
+
+		for (size_t k = 0; k < rs->nm; k++) {
+			json_object *m = json_object_new_object();
+
+			json_object_object_add(
+				m, "value",
+				w->m[k].has ? json_object_new_double(w->m[k].v) : NULL);
+			if (!w->m[k].has)
+				json_object_object_add(
+					m, "reason",
+					json_object_new_string(w->m[k].why));
+			json_object_object_add(ms, rows__metric_name(rs, k), m);
+		}
+		json_object_object_add(o, "metrics", ms);
+	}
 	return o;
 }
 
@@ -472,8 +511,10 @@ static void print_view(const struct results *s, enum view v, const char **ev, si
 		print_csv(&rs, top, sep);
 	} else {
 		if (titled && f == FMT_TEXT)
-			printf("%s%s:\n", v == VIEW_REGION || v == VIEW_TREE ? "regions" :
-					  v == VIEW_THREAD ? "threads" : "ranks",
+			printf("%s%s:\n",
+			       v == VIEW_REGION || v == VIEW_TREE ? "regions" :
+			       v == VIEW_THREAD                   ? "threads" :
+								    "ranks",
 			       v == VIEW_REGION || v == VIEW_TREE ?
 				       (exclusive ? " (exclusive)" : " (inclusive)") :
 				       "");
@@ -538,7 +579,8 @@ int report_main(int argc, char **argv)
 	}
 	if (view && strcmp(view, "summary") && strcmp(view, "region") &&
 	    strcmp(view, "tree") && strcmp(view, "thread") && strcmp(view, "rank")) {
-		fprintf(stderr, "hpcshim report: --view %s: summary, region, tree, thread or rank\n",
+		fprintf(stderr,
+			"hpcshim report: --view %s: summary, region, tree, thread or rank\n",
 			view);
 		return 2;
 	}

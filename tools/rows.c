@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/formula.h"
 #include "tools/rows.h"
 
 #define TOOL_PROG "hpcshim"
@@ -76,8 +77,8 @@ static void wall__add(struct row *r, json_object *o, int exclusive)
 {
 	double w = results__wall(o);
 
-	if (w < 0 && !results__num(get(get(o, "wall_ns"), exclusive ? "exclusive" :
-									"inclusive"),
+	if (w < 0 && !results__num(get(get(o, "wall_ns"),
+				       exclusive ? "exclusive" : "inclusive"),
 				   &w))
 		return;
 	r->wall = (r->wall < 0 ? 0 : r->wall) + w;
@@ -125,8 +126,9 @@ static void percall__merge(struct percall *m, json_object *o)
 {
 	double n, a, b, c;
 
-	if (!results__num(get(o, "calls"), &n) || n <= 0 || !results__num(get(o, "min"), &a) ||
-	    !results__num(get(o, "mean"), &b) || !results__num(get(o, "max"), &c))
+	if (!results__num(get(o, "calls"), &n) || n <= 0 ||
+	    !results__num(get(o, "min"), &a) || !results__num(get(o, "mean"), &b) ||
+	    !results__num(get(o, "max"), &c))
 		return;
 	if (!m->n || a < m->min)
 		m->min = a;
@@ -166,17 +168,19 @@ static long tree__node(struct rowset *rs, json_object *regs, long *memo, size_t 
 		return memo[k];
 	if (pn && hops < arr_len(regs))
 		for (size_t j = 0; j < arr_len(regs); j++)
-			if (j != k && strcmp(get_str(arr_at(regs, j), "name", ""), pn) == 0) {
+			if (j != k &&
+			    strcmp(get_str(arr_at(regs, j), "name", ""), pn) == 0) {
 				up = tree__node(rs, regs, memo, j, hops + 1);
 				break;
 			}
-	memo[k] = tree__child(rs, up, get_str(g, "name", "?"), up < 0 ? 0 : rs->r[up].depth + 1);
+	memo[k] = tree__child(rs, up, get_str(g, "name", "?"),
+			      up < 0 ? 0 : rs->r[up].depth + 1);
 	return memo[k];
 }
 
 /* Depth first, siblings in the order of by (row indices). */
-static void tree__order(const struct rowset *rs, const long *by, long up, long *order,
-			size_t *n)
+static void tree__order(const struct rowset *rs, const long *by, long up,
+			long *order, size_t *n)
 {
 	for (size_t k = 0; k < rs->n; k++)
 		if (rs->r[by[k]].up == up) {
@@ -223,8 +227,10 @@ static void rows__tree(struct rowset *rs, const struct results *s)
 			for (size_t k = 0; k < nr; k++)
 				memo[k] = -1;
 			for (size_t k = 0; k < nr; k++) {
-				json_object *g = arr_at(regs, k), *pc = get(g, "per_call");
-				long at = tree__node(rs, regs, memo, k, 0); /* may move rs->r */
+				json_object *g = arr_at(regs, k),
+					    *pc = get(g, "per_call");
+				long at = tree__node(rs, regs, memo, k,
+						     0); /* may move rs->r */
 				struct row *r = &rs->r[at];
 
 				r->calls += get_int(g, "calls", 0);
@@ -320,6 +326,97 @@ static void rows__ranks(struct rowset *rs, const struct results *s)
 	}
 }
 
+/* ---- metrics: the presets' formulas over a row's values ------------- */
+
+struct metric_def {
+	const char *name;
+	struct formula f;
+	int col[FORMULA_MAX_VARS]; /* the input's column, -1: not shown */
+	const char *ev[FORMULA_MAX_VARS];
+	char why[FORMULA_MAX_VARS][96];
+};
+
+const char *rows__metric_name(const struct rowset *rs, size_t k)
+{
+	return rs->mdef[k].name;
+}
+
+/* Every metric of every set in the results' presets, first definition of
+ * a name first; the inputs are the set's aliases of event names. */
+static void metrics__load(struct rowset *rs, const struct results *s)
+{
+	for (size_t f = 0; f < s->n; f++) {
+		json_object *sets = get(get(s->r[f].doc, "presets"), "sets");
+
+		for (size_t i = 0; i < arr_len(sets); i++) {
+			json_object *set = arr_at(sets, i), *ms = get(set, "metrics");
+			json_object *evs = get(set, "events");
+
+			if (!ms || !json_object_is_type(ms, json_type_object))
+				continue;
+			json_object_object_foreach(ms, name, fo)
+			{
+				struct metric_def *d;
+				char err[128];
+				size_t k;
+
+				for (k = 0;
+				     k < rs->nm && strcmp(rs->mdef[k].name, name); k++)
+					;
+				if (k < rs->nm ||
+				    !json_object_is_type(fo, json_type_string))
+					continue;
+				rs->mdef = xrealloc(rs->mdef,
+						    (rs->nm + 1) * sizeof(*rs->mdef));
+				d = &rs->mdef[rs->nm];
+				memset(d, 0, sizeof(*d));
+				if (hs_formula__parse(&d->f, json_object_get_string(fo),
+						      err, sizeof(err)) < 0)
+					continue;
+				d->name = name;
+				for (int v = 0; v < d->f.nvars; v++) {
+					d->ev[v] = get_str(evs, d->f.var[v],
+							   d->f.var[v]);
+					d->col[v] = -1;
+					for (size_t e = 0; e < rs->nev; e++)
+						if (strcmp(rs->ev[e], d->ev[v]) == 0)
+							d->col[v] = (int)e;
+					snprintf(d->why[v], sizeof(d->why[v]),
+						 "event '%.60s' %s", d->ev[v],
+						 d->col[v] < 0 ? "not shown" :
+								 "not counted");
+				}
+				rs->nm++;
+			}
+		}
+	}
+}
+
+static void metrics__eval(struct rowset *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct row *r = &rs->r[i];
+
+		r->m = xrealloc(NULL, (rs->nm ? rs->nm : 1) * sizeof(*r->m));
+		for (size_t k = 0; k < rs->nm; k++) {
+			struct metric_def *d = &rs->mdef[k];
+			double vals[FORMULA_MAX_VARS];
+			const char *why[FORMULA_MAX_VARS];
+
+			for (int v = 0; v < d->f.nvars; v++) {
+				const struct cell *c = d->col[v] >= 0 ?
+							       &r->c[d->col[v]] :
+							       NULL;
+
+				vals[v] = c && c->has ? c->v : 0;
+				why[v] = c && c->has ? NULL : d->why[v];
+			}
+			r->m[k].has = hs_formula__eval(&d->f, vals, why, &r->m[k].v,
+						       &r->m[k].why);
+		}
+	}
+}
+
 void rows__build(struct rowset *rs, const struct results *s, enum view v, const char **ev,
 		 size_t nev, int exclusive)
 {
@@ -336,6 +433,8 @@ void rows__build(struct rowset *rs, const struct results *s, enum view v, const 
 		rows__tree(rs, s);
 	else
 		rows__ranks(rs, s);
+	metrics__load(rs, s);
+	metrics__eval(rs);
 }
 
 void rows__free(struct rowset *rs)
@@ -343,7 +442,11 @@ void rows__free(struct rowset *rs)
 	for (size_t i = 0; i < rs->n; i++) {
 		free(rs->r[i].name);
 		free(rs->r[i].c);
+		free(rs->r[i].m);
 	}
+	free(rs->mdef);
+	rs->mdef = NULL;
+	rs->nm = 0;
 	free(rs->r);
 	rs->r = NULL;
 	rs->n = 0;
@@ -383,7 +486,9 @@ static int index_cmp(const void *a, const void *b)
 	int c = row_cmp(&sort_rows[*(const long *)a], &sort_rows[*(const long *)b]);
 
 	/* stable: first appearance among equals */
-	return c ? c : (*(const long *)a > *(const long *)b) - (*(const long *)a < *(const long *)b);
+	return c ? c :
+		   (*(const long *)a > *(const long *)b) -
+			       (*(const long *)a < *(const long *)b);
 }
 
 int rows__sort(struct rowset *rs, const char *key)

@@ -27,6 +27,16 @@ struct cell {
 	double run, en; /* summed running/enabled behind cov */
 };
 
+/* A metric of a row: the formula over the row's values (a ratio of sums,
+ * as in the files); why says why it is unknown. */
+struct mcell {
+	int has;
+	double v;
+	const char *why;
+};
+
+struct metric_def;
+
 struct row {
 	char *name;   /* region name; NULL in the other views */
 	int rank;     /* -1 in the region view (all ranks) */
@@ -43,6 +53,7 @@ struct row {
 	const char *pc_event;       /* tree: per_call's event             */
 	struct percall pc, pc_wall; /* tree: per_call, per_call_wall_ns   */
 	int last_file;              /* tree: for counting ranks           */
+	struct mcell *m;            /* one per metric of the set          */
 };
 
 struct rowset {
@@ -52,7 +63,12 @@ struct rowset {
 	struct row *r;
 	size_t n;
 	int exclusive;
+	size_t nm;               /* metrics of the results' presets   */
+	struct metric_def *mdef; /* [nm]                              */
 };
+
+/* The metric names of a built rowset. */
+const char *rows__metric_name(const struct rowset *rs, size_t k);
 
 /* Builds the rows of a view over every result; ev names the columns. */
 void rows__build(struct rowset *rs, const struct results *s, enum view v, const char **ev,
