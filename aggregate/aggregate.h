@@ -89,6 +89,9 @@ struct agg_region {
 	const char *name;
 	uint64_t calls;
 	struct agg_region *next; /* insertion order; published with release */
+	const struct agg_region *parent; /* the thread's open region when this
+					  * record was created, or NULL: the
+					  * region tree, at no per-call cost */
 	uint32_t open;           /* instances on the owner's region stack:
 				   * owner only, for recursion            */
 	int nev;
@@ -180,8 +183,13 @@ static inline void agg_region__add_event(struct agg_region *r, int e,
 
 struct agg_thread *agg_thread__new(pid_t tid, int nev);
 void agg_thread__delete(struct agg_thread *t);
-/* Finds or creates the region record of a name (copied).  NULL on ENOMEM. */
+/* Finds or creates the region record of a name (copied), with no parent.
+ * NULL on ENOMEM. */
 struct agg_region *agg_thread__region(struct agg_thread *t, const char *name);
+/* Creates the record of a name the thread has none of, noting parent (the
+ * region open when it was first begun, or NULL).  NULL on ENOMEM. */
+struct agg_region *agg_thread__add(struct agg_thread *t, const char *name,
+				   const struct agg_region *parent);
 /* The record of a name, or NULL when this thread has none. */
 struct agg_region *agg_thread__find(struct agg_thread *t, const char *name);
 /* Accounts one completed call: the exclusive delta always, the inclusive

@@ -263,6 +263,25 @@ static json_object *json_stats(const struct agg_process *p, const struct agg_sum
 	return o;
 }
 
+/* "parent": the enclosing region's name when every thread agrees (null:
+ * the top level); else null and "parents" lists the threads' parents. */
+static void json_region_parents(json_object *o, const struct agg_parent *pa)
+{
+	json_object *a;
+
+	if (!pa || !pa->next) {
+		json_object_object_add(o, "parent",
+				       pa && pa->name ? agg_json__text(pa->name) :
+							NULL);
+		return;
+	}
+	json_object_object_add(o, "parent", NULL);
+	a = json_object_new_array();
+	for (; pa; pa = pa->next)
+		json_object_array_add(a, pa->name ? agg_json__text(pa->name) : NULL);
+	json_object_object_add(o, "parents", a);
+}
+
 /* One region name across threads: calls, threads, sum/min/max/mean. */
 static json_object *json_region_sum(const struct agg_view *v,
 				    const struct agg_region_sum *rs)
@@ -271,6 +290,7 @@ static json_object *json_region_sum(const struct agg_view *v,
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "name", agg_json__text(rs->name));
+	json_region_parents(o, rs->parents);
 	json_object_object_add(o, "calls", agg_json__u64(rs->calls));
 	json_object_object_add(o, "threads", json_object_new_int(rs->threads));
 	json_object_object_add(o, "inclusive", json_stats(p, rs->incl.ev));
@@ -421,6 +441,8 @@ static json_object *json_region(const struct agg_process *p,
 	json_object *ro = json_object_new_object();
 
 	json_object_object_add(ro, "name", agg_json__text(rv->name));
+	json_object_object_add(ro, "parent",
+			       rv->parent ? agg_json__text(rv->parent) : NULL);
 	json_object_object_add(ro, "calls", agg_json__u64(rv->calls));
 	add_counts(ro, "inclusive", p, &rv->incl);
 	add_counts(ro, "exclusive", p, &rv->excl);

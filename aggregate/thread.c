@@ -113,16 +113,23 @@ struct agg_region *agg_thread__find(struct agg_thread *t, const char *name)
 struct agg_region *agg_thread__region(struct agg_thread *t, const char *name)
 {
 	struct agg_region *r = agg_thread__find(t, name);
+
+	return r ? r : agg_thread__add(t, name, NULL);
+}
+
+struct agg_region *agg_thread__add(struct agg_thread *t, const char *name,
+				   const struct agg_region *parent)
+{
+	struct agg_region *r;
 	size_t i;
 
-	if (r)
-		return r;
 	/* Keep the load factor at or below 1/2. */
 	if (2 * (t->nregions + 1) > t->hash_cap && thread__rehash(t) < 0)
 		return NULL;
 	r = region__new(name, t->nev);
 	if (!r)
 		return NULL;
+	r->parent = parent; /* before the record is published */
 	for (i = hash_str(name) & (t->hash_cap - 1); t->hash[i];
 	     i = (i + 1) & (t->hash_cap - 1))
 		;

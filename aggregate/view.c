@@ -412,6 +412,7 @@ static int view__region_values(struct agg_view *v, const struct agg_thread *t,
 			       const struct agg_region *r, struct agg_region_view *rv)
 {
 	rv->name = r->name;
+	rv->parent = r->parent ? r->parent->name : NULL;
 	rv->calls = __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
 	rv->percall = percall__load(&r->percall);
 	rv->wall = (struct agg_wall){
@@ -712,6 +713,22 @@ out:
 	return rc;
 }
 
+/* Notes one thread's parent of a summary's name, once per distinct name. */
+static int sum__parent(struct agg_view *v, struct agg_region_sum *rs, const char *parent)
+{
+	struct agg_parent **pp = &rs->parents;
+
+	for (; *pp; pp = &(*pp)->next)
+		if ((*pp)->name == parent ||
+		    ((*pp)->name && parent && strcmp((*pp)->name, parent) == 0))
+			return 0;
+	*pp = view__alloc(v, 1, sizeof(**pp));
+	if (!*pp)
+		return -1;
+	(*pp)->name = parent;
+	return 0;
+}
+
 /* Pass 2: per name written, calls, threads and sums across threads; the
  * folded names' values into regions_folded. */
 static int view__regions(struct agg_view *v)
@@ -735,6 +752,8 @@ static int view__regions(struct agg_view *v)
 			if (e->sum >= 0) {
 				struct agg_region_sum *rs = &v->sum[e->sum];
 
+				if (sum__parent(v, rs, rv.parent) < 0)
+					return -1;
 				rs->calls += rv.calls;
 				rs->threads++;
 				percall__merge(&rs->percall, &rv.percall);

@@ -76,6 +76,7 @@ struct agg_sum_view {
 
 struct agg_region_view {
 	const char *name;
+	const char *parent; /* the enclosing region at creation, or NULL */
 	uint64_t calls;
 	struct agg_percall percall;
 	struct agg_wall wall;
@@ -106,9 +107,17 @@ typedef void agg_section_fn(struct json_object *o, const char *name,
 			    const struct agg_process *p,
 			    const struct agg_thread_view *tv);
 
+/* A parent name of a region summary (NULL: at the top level). */
+struct agg_parent {
+	struct agg_parent *next;
+	const char *name;
+};
+
 /* One region name across threads, in order of first appearance. */
 struct agg_region_sum {
 	const char *name;
+	struct agg_parent *parents; /* the threads' distinct parents, in
+				     * order of first appearance       */
 	uint64_t calls;
 	int threads;
 	struct agg_percall percall;

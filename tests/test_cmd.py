@@ -8,6 +8,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -124,6 +125,83 @@ for row in rep["rows"]:
         ok &= row["values"][ev]["value"] == r["inclusive"][ev]["sum"]
     ok &= row["calls"] == r["calls"] and row["threads"] == r["threads"]
 t.ok(ok and len(rep["rows"]) == len(doc["regions"]), "report --format json: region sums = the JSON's", p.stdout[:500])
+
+walls = {r["name"]: r["wall_ns"]["inclusive"] for r in doc["regions"]}
+t.eq({row["region"]: row["wall_ns"] for row in rep["rows"]}, walls,
+     "report --view region: wall_ns = the regions' wall_ns.inclusive")
+
+# The tree: per path, the thread records summed (here outer > inner on the
+# main thread; every other region at the top).
+want = {}
+for th in doc["threads"]:
+    regs = {g["name"]: g for g in th["regions"]}
+    for g in th["regions"]:
+        path, u = [g["name"]], g
+        while u["parent"]:
+            u = regs[u["parent"]]
+            path.insert(0, u["name"])
+        w = want.setdefault("/".join(path), [0, 0, 0, 0])
+        w[0] += g["calls"]
+        w[1] += g["exclusive"]["page-faults"]
+        w[2] += g["wall_ns"]["exclusive"]
+        w[3] = len(path) - 1
+for fmt in ("json", "csv"):
+    p = hs("report", "--view", "tree", "--exclusive", "--format", fmt, d)
+    if fmt == "json":
+        got = {"/".join(r["parents"] + [r["region"]]):
+               [r["calls"], r["values"]["page-faults"]["value"], r["wall_ns"], r["depth"]]
+               for r in json.loads(p.stdout)["rows"]}
+    else:
+        got = {r[0]: [int(r[1]), int(r[2]), int(r[7]), r[0].count("/")]
+               for r in csv.reader(io.StringIO(p.stdout)) if r and r[4] == "page-faults"}
+    t.eq(got, want, "report --view tree --exclusive (%s): per path calls, page faults, wall, "
+         "depth = the thread records summed" % fmt)
+t.ok("outer/inner" in want, "the tree has inner under outer")
+p = hs("report", "--view", "tree", d)
+t.ok(p.returncode == 0 and "\n    inner " in p.stdout, "report --view tree text: inner indented", p.stdout)
+
+# Metrics (a preset's formulas): each view's are the file's, a ratio of
+# the row's sums; n/a with the reason when an input is not shown.
+md = newdir("metrics")
+hs("run", "-q", "-o", md, "--preset", "software", "--", WORKLOAD, "touch", "300", "nested", "10", "20")
+mdoc = docs(md)[0]
+
+
+def close(a, b):
+    return a is None and b is None or a is not None and b is not None and abs(a - b) <= 1e-9 * max(1, abs(b))
+
+
+def mets(o):
+    return {k: v["value"] for k, v in o.items()}
+
+
+rows = json.loads(hs("report", "--view", "region", "--format", "json", md).stdout)["rows"]
+want = {r["name"]: mets(r["inclusive_metrics"]) for r in mdoc["regions"]}
+got = {r["region"]: {k: v["value"] for k, v in r["metrics"].items()} for r in rows}
+t.ok(want and got.keys() == want.keys() and all(
+    got[n].keys() == want[n].keys() and all(close(got[n][k], want[n][k]) for k in want[n]) for n in want),
+    "report --view region: metrics = regions[].inclusive_metrics", (got, want))
+rows = json.loads(hs("report", "--view", "rank", "--format", "json", md).stdout)["rows"]
+want = mets(mdoc["totals_metrics"])
+t.ok(len(rows) == 1 and all(close(rows[0]["metrics"][k]["value"], v) for k, v in want.items()),
+     "report --view rank: metrics = totals_metrics", (rows[0].get("metrics"), want))
+p = hs("report", "--view", "thread", "--format", "csv", md)
+got = {(r[3], r[6]): float(r[4]) for r in csv.reader(io.StringIO(p.stdout)) if len(r) > 5 and r[5] == "metric"
+       and not r[4].startswith("<")}
+want = {(str(th["tid"]), k): v["value"] for th in mdoc["threads"]
+        for k, v in th["totals_metrics"].items() if v["value"] is not None}
+t.ok(want and got.keys() == want.keys() and all(close(got[k], want[k]) for k in want),
+     "report --view thread CSV: metric lines (unit 'metric') = threads[].totals_metrics", (got, want))
+rows = json.loads(hs("report", "--view", "region", "-e", "page-faults", "--format", "json", md).stdout)["rows"]
+t.eq(rows[0]["metrics"]["faults_per_ms"], {"value": None, "reason": "event 'task-clock' not shown"},
+     "report -e page-faults: a metric of task-clock is n/a, saying why")
+html = os.path.join(md, "r.html")
+hs("html", "-o", html, md)
+page = open(html, encoding="utf-8").read()
+m = re.search(r'data-path="touch">(.*?)</tr>', page)
+t.ok(m and close(float(re.findall(r'class=metric data-value="([^"]+)"', m.group(1))[0]),
+                 mdoc["regions"][0]["inclusive_metrics"]["faults_per_ms"]["value"]),
+     "html tree: the region's first metric = its inclusive_metrics", m and m.group(1)[-400:])
 
 p = hs("report", "--view", "thread", "--format", "csv", d)
 rows = [r for r in csv.reader(io.StringIO(p.stdout)) if r and not r[0].startswith("#")]

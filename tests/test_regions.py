@@ -36,12 +36,19 @@ t.eq(inner["inclusive"]["page-faults"], 3000, "nested: inner inclusive")
 t.eq(inner["exclusive"]["page-faults"], 3000, "nested: inner exclusive")
 t.ok(outer["inclusive"]["task-clock"] > inner["inclusive"]["task-clock"],
      "nested: outer task-clock covers inner")
+t.eq((outer["parent"], inner["parent"]), (None, "outer"),
+     "nested: the region tree (outer at the top, inner inside outer)")
+t.eq([(x["name"], x["parent"], x.get("parents")) for x in r.doc["regions"]
+      if x["name"] in ("outer", "inner")],
+     [("outer", None, None), ("inner", "outer", None)],
+     "nested: the summary's parents, one per name (no 'parents' list)")
 
 r = workload("recurse", 3, 100)
 rec = region(main_thread(r.doc), "rec")
 t.eq(rec["calls"], 3, "recursion: three calls")
 t.eq(rec["inclusive"]["page-faults"], 300, "recursion: inclusive not double counted")
 t.eq(rec["exclusive"]["page-faults"], 300, "recursion: exclusive sums the levels")
+t.eq(rec["parent"], None, "recursion: one record, parent from its first BEGIN (none)")
 
 r = workload("mismatch", "touch", 100)
 m = main_thread(r.doc)

@@ -191,6 +191,15 @@ static void test_thread(void)
 		       "head/next list keeps first-use order (%d records, %d out "
 		       "of order)", k, bad);
 	}
+	{ /* the region tree: a new record notes its parent, an old one keeps it */
+		struct agg_region *c = agg_thread__add(t, "gamma", a);
+
+		TAP_OK(c && c->parent == a && a->parent == NULL &&
+		       agg_thread__find(t, "gamma") == c &&
+		       agg_thread__region(t, "gamma") == c && t->tail == c &&
+		       c->parent == a,
+		       "agg_thread__add: the parent noted, the record found and linked");
+	}
 	agg_thread__set_totals(t, (const struct count[2]){ { 1, 2, 3 }, { 4, 5, 6 } });
 	TAP_OK(t->totals[0].value == 1 && t->totals[0].running == 3 &&
 	       t->totals[1].value == 4 && t->totals[1].enabled == 5,

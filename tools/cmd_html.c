@@ -5,8 +5,9 @@
  * No script, no external file, no font: CSS inline, charts as inline SVG
  * drawn here, so the page reads offline and without JavaScript.  Sections:
  * the header (command, hosts, ranks, threads, dropped events and why),
- * the regions (inclusive and exclusive per event, calls, per-call
- * statistics), per-thread and per-rank bars of the main event with the
+ * the region tree (nested, inclusive and exclusive per event, wall time,
+ * per-call statistics of the main event and of the wall time), the flat
+ * regions (each name wherever it was entered), per-thread and per-rank bars of the main event with the
  * imbalance (max/mean - 1) and who was max, the time series
  * (HPCSHIM_INTERVAL), the coverage of multiplexed values, and drill-down
  * bars when the results carry drill-down data.  Numbers are the JSON's
@@ -66,6 +67,15 @@ static void cell(const struct cell *c, const char *ev)
 	if (c->cov >= 0)
 		fprintf(out, " <small>(%.1f%%)</small>", c->cov * 100);
 	fputs("</td>", out);
+}
+
+static void ms_cell(double ns)
+{
+	if (ns < 0)
+		fputs("<td class=na>-</td>", out);
+	else
+		fprintf(out, "<td data-value=\"%.17g\">%.3f&nbsp;ms</td>", ns,
+			ns / 1e6);
 }
 
 static const char css[] =
@@ -156,7 +166,8 @@ static void regions(const struct results *s, const char **ev, size_t nev)
 
 	rows__build(&in, s, VIEW_REGION, ev, nev, 0);
 	rows__build(&ex, s, VIEW_REGION, ev, nev, 1);
-	fputs("<h2>Regions</h2>\n<table id=regions><tr><th>region</th><th>calls</th>"
+	fputs("<h2>Regions</h2>\n<p>Each name over every thread and rank, wherever "
+	      "it was entered.</p>\n<table id=regions><tr><th>region</th><th>calls</th>"
 	      "<th>threads</th><th>ranks</th>",
 	      out);
 	for (size_t e = 0; e < nev; e++) {
@@ -166,7 +177,9 @@ static void regions(const struct results *s, const char **ev, size_t nev)
 		esc(ev[e]);
 		fputs(" exclusive</th>", out);
 	}
-	fputs("<th>per call: min / mean / max</th></tr>\n", out);
+	fputs("<th>per call: min / mean / max</th><th>wall inclusive</th>"
+	      "<th>wall exclusive</th></tr>\n",
+	      out);
 	for (size_t i = 0; i < in.n; i++) {
 		const struct row *r = &in.r[i];
 		json_object *pc = NULL;
@@ -200,8 +213,113 @@ static void regions(const struct results *s, const char **ev, size_t nev)
 		} else {
 			fputs("<td class=na>-</td>", out);
 		}
+		ms_cell(r->wall);
+		ms_cell(ex.r[i].wall);
 		fputs("</tr>\n", out);
 	}
+	fputs("</table>\n", out);
+	rows__free(&in);
+	rows__free(&ex);
+}
+
+static void percall_cell(const struct percall *pc, const char *ev, const char *cls)
+{
+	if (!pc->n) {
+		fputs("<td class=na>-</td>", out);
+		return;
+	}
+	fprintf(out,
+		"<td class=%s data-min=\"%.17g\" data-mean=\"%.17g\" data-max=\"%.17g\">",
+		cls, pc->min, pc->mean, pc->max);
+	num(pc->min, ev);
+	fputs(" / ", out);
+	num(pc->mean, ev);
+	fputs(" / ", out);
+	num(pc->max, ev);
+	fputs("</td>", out);
+}
+
+/* The region tree: one row per path of nested regions (each thread
+ * record's parent chain), over threads and ranks, depth first; inclusive
+ * and exclusive values, wall time, the per-call statistics of the main
+ * event and of the wall time merged over the records. */
+static void tree(const struct results *s, const char **ev, size_t nev)
+{
+	struct rowset in, ex;
+	const char *pe = NULL;
+
+	rows__build(&in, s, VIEW_TREE, ev, nev, 0);
+	rows__build(&ex, s, VIEW_TREE, ev, nev, 1);
+	for (size_t i = 0; i < in.n && !pe; i++)
+		pe = in.r[i].pc_event;
+	fputs("<h2>Region tree</h2>\n<p>Regions nested as they were entered (the region "
+	      "open at a name's first BEGIN on each thread), summed over threads and "
+	      "ranks; exclusive = inclusive minus the nested regions.</p>\n"
+	      "<table id=tree><tr><th>region</th><th>calls</th><th>threads</th><th>ranks</th>"
+	      "<th>wall inclusive</th><th>wall exclusive</th>",
+	      out);
+	for (size_t e = 0; e < nev; e++) {
+		fputs("<th>", out);
+		esc(ev[e]);
+		fputs(" inclusive</th><th>", out);
+		esc(ev[e]);
+		fputs(" exclusive</th>", out);
+	}
+	fputs("<th>per call", out);
+	if (pe) {
+		fputs(" (", out);
+		esc(pe);
+		fputs(")", out);
+	}
+	fputs(": min / mean / max</th><th>wall per call: min / mean / max</th>", out);
+	for (size_t k = 0; k < in.nm; k++) {
+		fputs("<th class=metric>", out);
+		esc(rows__metric_name(&in, k));
+		fputs("</th>", out);
+	}
+	fputs("</tr>\n", out);
+	for (size_t i = 0; i < in.n; i++) {
+		const struct row *r = &in.r[i];
+		const struct row *u;
+
+		fprintf(out, "<tr class=node data-depth=%d data-path=\"", r->depth);
+		/* the path, top first: at most depth + 1 names */
+		for (int d = 0; d <= r->depth; d++) {
+			u = r;
+			for (int k = r->depth; k > d; k--)
+				u = &in.r[u->up];
+			if (d)
+				fputc('/', out);
+			esc(u->name);
+		}
+		fprintf(out, "\"><td style=\"padding-left:%.1fem\">%s",
+			0.5 + 1.4 * r->depth, r->depth ? "&#x2514;&nbsp;" : "");
+		esc(r->name);
+		fprintf(out, "</td><td>%lld</td><td>%d</td><td>%d</td>", r->calls,
+			r->threads, r->ranks);
+		ms_cell(r->wall);
+		ms_cell(ex.r[i].wall);
+		for (size_t e = 0; e < nev; e++) {
+			cell(&r->c[e], ev[e]);
+			cell(&ex.r[i].c[e], ev[e]);
+		}
+		percall_cell(&r->pc, r->pc_event ? r->pc_event : "", "percall");
+		percall_cell(&r->pc_wall, "task-clock", "percallwall");
+		for (size_t k = 0; k < in.nm; k++) { /* inclusive: a ratio of sums */
+			if (r->m[k].has) {
+				fprintf(out,
+					"<td class=metric data-value=\"%.17g\">%.4g</td>",
+					r->m[k].v, r->m[k].v);
+			} else {
+				fputs("<td class=na title=\"", out);
+				esc(r->m[k].why);
+				fputs("\">n/a</td>", out);
+			}
+		}
+		fputs("</tr>\n", out);
+	}
+	if (!in.n)
+		fputs("<tr><td colspan=6 class=na>no regions</td></tr>\n", out);
 	fputs("</table>\n", out);
 	rows__free(&in);
 	rows__free(&ex);
@@ -429,6 +547,7 @@ int html_main(int argc, char **argv)
 		     "<title>hpcshim report</title><style>%s</style></head><body>\n",
 		css);
 	header(&s, ev, nev);
+	tree(&s, ev, nev);
 	regions(&s, ev, nev);
 	if (nev) {
 		fputs("<h2>Balance</h2>\n", out);

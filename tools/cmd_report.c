@@ -1,6 +1,6 @@
 /* cmd_report.c - hpcshim report: tables of results.
  *
- * Usage: hpcshim report [--view summary|region|thread|rank] [--sort KEY]
+ * Usage: hpcshim report [--view summary|region|tree|thread|rank] [--sort KEY]
  *                       [--top N] [-e EVENTS] [--exclusive]
  *                       [--format text|csv|json|markdown] FILE|DIR ...
  *
@@ -29,7 +29,7 @@
 enum format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_MD };
 
 static const char usage_line[] =
-	"usage: hpcshim report [--view summary|region|thread|rank] [--sort KEY] [--top N]\n"
+	"usage: hpcshim report [--view summary|region|tree|thread|rank] [--sort KEY] [--top N]\n"
 	"                      [-e EVENTS] [--exclusive] [--format text|csv|json|markdown]\n"
 	"                      [-x SEP] FILE|DIR ...\n";
 
@@ -40,6 +40,8 @@ static void report__help(void)
 	      "(one per process or rank).\n\n"
 	      "  --view V       summary (one result: header, totals, regions, metrics,\n"
 	      "                 threads), region (inclusive over threads and ranks),\n"
+	      "                 tree (the regions nested as they were entered: one row\n"
+	      "                 per path, over threads and ranks; siblings sorted),\n"
 	      "                 thread (per rank and thread), rank (process totals)\n"
 	      "  --sort KEY     name, calls, wall or an event name (largest first)\n"
 	      "  --top N        the first N rows\n"
@@ -65,7 +67,27 @@ static void fmt_value(char *buf, size_t len, const char *ev, double v)
 
 static const char *view_name(enum view v)
 {
-	return v == VIEW_REGION ? "region" : v == VIEW_THREAD ? "thread" : "rank";
+	return v == VIEW_REGION ? "region" :
+	       v == VIEW_THREAD ? "thread" :
+	       v == VIEW_TREE   ? "tree" :
+				  "rank";
+}
+
+/* A tree row's path from the top, names joined by sep. */
+static void tree_path(const struct rowset *rs, const struct row *w, const char *sep,
+		      char *b, size_t len)
+{
+	const struct row *up[256];
+	int n = 0;
+	size_t k = 0;
+
+	for (const struct row *u = w; u->up >= 0 && n < 256; u = &rs->r[u->up])
+		up[n++] = &rs->r[u->up];
+	b[0] = 0;
+	while (n-- > 0 && k < len)
+		k += (size_t)snprintf(b + k, len - k, "%s%s", up[n]->name, sep);
+	if (k < len)
+		snprintf(b + k, len - k, "%s", w->name);
 }
 
 /* ---- a text grid: text and markdown ------------------------------------ */
@@ -154,6 +176,8 @@ static int any_wall(const struct rowset *rs)
 	return 0;
 }
 
+static int md_tree; /* markdown: indent the tree with &nbsp; */
+
 /* The row's key columns: region name, calls, threads, ranks; or rank,
  * host:pid, tid, OpenMP number; or rank, host, pid, threads. */
 static int key_titles(struct grid *g, enum view v)
@@ -161,7 +185,9 @@ static int key_titles(struct grid *g, enum view v)
 	static const char *const region[] = { "region", "calls", "threads", "ranks" };
 	static const char *const thread[] = { "rank", "host:pid", "tid", "omp" };
 	static const char *const rank[] = { "rank", "host", "pid", "threads" };
-	const char *const *t = v == VIEW_REGION ? region : v == VIEW_THREAD ? thread : rank;
+	const char *const *t = v == VIEW_REGION || v == VIEW_TREE ? region :
+			       v == VIEW_THREAD                   ? thread :
+								    rank;
 
 	for (int i = 0; i < 4; i++)
 		grid__set(g, 0, i, t[i]);
@@ -172,8 +198,15 @@ static void key_cells(struct grid *g, int r, const struct rowset *rs, const stru
 {
 	char b[300];
 
-	if (rs->view == VIEW_REGION) {
-		grid__set(g, r, 0, w->name);
+	if (rs->view == VIEW_REGION || rs->view == VIEW_TREE) {
+		/* the tree: two spaces a level (markdown: no-break ones) */
+		size_t k = 0;
+
+		for (int d = 0; d < w->depth && k + 16 < sizeof(b); d++)
+			k += (size_t)snprintf(b + k, sizeof(b) - k, "%s",
+					      md_tree ? "&nbsp;&nbsp;" : "  ");
+		snprintf(b + k, sizeof(b) - k, "%s", w->name);
+		grid__set(g, r, 0, b);
 		snprintf(b, sizeof(b), "%lld", w->calls);
 		grid__set(g, r, 1, b);
 		snprintf(b, sizeof(b), "%d", w->threads);
@@ -207,7 +240,7 @@ static void print_grid(const struct rowset *rs, size_t top, enum format f)
 	size_t n = top && top < rs->n ? top : rs->n;
 	char b[128];
 
-	g.ncols = 4 + wall;
+	g.ncols = 4 + wall + (int)rs->nm;
 	for (size_t e = 0; e < rs->nev; e++) {
 		ev_extras(rs, e, &se, &cov);
 		g.ncols += 1 + se + cov;
@@ -224,6 +257,8 @@ static void print_grid(const struct rowset *rs, size_t top, enum format f)
 		if (cov)
 			grid__set(&g, 0, col++, "cov%");
 	}
+	for (size_t k = 0; k < rs->nm; k++)
+		grid__set(&g, 0, col++, rows__metric_name(rs, k));
 	for (size_t i = 0; i < n; i++) {
 		const struct row *w = &rs->r[i];
 		int r = (int)i + 1;
@@ -249,6 +284,10 @@ static void print_grid(const struct rowset *rs, size_t top, enum format f)
 				grid__set(&g, r, col++, c->has && c->cov >= 0 ? b : "");
 			}
 		}
+		for (size_t k = 0; k < rs->nm; k++) {
+			snprintf(b, sizeof(b), "%.4g", w->m[k].v);
+			grid__set(&g, r, col++, w->m[k].has ? b : "n/a");
+		}
 	}
 	grid__print(&g, f);
 }
@@ -260,7 +299,7 @@ static void csv_num(double v)
 	if (v == floor(v) && fabs(v) < 9e15)
 		printf("%.0f", v);
 	else
-		printf("%.6f", v);
+		printf("%.15g", v); /* the value, not a rounding of it */
 }
 
 static void print_csv(const struct rowset *rs, size_t top, const char *sep)
@@ -269,6 +308,8 @@ static void print_csv(const struct rowset *rs, size_t top, const char *sep)
 
 	if (rs->view == VIEW_REGION)
 		printf("# region%scalls%s", sep, sep);
+	else if (rs->view == VIEW_TREE)
+		printf("# path%scalls%s", sep, sep);
 	else if (rs->view == VIEW_THREAD)
 		printf("# rank%shost%spid%stid%s", sep, sep, sep, sep);
 	else
@@ -277,16 +318,36 @@ static void print_csv(const struct rowset *rs, size_t top, const char *sep)
 	for (size_t i = 0; i < n; i++) {
 		const struct row *w = &rs->r[i];
 
-		for (size_t e = 0; e < rs->nev; e++) {
-			const struct cell *c = &w->c[e];
+		for (size_t e = 0; e < rs->nev + rs->nm; e++) {
+			const struct cell *c = &w->c[e < rs->nev ? e : 0];
 
-			if (rs->view == VIEW_REGION)
+			if (rs->view == VIEW_REGION) {
 				printf("%s%s%lld%s", w->name, sep, w->calls, sep);
-			else if (rs->view == VIEW_THREAD)
+			} else if (rs->view == VIEW_TREE) {
+				char b[1024];
+
+				tree_path(rs, w, "/", b, sizeof(b));
+				printf("%s%s%lld%s", b, sep, w->calls, sep);
+			} else if (rs->view == VIEW_THREAD)
 				printf("%d%s%s%s%lld%s%lld%s", w->rank, sep, w->host, sep, w->pid,
 				       sep, w->tid, sep);
 			else
 				printf("%d%s%s%s%lld%s", w->rank, sep, w->host, sep, w->pid, sep);
+			if (e >= rs->nev) { /* a metric: unit "metric", no coverage */
+				const struct mcell *m = &w->m[e - rs->nev];
+
+				if (m->has)
+					csv_num(m->v);
+				else
+					printf("<%s>", m->why);
+				printf("%smetric%s%s%s%s", sep, sep,
+				       rows__metric_name(rs, e - rs->nev), sep, sep);
+				fputs(sep, stdout);
+				if (w->wall >= 0)
+					csv_num(w->wall);
+				putchar('\n');
+				continue;
+			}
 			if (c->has)
 				csv_num(c->v);
 			else
@@ -317,8 +378,21 @@ static json_object *row_json(const struct rowset *rs, const struct row *w)
 {
 	json_object *o = json_object_new_object(), *vals = json_object_new_object();
 
-	if (rs->view == VIEW_REGION) {
+	if (rs->view == VIEW_REGION || rs->view == VIEW_TREE) {
 		json_object_object_add(o, "region", json_object_new_string(w->name));
+		if (rs->view == VIEW_TREE) {
+			json_object *path = json_object_new_array();
+
+			for (const struct row *u = w; u->up >= 0;) {
+				u = &rs->r[u->up];
+				json_object_array_put_idx(
+					path, (size_t)u->depth,
+					json_object_new_string(u->name));
+			}
+			json_object_object_add(o, "parents", path);
+			json_object_object_add(o, "depth",
+					       json_object_new_int(w->depth));
+		}
 		json_object_object_add(o, "calls", json_object_new_int64(w->calls));
 		json_object_object_add(o, "threads", json_object_new_int(w->threads));
 		json_object_object_add(o, "ranks", json_object_new_int(w->ranks));
@@ -348,6 +422,23 @@ static json_object *row_json(const struct rowset *rs, const struct row *w)
 		json_object_object_add(vals, rs->ev[e], v);
 	}
 	json_object_object_add(o, "values", vals);
+	if (rs->nm) {
+		json_object *ms = json_object_new_object();
+
+		for (size_t k = 0; k < rs->nm; k++) {
+			json_object *m = json_object_new_object();
+
+			json_object_object_add(
+				m, "value",
+				w->m[k].has ? json_object_new_double(w->m[k].v) : NULL);
+			if (!w->m[k].has)
+				json_object_object_add(
+					m, "reason",
+					json_object_new_string(w->m[k].why));
+			json_object_object_add(ms, rows__metric_name(rs, k), m);
+		}
+		json_object_object_add(o, "metrics", ms);
+	}
 	return o;
 }
 
@@ -420,11 +511,16 @@ static void print_view(const struct results *s, enum view v, const char **ev, si
 		print_csv(&rs, top, sep);
 	} else {
 		if (titled && f == FMT_TEXT)
-			printf("%s%s:\n", v == VIEW_REGION ? "regions" :
-					  v == VIEW_THREAD ? "threads" : "ranks",
-			       v == VIEW_REGION ? (exclusive ? " (exclusive)" : " (inclusive)") : "");
+			printf("%s%s:\n",
+			       v == VIEW_REGION || v == VIEW_TREE ? "regions" :
+			       v == VIEW_THREAD                   ? "threads" :
+								    "ranks",
+			       v == VIEW_REGION || v == VIEW_TREE ?
+				       (exclusive ? " (exclusive)" : " (inclusive)") :
+				       "");
 		if (titled && f == FMT_MD)
 			printf("\n### %s\n\n", view_name(v));
+		md_tree = f == FMT_MD && v == VIEW_TREE;
 		print_grid(&rs, top, f);
 	}
 	rows__free(&rs);
@@ -482,8 +578,9 @@ int report_main(int argc, char **argv)
 		}
 	}
 	if (view && strcmp(view, "summary") && strcmp(view, "region") &&
-	    strcmp(view, "thread") && strcmp(view, "rank")) {
-		fprintf(stderr, "hpcshim report: --view %s: summary, region, thread or rank\n",
+	    strcmp(view, "tree") && strcmp(view, "thread") && strcmp(view, "rank")) {
+		fprintf(stderr,
+			"hpcshim report: --view %s: summary, region, tree, thread or rank\n",
 			view);
 		return 2;
 	}
@@ -514,7 +611,9 @@ int report_main(int argc, char **argv)
 		print_view(&s, VIEW_RANK, ev, nev, exclusive, NULL, 0, f, sep, 1);
 	} else {
 		enum view v = !strcmp(view, "region") ? VIEW_REGION :
-			      !strcmp(view, "thread") ? VIEW_THREAD : VIEW_RANK;
+			      !strcmp(view, "tree")   ? VIEW_TREE :
+			      !strcmp(view, "thread") ? VIEW_THREAD :
+							VIEW_RANK;
 
 		print_view(&s, v, ev, nev, exclusive, sort, top, f, sep, 0);
 	}

@@ -7,7 +7,16 @@
 
 #include "tools/results.h"
 
-enum view { VIEW_REGION, VIEW_THREAD, VIEW_RANK };
+/* VIEW_TREE: the region view split by the region tree (each thread
+ * record's "parent" chain), one row per path, depth-first. */
+enum view { VIEW_REGION, VIEW_THREAD, VIEW_RANK, VIEW_TREE };
+
+/* Per-call statistics merged over records: min, mean (over all calls),
+ * max; n = 0 when no record had them. */
+struct percall {
+	long long n;
+	double min, mean, max;
+};
 
 /* One event's value in one row.  se: the standard error of a multiplexed
  * estimate (-1: exact or unknown); cov: running/enabled (-1: counted all
@@ -17,6 +26,16 @@ struct cell {
 	double v, se, cov;
 	double run, en; /* summed running/enabled behind cov */
 };
+
+/* A metric of a row: the formula over the row's values (a ratio of sums,
+ * as in the files); why says why it is unknown. */
+struct mcell {
+	int has;
+	double v;
+	const char *why;
+};
+
+struct metric_def;
 
 struct row {
 	char *name;   /* region name; NULL in the other views */
@@ -29,6 +48,12 @@ struct row {
 	double wall; /* ns, -1 when the results have no wall time */
 	struct cell *c; /* one per event of the table */
 	json_object *src; /* region view, one rank: the region; else NULL */
+	int depth;        /* tree: 0 at the top                          */
+	long up;          /* tree: the parent row's index, or -1         */
+	const char *pc_event;       /* tree: per_call's event             */
+	struct percall pc, pc_wall; /* tree: per_call, per_call_wall_ns   */
+	int last_file;              /* tree: for counting ranks           */
+	struct mcell *m;            /* one per metric of the set          */
 };
 
 struct rowset {
@@ -38,7 +63,12 @@ struct rowset {
 	struct row *r;
 	size_t n;
 	int exclusive;
+	size_t nm;               /* metrics of the results' presets   */
+	struct metric_def *mdef; /* [nm]                              */
 };
+
+/* The metric names of a built rowset. */
+const char *rows__metric_name(const struct rowset *rs, size_t k);
 
 /* Builds the rows of a view over every result; ev names the columns. */
 void rows__build(struct rowset *rs, const struct results *s, enum view v, const char **ev,

@@ -240,12 +240,25 @@ static void end__close(struct hs_thread *t, int k)
 
 /* ---- names built at run time: looked up by hash ---------------------- */
 
+/* This thread's record of name.  A new record notes the region open then
+ * as its parent (the region tree): work on the creation branch only, the
+ * lookup is the one agg_thread__region would do. */
+static struct agg_region *thread__region(struct hs_thread *t, const char *name)
+{
+	struct agg_region *r = agg_thread__find(t->agg, name);
+
+	if (likely(r))
+		return r;
+	return agg_thread__add(t->agg, name,
+			       t->depth ? t->frames[t->depth - 1].region : NULL);
+}
+
 HPCSHIM_API void hpcshim_region_begin(const char *name)
 {
 	struct hs_thread *t = begin__thread(SP_HERE);
 
 	if (t)
-		frame__push(t, agg_thread__region(t->agg, name ? name : "(null)"), 0);
+		frame__push(t, thread__region(t, name ? name : "(null)"), 0);
 }
 
 HPCSHIM_API void hpcshim_region_end(const char *name)
@@ -287,8 +300,8 @@ static struct agg_region *thread__by_id(struct hs_thread *t, int id,
 	if (!create)
 		return agg_thread__find(t->agg, name);
 	if (id >= t->nids && hs_stack__reserve_ids(t, id + 1) < 0)
-		return agg_thread__region(t->agg, name);
-	return t->byid[id] = agg_thread__region(t->agg, name);
+		return thread__region(t, name);
+	return t->byid[id] = thread__region(t, name);
 }
 
 HPCSHIM_API void hpcshim_site_begin(struct hpcshim_site *site, const char *name)
@@ -304,9 +317,7 @@ HPCSHIM_API void hpcshim_site_begin(struct hpcshim_site *site, const char *name)
 	if (!t)
 		return;
 	id = site__id(site, name);
-	frame__push(t,
-		    id ? thread__by_id(t, id, name, true) :
-			 agg_thread__region(t->agg, name),
+	frame__push(t, id ? thread__by_id(t, id, name, true) : thread__region(t, name),
 		    0);
 }
 
@@ -342,9 +353,7 @@ void hs_region__call_begin(struct hpcshim_site *site, const char *name, uintptr_
 	if (!t)
 		return;
 	id = site__id(site, name);
-	frame__push(t,
-		    id ? thread__by_id(t, id, name, true) :
-			 agg_thread__region(t->agg, name),
+	frame__push(t, id ? thread__by_id(t, id, name, true) : thread__region(t, name),
 		    sp);
 }
 

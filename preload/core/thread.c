@@ -168,8 +168,12 @@ int hs_thread__rebirth(struct hs_thread *t)
 	 * fork: fresh counters start at zero, so the frames start there. */
 	for (int i = 0; i < t->depth; i++) {
 		struct hs_frame *f = &t->frames[i];
+		const char *name = f->region->name; /* the parent's, freed below */
 
-		f->region = agg_thread__region(agg, f->region->name);
+		f->region = agg_thread__find(agg, name);
+		if (!f->region) /* the tree as before the fork */
+			f->region = agg_thread__add(
+				agg, name, i ? t->frames[i - 1].region : NULL);
 		if (!f->region) { /* out of memory: drop this frame and above */
 			t->depth = i;
 			break;
