@@ -85,6 +85,10 @@ for name, cc, launcher in MPIS:
          "%s: %s -np %d hpcshim run: the job's exit status and stdout" % (name, launcher[0], NP))
     files = sorted(glob.glob(os.path.join(out, "hpcshim-*.json")))
     docs = [json.load(open(f, encoding="utf-8")) for f in files]
+    # the job's own document (preload/mpi/, at MPI_Finalize) is beside them
+    t.eq(sum(1 for d in docs if d["schema"].startswith("hpcshim-job/")), 1,
+         "%s: one job document beside the rank files" % name)
+    docs = [d for d in docs if d["schema"].startswith("hpcshim/")]
     progs = sorted({os.path.basename(d["process"]["command"][0]) for d in docs})
     t.eq(progs, [os.path.basename(prog)],
          "%s: every file is the program's (none from hpcshim or the launcher)" % name)

@@ -5,6 +5,7 @@
  * (a rank killed while writing) still gives a report of the others.
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,7 +92,17 @@ static int check_doc(struct results *s, const char *path, json_object *doc, char
 	return 1;
 }
 
-static void results__add_file(struct results *s, const char *path)
+/* A job document (hpcshim-job/N: the in-job one lands beside the rank
+ * files, preload/mpi/). */
+static bool is_job_doc(json_object *doc)
+{
+	const char *schema = get_str(doc, "schema", "");
+
+	return strncmp(schema, "hpcshim-job/", 12) == 0;
+}
+
+/* in_dir: found in a directory, where a job document is left alone. */
+static void results__add_file(struct results *s, const char *path, bool in_dir)
 {
 	char why[512];
 	json_object *doc = json_object_from_file(path);
@@ -99,6 +110,10 @@ static void results__add_file(struct results *s, const char *path)
 	if (!doc) {
 		load_error(why, sizeof(why));
 		results__skip(s, path, why);
+		return;
+	}
+	if (in_dir && json_object_is_type(doc, json_type_object) && is_job_doc(doc)) {
+		json_object_put(doc);
 		return;
 	}
 	if (!check_doc(s, path, doc, why, sizeof(why))) {
@@ -146,7 +161,7 @@ static void results__add_dir(struct results *s, const char *dir)
 	closedir(d);
 	qsort(names, n, sizeof(*names), str_cmp);
 	for (size_t i = 0; i < n; i++) {
-		results__add_file(s, names[i]);
+		results__add_file(s, names[i], true);
 		free(names[i]);
 	}
 	free(names);
@@ -172,7 +187,7 @@ size_t results__load(struct results *s, const char *prog, int argc, char **argv)
 		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
 			results__add_dir(s, argv[i]);
 		else
-			results__add_file(s, argv[i]);
+			results__add_file(s, argv[i], false);
 	}
 	/* Files without a rank follow the highest rank seen, in input order. */
 	for (size_t i = 0; i < s->n; i++)
