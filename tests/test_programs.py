@@ -69,10 +69,12 @@ runs = 0
 class Result:
     def __init__(self, p, outdir):
         self.rc, self.out, self.err = p.returncode, p.stdout, p.stderr
-        self.docs = []
+        self.docs, self.jobs = [], []
         for f in sorted(glob.glob(os.path.join(outdir, "hpcshim-*.json"))):
             with open(f, encoding="utf-8") as fh:
-                self.docs.append(json.load(fh))
+                d = json.load(fh)
+            # an MPI job's own document (preload/mpi/) beside the rank files
+            (self.jobs if d["schema"].startswith("hpcshim-job/") else self.docs).append(d)
         self.files = sorted(os.listdir(outdir))
 
     def err_less_ours(self):
