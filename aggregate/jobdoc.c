@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,14 +41,37 @@
 
 #define JOB_SCHEMA "hpcshim-job/1"
 
+/* Out of memory: the tools end; inside the shim the builder runs under
+ * agg_jobdoc__guard, which returns there instead (the program must not be
+ * ended by its tool; what was allocated is lost, which is all a process
+ * out of memory can do). */
+static __thread jmp_buf *oom_guard;
+
 static void *xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);
 	if (!p) {
+		if (oom_guard)
+			longjmp(*oom_guard, 1);
 		fputs("hpcshim: job document: out of memory\n", stderr);
 		abort();
 	}
 	return p;
+}
+
+int agg_jobdoc__guard(int (*fn)(void *), void *arg)
+{
+	jmp_buf env, *prev = oom_guard;
+	volatile int rc = -1;
+
+	if (setjmp(env) == 0) {
+		oom_guard = &env;
+		rc = fn(arg);
+	} else {
+		errno = ENOMEM;
+	}
+	oom_guard = prev;
+	return rc;
 }
 
 static void *xcalloc(size_t n, size_t size)

@@ -44,6 +44,10 @@ int agg_jobdoc__select(struct agg_jobdoc *j, const char *want, char **id);
  * ranks, drops duplicates. */
 struct json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool);
 void agg_jobdoc__free(struct agg_jobdoc *j);
+/* fn(arg) with running out of memory in this file's functions turned into
+ * a return of -1 (errno ENOMEM) instead of the tools' abort: for the shim,
+ * which must never end the program. */
+int agg_jobdoc__guard(int (*fn)(void *), void *arg);
 /* text + "\n" to path atomically (a temporary name, fsync, rename): 0, or
  * -1 with the reason in err. */
 int agg_jobdoc__write(const char *path, const char *text, char *err, size_t errlen);

@@ -24,6 +24,7 @@
  * allreduce, so no rank waits for another that gave up.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -82,7 +83,8 @@ static bool in_child; /* a fork child of a rank: never takes part */
 
 static bool mpi__running(void)
 {
-	return !in_child && __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) == HS_RUNNING;
+	return !in_child &&
+	       __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) == HS_RUNNING;
 }
 
 /* A rank that has a file from the start: a job that is killed (an abort
@@ -99,7 +101,8 @@ static void mpi__after_init(void)
 static void mpi__fallback(int rank, const char *why)
 {
 	if (rank <= 0)
-		hs_log(HS_LOG_ERROR, "MPI: no job document (%s); per-rank files only", why);
+		hs_log(HS_LOG_ERROR,
+		       "MPI: no job document (%s); per-rank files only", why);
 }
 
 /* The plugin of the process's MPI, or NULL (why says). */
@@ -145,8 +148,8 @@ static const struct hs_mpi_plugin *mpi__plugin(char *why, size_t whylen)
 		void *h;
 		const struct hs_mpi_plugin *p;
 		if (dirs[i])
-			snprintf(path, sizeof(path), "%s%s/hpcshim-mpi-%s.so", self, dirs[i],
-				 impl);
+			snprintf(path, sizeof(path), "%s%s/hpcshim-mpi-%s.so", self,
+				 dirs[i], impl);
 		else
 			snprintf(path, sizeof(path), "%s/hpcshim-mpi-%s.so",
 				 HPCSHIM_PKGLIBDIR, impl);
@@ -157,7 +160,8 @@ static const struct hs_mpi_plugin *mpi__plugin(char *why, size_t whylen)
 			snprintf(why, whylen, "%s: %.200s", path, dlerror());
 			return NULL;
 		}
-		p = (const struct hs_mpi_plugin *)hs_real__dlsym()(h, HS_MPI_PLUGIN_SYMBOL);
+		p = (const struct hs_mpi_plugin *)hs_real__dlsym()(
+			h, HS_MPI_PLUGIN_SYMBOL);
 		if (p && p->abi == HS_MPI_PLUGIN_ABI)
 			return p;
 		snprintf(why, whylen, "%s: not a plugin of this hpcshim", path);
@@ -167,15 +171,28 @@ static const struct hs_mpi_plugin *mpi__plugin(char *why, size_t whylen)
 	return NULL;
 }
 
+struct mpi_doc_args {
+	const char *all;
+	size_t len;
+	int size;
+	char *why;
+	size_t whylen;
+};
+
 /* Rank 0: the job document from the records, written beside the rank
  * files.  0, or -1 with why. */
-static int mpi__document(const char *all, size_t len, int size, char *why,
-			 size_t whylen)
+static int mpi__document_fn(void *arg)
 {
+	const struct mpi_doc_args *a = arg;
+	const char *all = a->all;
+	size_t len = a->len, whylen = a->whylen;
+	int size = a->size;
+	char *why = a->why;
 	struct agg_jobdoc j = { .prog = "hpcshim" };
 	size_t off = 0;
 	int n = 0, rc = -1;
 	char host[256] = "unknown", path[PATH_MAX + 320], jobsfx[72];
+	const char *text;
 	json_object *doc;
 
 	while (off + sizeof(struct hs_mpi_record) <= len) {
@@ -187,7 +204,8 @@ static int mpi__document(const char *all, size_t len, int size, char *why,
 		off += sizeof(h);
 		if (h.len > len - off || h.size != size) {
 			snprintf(why, whylen, "rank %d: %s", (int)h.rank,
-				 h.size != size ? "another job size" : "a damaged record");
+				 h.size != size ? "another job size" :
+						  "a damaged record");
 			goto out;
 		}
 		tok = json_tokener_new();
@@ -197,7 +215,8 @@ static int mpi__document(const char *all, size_t len, int size, char *why,
 		proc = NULL;
 		if (!d || !json_object_object_get_ex(d, "process", &proc)) {
 			json_object_put(d);
-			snprintf(why, whylen, "rank %d: its results do not parse", (int)h.rank);
+			snprintf(why, whylen, "rank %d: its results do not parse",
+				 (int)h.rank);
 			goto out;
 		}
 		/* MPI's own numbering, whatever the launcher's variables said. */
@@ -212,23 +231,37 @@ static int mpi__document(const char *all, size_t len, int size, char *why,
 		goto out;
 	}
 	doc = agg_jobdoc__build(&j, "hpcshim (MPI_Finalize)");
+	text = json_object_to_json_string_ext(
+		doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text) {
+		snprintf(why, whylen, "out of memory");
+		json_object_put(doc);
+		goto out;
+	}
 	gethostname(host, sizeof(host) - 1);
 	for (char *c = host; *c; c++)
 		if (*c == '/')
 			*c = '_';
 	agg_result__job_suffix(hs_proc.job, jobsfx, sizeof(jobsfx));
-	snprintf(path, sizeof(path), "%s/hpcshim-job-%s-%d%s.json", hs_proc.cfg.output, host,
-		 (int)getpid(), jobsfx);
-	rc = agg_jobdoc__write(path,
-			       json_object_to_json_string_ext(
-				       doc, JSON_C_TO_STRING_PLAIN |
-						    JSON_C_TO_STRING_NOSLASHESCAPE),
-			       why, whylen);
+	snprintf(path, sizeof(path), "%s/hpcshim-job-%s-%d%s.json",
+		 hs_proc.cfg.output, host, (int)getpid(), jobsfx);
+	rc = agg_jobdoc__write(path, text, why, whylen);
 	json_object_put(doc);
 	if (rc == 0)
-		hs_log(HS_LOG_INFO, "job document of %d ranks written to %s", size, path);
+		hs_log(HS_LOG_INFO, "job document of %d ranks written to %s", size,
+		       path);
 out:
 	agg_jobdoc__free(&j);
+	return rc;
+}
+
+static int mpi__document(const char *all, size_t len, int size, char *why, size_t whylen)
+{
+	struct mpi_doc_args a = { all, len, size, why, whylen };
+	int rc = agg_jobdoc__guard(mpi__document_fn, &a);
+
+	if (rc < 0 && errno == ENOMEM && !why[0])
+		snprintf(why, whylen, "out of memory");
 	return rc;
 }
 
@@ -254,8 +287,8 @@ static void mpi__before_finalize(void)
 
 	if (__atomic_exchange_n(&finalized, 1, __ATOMIC_ACQ_REL) || !mpi__running())
 		return;
-	if (!initialized || !fin || initialized(&ini) != 0 || !ini || fin(&done) != 0 ||
-	    done) {
+	if (!initialized || !fin || initialized(&ini) != 0 || !ini ||
+	    fin(&done) != 0 || done) {
 		mpi__fallback(rank, "MPI not initialized, or already finalized");
 		return;
 	}
@@ -266,8 +299,8 @@ static void mpi__before_finalize(void)
 	}
 	mine = hs_flush__snapshot(&len);
 	ok = mine != NULL;
-	if (plugin->gather(mine ? mine : "", len, ok, &rank, &size, &all, &all_len, why,
-			   sizeof(why)) != 0) {
+	if (plugin->gather(mine ? mine : "", len, ok, &rank, &size, &all, &all_len,
+			   why, sizeof(why)) != 0) {
 		free(mine);
 		mpi__fallback(rank, why);
 		return;
@@ -316,8 +349,8 @@ HS_EXPORT int MPI_Init(int *argc, char ***argv)
 
 HS_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-	int (*real)(int *, char ***, int, int *) =
-		(int (*)(int *, char ***, int, int *))mpi__need("MPI_Init_thread");
+	int (*real)(int *, char ***, int, int *) = (int (*)(
+		int *, char ***, int, int *))mpi__need("MPI_Init_thread");
 	int rc = real(argc, argv, required, provided);
 
 	if (rc == 0)
@@ -348,44 +381,45 @@ HS_EXPORT int MPI_Abort(void *comm, int code)
 typedef void (*f1_fn)(void *);
 typedef void (*f3_fn)(void *, void *, void *);
 
-#define MPI_FORTRAN_INIT(name)                                     \
-	HS_EXPORT void name(void *ierr);                           \
-	void name(void *ierr)                                      \
-	{                                                          \
-		((f1_fn)mpi__need(#name))(ierr);                   \
-		if (!ierr || *(int *)ierr == 0)                    \
-			mpi__after_init();                         \
+#define MPI_FORTRAN_INIT(name)                   \
+	HS_EXPORT void name(void *ierr);         \
+	void name(void *ierr)                    \
+	{                                        \
+		((f1_fn)mpi__need(#name))(ierr); \
+		if (!ierr || *(int *)ierr == 0)  \
+			mpi__after_init();       \
 	}
-#define MPI_FORTRAN_INIT_THREAD(name)                              \
-	HS_EXPORT void name(void *req, void *prov, void *ierr);    \
-	void name(void *req, void *prov, void *ierr)               \
-	{                                                          \
-		((f3_fn)mpi__need(#name))(req, prov, ierr);        \
-		if (!ierr || *(int *)ierr == 0)                    \
-			mpi__after_init();                         \
+#define MPI_FORTRAN_INIT_THREAD(name)                           \
+	HS_EXPORT void name(void *req, void *prov, void *ierr); \
+	void name(void *req, void *prov, void *ierr)            \
+	{                                                       \
+		((f3_fn)mpi__need(#name))(req, prov, ierr);     \
+		if (!ierr || *(int *)ierr == 0)                 \
+			mpi__after_init();                      \
 	}
-#define MPI_FORTRAN_FINALIZE(name)                                 \
-	HS_EXPORT void name(void *ierr);                           \
-	void name(void *ierr)                                      \
-	{                                                          \
-		f1_fn real = (f1_fn)mpi__need(#name);              \
-		mpi__before_finalize();                            \
-		real(ierr);                                        \
+#define MPI_FORTRAN_FINALIZE(name)                    \
+	HS_EXPORT void name(void *ierr);              \
+	void name(void *ierr)                         \
+	{                                             \
+		f1_fn real = (f1_fn)mpi__need(#name); \
+		mpi__before_finalize();               \
+		real(ierr);                           \
 	}
-#define MPI_FORTRAN_ABORT(name)                                    \
-	HS_EXPORT void name(void *comm, void *code, void *ierr);   \
-	void name(void *comm, void *code, void *ierr)              \
-	{                                                          \
-		f3_fn real = (f3_fn)mpi__need(#name);              \
-		mpi__before_abort();                               \
-		real(comm, code, ierr);                            \
+#define MPI_FORTRAN_ABORT(name)                                  \
+	HS_EXPORT void name(void *comm, void *code, void *ierr); \
+	void name(void *comm, void *code, void *ierr)            \
+	{                                                        \
+		f3_fn real = (f3_fn)mpi__need(#name);            \
+		mpi__before_abort();                             \
+		real(comm, code, ierr);                          \
 	}
 
 /* The names of libmpi_mpifh / libmpi_usempif08 (Open MPI) and
  * libmpichfort (MPICH), from nm -D: name, name_, name__, NAME, and the
  * f08 names (Open MPI's mpif-h MPI_*_f08, both's mpi_*_f08_). */
 #define MPI_FORTRAN_NAMES(X, lower, upper, mixed) \
-	X(lower) X(lower##_) X(lower##__) X(upper) X(upper##_) X(mixed##_f08) X(lower##_f08_)
+	X(lower)                                  \
+	X(lower##_) X(lower##__) X(upper) X(upper##_) X(mixed##_f08) X(lower##_f08_)
 
 MPI_FORTRAN_NAMES(MPI_FORTRAN_INIT, mpi_init, MPI_INIT, MPI_Init)
 MPI_FORTRAN_NAMES(MPI_FORTRAN_INIT_THREAD, mpi_init_thread, MPI_INIT_THREAD,
@@ -397,11 +431,12 @@ MPI_FORTRAN_NAMES(MPI_FORTRAN_ABORT, mpi_abort, MPI_ABORT, MPI_Abort)
 
 #define MPI_ADDR(name) (void *)name,
 static void *const wrappers[] = {
-	(void *)MPI_Init, (void *)MPI_Init_thread, (void *)MPI_Finalize, (void *)MPI_Abort,
-	MPI_FORTRAN_NAMES(MPI_ADDR, mpi_init, MPI_INIT, MPI_Init)
-	MPI_FORTRAN_NAMES(MPI_ADDR, mpi_init_thread, MPI_INIT_THREAD, MPI_Init_thread)
-	MPI_FORTRAN_NAMES(MPI_ADDR, mpi_finalize, MPI_FINALIZE, MPI_Finalize)
-	MPI_FORTRAN_NAMES(MPI_ADDR, mpi_abort, MPI_ABORT, MPI_Abort)
+	(void *)MPI_Init, (void *)MPI_Init_thread, (void *)MPI_Finalize,
+	(void *)MPI_Abort,
+	MPI_FORTRAN_NAMES(MPI_ADDR, mpi_init, MPI_INIT, MPI_Init) MPI_FORTRAN_NAMES(
+		MPI_ADDR, mpi_init_thread, MPI_INIT_THREAD, MPI_Init_thread)
+		MPI_FORTRAN_NAMES(MPI_ADDR, mpi_finalize, MPI_FINALIZE, MPI_Finalize)
+			MPI_FORTRAN_NAMES(MPI_ADDR, mpi_abort, MPI_ABORT, MPI_Abort)
 };
 
 bool hs_mpi__is_wrapper(const void *f)
