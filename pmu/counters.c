@@ -95,6 +95,19 @@ static int counters__open_group(struct pmu_counters *c, int g)
 	return 0;
 }
 
+/* The bits of group g's events: its members and the clocks derived from
+ * its times. */
+static uint64_t counters__group_bits(const struct pmu_group *grp)
+{
+	uint64_t bits = 0;
+
+	for (int m = 0; m < grp->n; m++)
+		bits |= 1ull << grp->idx[m];
+	for (int k = 0; k < grp->nclock; k++)
+		bits |= 1ull << grp->clock[k];
+	return bits;
+}
+
 /* No descriptor room (fdspace.c): the thread is not counted at all, rather
  * than with whichever groups happened to fit. */
 static int counters__no_room(struct pmu_counters *c)
@@ -103,8 +116,7 @@ static int counters__no_room(struct pmu_counters *c)
 	c->err = EMFILE;
 	c->reason = pmu_errno__no_room;
 	for (int g = 0; g < c->el->ngroups; g++)
-		for (int m = 0; m < c->el->grp[g].n; m++)
-			c->missing |= 1ull << c->el->grp[g].idx[m];
+		c->missing |= counters__group_bits(&c->el->grp[g]);
 	return 0;
 }
 
@@ -132,8 +144,7 @@ int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
 			c->err = -rc;
 		if (!c->reason)
 			c->reason = pmu_errno__reason(-rc);
-		for (int m = 0; m < grp->n; m++)
-			c->missing |= 1ull << grp->idx[m];
+		c->missing |= counters__group_bits(grp);
 	}
 	return opened;
 }
@@ -155,8 +166,7 @@ static bool counters__group_intact(const struct pmu_counters *c,
 static void counters__lose_group(struct pmu_counters *c,
 				 const struct pmu_group *grp, const char *why)
 {
-	for (int m = 0; m < grp->n; m++)
-		__atomic_or_fetch(&c->missing, 1ull << grp->idx[m], __ATOMIC_RELAXED);
+	__atomic_or_fetch(&c->missing, counters__group_bits(grp), __ATOMIC_RELAXED);
 	__atomic_store_n(&c->reason, why, __ATOMIC_RELAXED);
 }
 
@@ -180,6 +190,7 @@ static bool counters__read_syscall(struct pmu_counters *c, int g, struct count *
 	if (got != want || buf[0] != (uint64_t)grp->n) {
 		for (int m = 0; m < grp->n; m++)
 			memset(&out[grp->idx[m]], 0, sizeof(struct count));
+		pmu_group__clocks(grp, out, 0);
 		if (fd < 0)
 			return true; /* not counted here: no new failure */
 		/* Unknown from now on, never a silent 0. */
@@ -194,6 +205,7 @@ static bool counters__read_syscall(struct pmu_counters *c, int g, struct count *
 		o->enabled = buf[1];
 		o->running = buf[2];
 	}
+	pmu_group__clocks(grp, out, buf[2]);
 	hs_atomic__add(&c->syscall_reads, 1);
 	return true;
 }
@@ -215,6 +227,7 @@ static bool counters__read_user(struct pmu_counters *c, int g, struct count *out
 		o->enabled = lead->enabled;
 		o->running = lead->running;
 	}
+	pmu_group__clocks(grp, out, lead->running);
 	hs_atomic__add(&c->user_reads, 1);
 	return true;
 }
