@@ -77,7 +77,8 @@ def rotated(steps, extra=None):
 
 
 def groups_by_member(doc):
-    return {m: g for g in doc["groups"] for m in g["members"]}
+    """Each event's group: its members and the clocks read from its time."""
+    return {m: g for g in doc["groups"] for m in g["members"] + g.get("from_group_time", [])}
 
 
 def kl(truth, sampled):
