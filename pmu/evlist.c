@@ -87,9 +87,34 @@ static int evlist__open_alone(struct pmu_event *ev, bool want_user)
 	}
 }
 
+/* The probe's descriptor of each event stays open until the first thread
+ * has opened its own (pmu_evlist__release).  The kernel switches a
+ * software event type's hooks on with a static key when the first event
+ * of that type in the system opens and off when the last one closes, each
+ * time patching the kernel text on every CPU (IPIs): closing the probe's
+ * events before the partition's trials and the first thread's counters
+ * opened them again cost a process about 0.7 ms at start (3 software
+ * types, measured with bench/start.sh; perf record showed the time in
+ * static_key_slow_inc/dec). */
+static void evlist__hold(struct pmu_evlist *el, int fd)
+{
+	if (el->hold && el->nheld < PMU_MAX_EVENTS)
+		el->held[el->nheld++] = fd;
+	else
+		pmu_sys__close(fd);
+}
+
+void pmu_evlist__release(struct pmu_evlist *el)
+{
+	while (el->nheld > 0)
+		pmu_sys__close(el->held[--el->nheld]);
+}
+
 /* One standalone open; downgrades to user-only on EACCES/EPERM unless the
- * privilege was given explicitly (then the user's wish stands or fails). */
-static void evlist__probe_one(struct pmu_event *ev, bool want_user)
+ * privilege was given explicitly (then the user's wish stands or fails).
+ * The descriptor is held (evlist__hold). */
+static void evlist__probe_one(struct pmu_evlist *el, struct pmu_event *ev,
+			      bool want_user)
 {
 	int fd = evlist__open_alone(ev, want_user);
 
@@ -107,7 +132,7 @@ static void evlist__probe_one(struct pmu_event *ev, bool want_user)
 		evlist__drop(ev, errno);
 		return;
 	}
-	pmu_sys__close(fd);
+	evlist__hold(el, fd);
 }
 
 static void close_all(int *fds, int n)
@@ -379,7 +404,7 @@ int pmu_evlist__probe(struct pmu_evlist *el)
 	pmu_sys__cpu_pmu(el->cpu_pmu, sizeof(el->cpu_pmu));
 	for (int i = 0; i < el->nevents; i++)
 		if (el->ev[i].status == PMU_EV_OK)
-			evlist__probe_one(&el->ev[i], el->user_read);
+			evlist__probe_one(el, &el->ev[i], el->user_read);
 	evlist__ugroups_whole(el);
 	/* Pinned classes first: they get the lower group numbers, and the
 	 * kernel puts pinned groups on the PMU before any other. */

@@ -94,6 +94,9 @@ struct pmu_evlist {
 	bool hardware;    /* at least one hardware event opened           */
 	bool user_read;   /* read hardware groups from user space if able */
 	int ndropped;     /* events not counted at all (set by probe)     */
+	bool hold;        /* set before the probe: hold its descriptors   */
+	int nheld;        /* open until pmu_evlist__release (evlist.c)   */
+	int held[PMU_MAX_EVENTS];
 };
 
 /* event.c: resolve one spec into ev (name, attr, source).  On failure ev is
@@ -120,6 +123,9 @@ int pmu_evlist__find(const struct pmu_evlist *el, const char *name);
  * into groups by trial opening.  Returns the number of OK events. */
 int pmu_evlist__probe(struct pmu_evlist *el);
 int pmu_evlist__nok(const struct pmu_evlist *el);
+/* Closes the descriptors the probe held open: call once the first
+ * thread's counters are open. */
+void pmu_evlist__release(struct pmu_evlist *el);
 const char *pmu_evlist__privilege(const struct pmu_evlist *el);
 /* Privilege levels for every event without an explicit modifier (pfmon's
  * -u / -k); call before the probe.  ALL keeps the downgrade to user level
