@@ -190,7 +190,6 @@ static bool counters__read_syscall(struct pmu_counters *c, int g, struct count *
 	if (got != want || buf[0] != (uint64_t)grp->n) {
 		for (int m = 0; m < grp->n; m++)
 			memset(&out[grp->idx[m]], 0, sizeof(struct count));
-		pmu_group__clocks(grp, out, 0);
 		if (fd < 0)
 			return true; /* not counted here: no new failure */
 		/* Unknown from now on, never a silent 0. */
@@ -205,7 +204,6 @@ static bool counters__read_syscall(struct pmu_counters *c, int g, struct count *
 		o->enabled = buf[1];
 		o->running = buf[2];
 	}
-	pmu_group__clocks(grp, out, buf[2]);
 	hs_atomic__add(&c->syscall_reads, 1);
 	return true;
 }
@@ -227,7 +225,6 @@ static bool counters__read_user(struct pmu_counters *c, int g, struct count *out
 		o->enabled = lead->enabled;
 		o->running = lead->running;
 	}
-	pmu_group__clocks(grp, out, lead->running);
 	hs_atomic__add(&c->user_reads, 1);
 	return true;
 }
@@ -246,6 +243,12 @@ static int counters__read(struct pmu_counters *c, struct count *out, bool self)
 		if (!counters__read_syscall(c, g, out))
 			rc = -1;
 	}
+	/* After the groups, once: a read with no derived clock pays one test
+	 * (a failed group read its leader as zeros, so its clocks too). */
+	if (unlikely(el->nderived))
+		for (int g = 0; g < el->ngroups; g++)
+			pmu_group__clocks(&el->grp[g], out,
+					  out[el->grp[g].idx[0]].running);
 	return rc;
 }
 

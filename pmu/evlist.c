@@ -96,9 +96,11 @@ static int evlist__open_alone(struct pmu_event *ev, bool want_user)
  * opened them again cost a process about 0.7 ms at start (3 software
  * types, measured with bench/start.sh; perf record showed the time in
  * static_key_slow_inc/dec). */
-static void evlist__hold(struct pmu_evlist *el, int fd)
+static void evlist__hold(struct pmu_evlist *el, const struct pmu_event *ev, int fd)
 {
-	if (el->hold && el->nheld < PMU_MAX_EVENTS)
+	/* Software events only: a held hardware event would take a counter
+	 * from the schedule's trials and the first thread's groups. */
+	if (el->hold && el->nheld < PMU_MAX_EVENTS && !pmu_event__is_hardware(ev))
 		el->held[el->nheld++] = fd;
 	else
 		pmu_sys__close(fd);
@@ -132,7 +134,7 @@ static void evlist__probe_one(struct pmu_evlist *el, struct pmu_event *ev,
 		evlist__drop(ev, errno);
 		return;
 	}
-	evlist__hold(el, fd);
+	evlist__hold(el, ev, fd);
 }
 
 static void close_all(int *fds, int n)
@@ -172,6 +174,7 @@ static bool evlist__derive(struct pmu_evlist *el, struct pmu_group *g, int i)
 	if (!g || g->user || g->rotated || g->nclock >= PMU_MAX_CLOCKS)
 		return false;
 	el->ev[i].derived = true;
+	el->nderived++;
 	el->ev[i].group = (int)(g - el->grp);
 	g->clock[g->nclock++] = i;
 	return true;
@@ -191,6 +194,7 @@ void pmu_evlist__underive(struct pmu_evlist *el, int g)
 			 clock_alone, g);
 		ng->idx[ng->n++] = i;
 		el->ev[i].derived = false;
+		el->nderived--;
 		el->ev[i].group = el->ngroups++;
 	}
 }

@@ -94,6 +94,7 @@ struct pmu_evlist {
 	bool hardware;    /* at least one hardware event opened           */
 	bool user_read;   /* read hardware groups from user space if able */
 	int ndropped;     /* events not counted at all (set by probe)     */
+	int nderived;     /* clock events read from their group's times   */
 	bool hold;        /* set before the probe: hold its descriptors   */
 	int nheld;        /* open until pmu_evlist__release (evlist.c)   */
 	int held[PMU_MAX_EVENTS];
