@@ -132,8 +132,8 @@ int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
 		const struct pmu_group *grp = &el->grp[g];
 		int rc = counters__open_group(c, g);
 
-		if (rc == 0) {
-			opened += grp->n;
+		if (rc == 0) { /* its derived clocks are counted with it */
+			opened += grp->n + grp->nclock;
 			continue;
 		}
 		/* EMFILE with the space full is no room; any other EMFILE
