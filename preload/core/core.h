@@ -71,6 +71,8 @@ struct hs_process {
 	 * ENDs call it (flush.c; a pointer, so the region path does not call
 	 * up into the file that calls the process's end). */
 	void (*flush_tick)(void);
+	int flush_countdown; /* ENDs to the next call (plain: a lost update
+			      * only moves the next look at the clock) */
 };
 
 extern struct hs_process hs_proc;

@@ -57,7 +57,6 @@
 static int armed;    /* armed and not started */
 static int launched; /* the thread was created in this image (CAS) */
 static uint64_t armed_at;
-static unsigned int ticks;
 
 /* The flusher sleeps on wake_cv; the main thread's pthread_exit sets stop
  * (a key destructor runs only then, never at exit()).  glibc ends the
@@ -317,7 +316,7 @@ void hs_flush__start(void)
 	if (main_key_made)
 		pthread_setspecific(main_key, &main_key);
 	armed_at = hs_clock__monotonic();
-	ticks = 0;
+	hs_proc.flush_countdown = FLUSH_TICK;
 	__atomic_store_n(&armed, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&hs_proc.flush_tick, flush__tick, __ATOMIC_RELEASE);
 }
@@ -370,9 +369,7 @@ void hs_flush__ensure(void)
 
 static void flush__tick(void)
 {
-	if (__atomic_add_fetch(&ticks, 1, __ATOMIC_RELAXED) < FLUSH_TICK)
-		return;
-	__atomic_store_n(&ticks, 0, __ATOMIC_RELAXED);
+	hs_proc.flush_countdown = FLUSH_TICK;
 	if (hs_clock__monotonic() - armed_at >= hs_proc.cfg.flush_ns)
 		hs_flush__ensure();
 }
