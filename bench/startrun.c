@@ -70,7 +70,8 @@ int main(int argc, char **argv)
 	int rounds, nv = argc - 2;
 
 	if (argc < 3 || nv > MAX_VARIANTS) {
-		fprintf(stderr, "usage: startrun ROUNDS 'name|ENV=V ...|prog args' ...\n");
+		fprintf(stderr,
+			"usage: startrun ROUNDS 'name|ENV=V ...|prog args' ...\n");
 		return 2;
 	}
 	rounds = atoi(argv[1]);

@@ -115,8 +115,7 @@ void pmu_evlist__release(struct pmu_evlist *el)
 /* One standalone open; downgrades to user-only on EACCES/EPERM unless the
  * privilege was given explicitly (then the user's wish stands or fails).
  * The descriptor is held (evlist__hold). */
-static void evlist__probe_one(struct pmu_evlist *el, struct pmu_event *ev,
-			      bool want_user)
+static void evlist__probe_one(struct pmu_evlist *el, struct pmu_event *ev, bool want_user)
 {
 	int fd = evlist__open_alone(ev, want_user);
 

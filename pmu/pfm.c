@@ -85,8 +85,7 @@ int pmu_pfm__encode(const char *spec, struct pmu_encoding *enc, char *fq,
 	arg.fstr = &fstr;
 	arg.size = sizeof(arg);
 	/* Default privilege: user + kernel; the probe downgrades if needed. */
-	rc = p_encode(spec, PFM_PLM0 | PFM_PLM3,
-				       PFM_OS_PERF_EVENT_EXT, &arg);
+	rc = p_encode(spec, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (rc != PFM_SUCCESS) {
 		snprintf(reason, reasonlen, "%s", p_strerror(rc));
 		free(fstr);

@@ -59,7 +59,7 @@ static long long clock_ns(int fd)
 
 static void *worker(void *arg)
 {
-	long long (*b)[4] = calloc((size_t)intervals, sizeof(*b));
+	long long(*b)[4] = calloc((size_t)intervals, sizeof(*b));
 	volatile unsigned long x = 0;
 	int fd = clock_open();
 	char name[32];
