@@ -62,6 +62,7 @@ struct agg_event {
 	const char *privilege; /* user, kernel, user+kernel             */
 	bool downgraded;       /* user-only because paranoid forbade kernel */
 	int group;             /* group index when ok                   */
+	bool group_time;       /* no counter: its group's time running  */
 	int err;               /* errno when dropped                    */
 	const char *errname;
 	const char *reason;

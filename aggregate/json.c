@@ -117,6 +117,9 @@ static json_object *json_events(const struct agg_process *p)
 						       json_object_new_boolean(true));
 			json_object_object_add(o, "group",
 					       json_object_new_int(e->group));
+			if (e->group_time)
+				json_object_object_add(o, "from_group_time",
+						       json_object_new_boolean(true));
 		} else {
 			json_object_object_add(o, "errno", json_object_new_int(e->err));
 			json_object_object_add(o, "error",

@@ -58,6 +58,14 @@ json_object *agg_groups__json(const struct agg_process *p)
 				mem, agg_json__text(p->ev[grp->idx[m]].name));
 		json_object_object_add(o, "group", json_object_new_int(g));
 		json_object_object_add(o, "members", mem);
+		if (grp->nclock) {
+			json_object *ck = json_object_new_array();
+
+			for (int k = 0; k < grp->nclock; k++)
+				json_object_array_add(
+					ck, agg_json__text(p->ev[grp->clock[k]].name));
+			json_object_object_add(o, "from_group_time", ck);
+		}
 		json_object_object_add(o, "origin",
 				       json_object_new_string(grp->user ? "user" :
 									  "auto"));

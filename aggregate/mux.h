@@ -36,6 +36,8 @@ struct agg_group {
 	bool pinned;     /* never rotated, never multiplexed           */
 	bool rotated;    /* time-shared by the shim                    */
 	const char *why; /* why it is a group of its own               */
+	int nclock;
+	const int *clock; /* clocks read from its time running, not members */
 };
 
 struct agg_mux {

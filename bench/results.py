@@ -41,7 +41,10 @@ def partition(doc):
     for e in doc["events"]:
         if e["status"] != "ok":
             raise SystemExit("event %s dropped: %s" % (e["name"], e.get("reason")))
-        groups.setdefault(e["group"], []).append(e["name"])
+        # A clock read from its group's time running is no member: the
+        # floor reads the group without it.
+        if not e.get("from_group_time"):
+            groups.setdefault(e["group"], []).append(e["name"])
     return "/".join(",".join(groups[g]) for g in sorted(groups))
 
 

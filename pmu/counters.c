@@ -95,6 +95,19 @@ static int counters__open_group(struct pmu_counters *c, int g)
 	return 0;
 }
 
+/* The bits of group g's events: its members and the clocks derived from
+ * its times. */
+static uint64_t counters__group_bits(const struct pmu_group *grp)
+{
+	uint64_t bits = 0;
+
+	for (int m = 0; m < grp->n; m++)
+		bits |= 1ull << grp->idx[m];
+	for (int k = 0; k < grp->nclock; k++)
+		bits |= 1ull << grp->clock[k];
+	return bits;
+}
+
 /* No descriptor room (fdspace.c): the thread is not counted at all, rather
  * than with whichever groups happened to fit. */
 static int counters__no_room(struct pmu_counters *c)
@@ -103,8 +116,7 @@ static int counters__no_room(struct pmu_counters *c)
 	c->err = EMFILE;
 	c->reason = pmu_errno__no_room;
 	for (int g = 0; g < c->el->ngroups; g++)
-		for (int m = 0; m < c->el->grp[g].n; m++)
-			c->missing |= 1ull << c->el->grp[g].idx[m];
+		c->missing |= counters__group_bits(&c->el->grp[g]);
 	return 0;
 }
 
@@ -120,8 +132,8 @@ int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
 		const struct pmu_group *grp = &el->grp[g];
 		int rc = counters__open_group(c, g);
 
-		if (rc == 0) {
-			opened += grp->n;
+		if (rc == 0) { /* its derived clocks are counted with it */
+			opened += grp->n + grp->nclock;
 			continue;
 		}
 		/* EMFILE with the space full is no room; any other EMFILE
@@ -132,8 +144,7 @@ int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
 			c->err = -rc;
 		if (!c->reason)
 			c->reason = pmu_errno__reason(-rc);
-		for (int m = 0; m < grp->n; m++)
-			c->missing |= 1ull << grp->idx[m];
+		c->missing |= counters__group_bits(grp);
 	}
 	return opened;
 }
@@ -155,8 +166,7 @@ static bool counters__group_intact(const struct pmu_counters *c,
 static void counters__lose_group(struct pmu_counters *c,
 				 const struct pmu_group *grp, const char *why)
 {
-	for (int m = 0; m < grp->n; m++)
-		__atomic_or_fetch(&c->missing, 1ull << grp->idx[m], __ATOMIC_RELAXED);
+	__atomic_or_fetch(&c->missing, counters__group_bits(grp), __ATOMIC_RELAXED);
 	__atomic_store_n(&c->reason, why, __ATOMIC_RELAXED);
 }
 
@@ -233,6 +243,12 @@ static int counters__read(struct pmu_counters *c, struct count *out, bool self)
 		if (!counters__read_syscall(c, g, out))
 			rc = -1;
 	}
+	/* After the groups, once: a read with no derived clock pays one test
+	 * (a failed group read its leader as zeros, so its clocks too). */
+	if (unlikely(el->nderived))
+		for (int g = 0; g < el->ngroups; g++)
+			pmu_group__clocks(&el->grp[g], out,
+					  out[el->grp[g].idx[0]].running);
 	return rc;
 }
 

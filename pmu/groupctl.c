@@ -49,5 +49,6 @@ int pmu_group__read(const struct pmu_counters *c, int g, struct count *out)
 		o->enabled = buf[1];
 		o->running = buf[2];
 	}
+	pmu_group__clocks(grp, out, buf[2]);
 	return 0;
 }

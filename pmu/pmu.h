@@ -26,6 +26,7 @@
 #define PMU_MAX_EVENTS 64
 #define PMU_NAME_MAX 128
 #define PMU_REASON_MAX 256
+#define PMU_MAX_CLOCKS 4
 
 enum pmu_source {
 	PMU_SRC_UNKNOWN,  /* not resolved (dropped before encoding)    */
@@ -54,6 +55,8 @@ struct pmu_event {
 	int ugroup;                  /* user group ({a,b} in the list), or -1 */
 	bool pinned;                 /* HPCSHIM_MUX_PINNED: never rotated,
 				       * attr.pinned on its group's leader  */
+	bool derived;                /* task-clock/cpu-clock with no descriptor:
+				       * its group's time running (evlist.c) */
 };
 
 struct pmu_group {
@@ -64,7 +67,20 @@ struct pmu_group {
 				  * group kept by HPCSHIM_MUX=off            */
 	bool rotated;             /* time-shared by the shim (HPCSHIM_MUX=rotate) */
 	char why[PMU_REASON_MAX]; /* why this group exists apart from the others */
+	/* Clock events derived from this group's time running, not opened
+	 * (not in idx[]: the read layout is the members'). */
+	int nclock;
+	int clock[PMU_MAX_CLOCKS];
 };
+
+/* The derived clocks' reading from their group's times (exact: a clock's
+ * own enabled and running are its value). */
+static inline void pmu_group__clocks(const struct pmu_group *grp, struct count *out,
+				     uint64_t running)
+{
+	for (int k = 0; k < grp->nclock; k++)
+		out[grp->clock[k]] = (struct count){ running, running, running };
+}
 
 /* How groups that do not fit on the PMU at once share it (schedule.c). */
 
@@ -78,6 +94,10 @@ struct pmu_evlist {
 	bool hardware;    /* at least one hardware event opened           */
 	bool user_read;   /* read hardware groups from user space if able */
 	int ndropped;     /* events not counted at all (set by probe)     */
+	int nderived;     /* clock events read from their group's times   */
+	bool hold;        /* set before the probe: hold its descriptors   */
+	int nheld;        /* open until pmu_evlist__release (evlist.c)   */
+	int held[PMU_MAX_EVENTS];
 };
 
 /* event.c: resolve one spec into ev (name, attr, source).  On failure ev is
@@ -104,6 +124,9 @@ int pmu_evlist__find(const struct pmu_evlist *el, const char *name);
  * into groups by trial opening.  Returns the number of OK events. */
 int pmu_evlist__probe(struct pmu_evlist *el);
 int pmu_evlist__nok(const struct pmu_evlist *el);
+/* Closes the descriptors the probe held open: call once the first
+ * thread's counters are open. */
+void pmu_evlist__release(struct pmu_evlist *el);
 const char *pmu_evlist__privilege(const struct pmu_evlist *el);
 /* Privilege levels for every event without an explicit modifier (pfmon's
  * -u / -k); call before the probe.  ALL keeps the downgrade to user level
@@ -159,6 +182,9 @@ void pmu_counters__forget_pages(struct pmu_counters *c);
  * too.  Returns the number of OK events. */
 int pmu_schedule__apply(struct pmu_evlist *el, enum hs_mux_mode mode,
 			const struct perf_event_attr *sampler);
+/* evlist.c: gives every clock derived from group g a group of its own (a
+ * group the shim rotates or disables apart has no thread time to give). */
+void pmu_evlist__underive(struct pmu_evlist *el, int g);
 
 /* sampler.c: an event that interrupts the thread every period ns of its
  * CPU time (task-clock) or every period instructions, with signo. */

@@ -111,8 +111,10 @@ out:
 
 static void sched__drop_group(struct pmu_evlist *el, int g, const char *why)
 {
-	struct pmu_group *grp = &el->grp[g];
+	struct pmu_group *grp;
 
+	pmu_evlist__underive(el, g); /* the clocks are counted without it */
+	grp = &el->grp[g];
 	for (int m = 0; m < grp->n; m++) {
 		struct pmu_event *ev = &el->ev[grp->idx[m]];
 		ev->status = PMU_EV_DROPPED;
@@ -134,6 +136,8 @@ static void sched__compact(struct pmu_evlist *el)
 			el->grp[to] = el->grp[g];
 		for (int m = 0; m < el->grp[to].n; m++)
 			el->ev[el->grp[to].idx[m]].group = to;
+		for (int k = 0; k < el->grp[to].nclock; k++)
+			el->ev[el->grp[to].clock[k]].group = to;
 		to++;
 	}
 	el->ngroups = to;
@@ -242,6 +246,8 @@ int pmu_schedule__apply(struct pmu_evlist *el, enum hs_mux_mode mode,
 					"the pinned groups (and a hardware slice sampler)");
 			continue;
 		}
+		grp = &el->grp[g];
+		pmu_evlist__underive(el, g);
 		grp = &el->grp[g];
 		grp->rotated = true;
 		el->ev[grp->idx[0]].attr.disabled = 1;

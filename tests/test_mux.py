@@ -77,7 +77,8 @@ def rotated(steps, extra=None):
 
 
 def groups_by_member(doc):
-    return {m: g for g in doc["groups"] for m in g["members"]}
+    """Each event's group: its members and the clocks read from its time."""
+    return {m: g for g in doc["groups"] for m in g["members"] + g.get("from_group_time", [])}
 
 
 def kl(truth, sampled):
@@ -128,9 +129,10 @@ t.ok(gm["context-switches"]["members"] == ["context-switches", "cpu-migrations"]
      gm["context-switches"]["origin"] == "auto" and gm["context-switches"]["why"],
      "the events outside braces share an automatic group, with the reason it exists (%r)" %
      gm["context-switches"]["why"])
-t.ok(all(e["group"] == next(g["group"] for g in d["groups"] if e["name"] in g["members"])
+t.ok(all(e["group"] == next(g["group"] for g in d["groups"]
+                           if e["name"] in g["members"] + g.get("from_group_time", []))
          for e in d["events"]),
-     "events[].group agrees with groups[].members")
+     "events[].group agrees with groups[].members and from_group_time")
 t.ok(all(not g["rotated"] and not g["pinned"] for g in d["groups"]),
      "kernel mode: nothing rotated, nothing pinned")
 

@@ -437,8 +437,8 @@ static void test_counters(const struct pmu_evlist *el)
 	       "%#llx, err %d)", pmu_evlist__nok(el), n,
 	       (unsigned long long)c.missing, c.err);
 	TAP_OK(c.fd[E_BOGUS] == -1 && c.fd[E_DUP] == -1 && c.fd[E_PF] >= 0 &&
-	       c.fd[E_TC] >= 0 && c.fd[E_CS] >= 0,
-	       "fds open for OK events only");
+	       c.fd[E_TC] == -1 && c.fd[E_CS] >= 0,
+	       "fds open for OK events only, none for task-clock (from group time)");
 
 	mem = map_fresh();
 	if (!mem) {
@@ -556,22 +556,21 @@ static void test_evlist(void)
 	       el.ev[E_DUP].err);
 
 	/* Software events other than the clocks share one group, led by a
-	 * non-clock event; task-clock sits in a group of its own (commit
-	 * 1546cb1: the clocks lose counts in mixed groups, as leader and as
-	 * sibling). */
+	 * non-clock event; task-clock is no member of it (commit 1546cb1: the
+	 * clocks lose counts in mixed groups, as leader and as sibling) but
+	 * is read from its time running (issue 18). */
 	sw_group = el.ev[E_PF].group;
 	TAP_OK(sw_group >= 0 && sw_group < el.ngroups &&
 	       el.ev[E_CS].group == sw_group,
 	       "page-faults and context-switches share one group (pf %d cs %d)",
 	       el.ev[E_PF].group, el.ev[E_CS].group);
-	TAP_OK(el.ev[E_TC].group >= 0 && el.ev[E_TC].group < el.ngroups &&
-	       el.ev[E_TC].group != sw_group &&
-	       el.grp[el.ev[E_TC].group].n == 1 &&
-	       el.grp[el.ev[E_TC].group].idx[0] == E_TC,
-	       "task-clock is alone in its own group (group %d)",
+	TAP_OK(el.ev[E_TC].group == sw_group && el.ev[E_TC].derived &&
+	       el.grp[sw_group].nclock == 1 && el.grp[sw_group].clock[0] == E_TC &&
+	       el.nderived == 1,
+	       "task-clock is read from the software group's time (group %d)",
 	       el.ev[E_TC].group);
-	TAP_OK(el.ngroups == (cyc_err ? 2 : 3), "%d groups (got %d)",
-	       cyc_err ? 2 : 3, el.ngroups);
+	TAP_OK(el.ngroups == (cyc_err ? 1 : 2), "%d groups (got %d)",
+	       cyc_err ? 1 : 2, el.ngroups);
 	if (sw_group >= 0 && sw_group < el.ngroups) {
 		g = &el.grp[sw_group];
 		TAP_OK(g->n == 2, "that software group has 2 members (%d)", g->n);
@@ -585,17 +584,28 @@ static void test_evlist(void)
 		/* Every OK event is in exactly one group, at its own index. */
 		int seen[E_N] = { 0 }, bad = 0;
 
-		for (int gi = 0; gi < el.ngroups; gi++)
+		for (int gi = 0; gi < el.ngroups; gi++) {
 			for (int m = 0; m < el.grp[gi].n; m++) {
 				int i = el.grp[gi].idx[m];
-				if (i < 0 || i >= E_N || el.ev[i].group != gi)
+				if (i < 0 || i >= E_N || el.ev[i].group != gi ||
+				    el.ev[i].derived)
 					bad++;
 				else
 					seen[i]++;
 			}
+			for (int k = 0; k < el.grp[gi].nclock; k++) {
+				int i = el.grp[gi].clock[k];
+				if (i < 0 || i >= E_N || el.ev[i].group != gi ||
+				    !el.ev[i].derived)
+					bad++;
+				else
+					seen[i]++;
+			}
+		}
 		for (int i = 0; i < E_N; i++)
 			bad += seen[i] != (el.ev[i].status == PMU_EV_OK);
-		TAP_OK(bad == 0, "groups cover exactly the OK events (%d mismatches)",
+		TAP_OK(bad == 0, "groups (members and derived clocks) cover exactly "
+		       "the OK events (%d mismatches)",
 		       bad);
 	}
 	TAP_OK(strcmp(pmu_evlist__privilege(&el), "user+kernel") == 0,

@@ -67,6 +67,7 @@ static void events__describe(void)
 			.privilege = pmu_event__privilege(e),
 			.downgraded = e->downgraded,
 			.group = e->group,
+			.group_time = e->derived,
 			.err = e->err,
 			.errname = pmu_errno__name(e->err),
 			.reason = e->reason,

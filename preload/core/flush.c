@@ -24,6 +24,18 @@
  *
  * The period stretches to ten times the last flush's duration, so the
  * flushes of a large result never take more than a tenth of one core.
+ *
+ * The thread starts lazily (issue 18): hs_flush__start only arms it, and
+ * it is created at the program's first pthread_create (the wrapper calls
+ * hs_flush__ensure before creating the program's thread) or, in a
+ * program that never creates one, at the first region END after one
+ * period (hs_proc.flush_tick, every FLUSH_TICK ENDs one clock read).  A
+ * process that stays single-threaded therefore keeps glibc's
+ * single-threaded fast paths (its read() is no cancellation point: 57
+ * instructions less per counter read, tests/pmubed) and pays no thread
+ * at start; one that neither creates a thread nor ends a region has no
+ * periodic flush (a SIGKILL loses its results; every other end writes
+ * them).
  */
 #include <errno.h>
 #include <signal.h>
@@ -40,6 +52,11 @@
 
 #define FLUSH_DUTY 10   /* period >= FLUSH_DUTY x the last flush's time */
 #define COPY_TRIES 1000 /* a record that changes under every copy... */
+#define FLUSH_TICK 256  /* region ENDs between two looks at the clock */
+
+static int armed;    /* armed and not started */
+static int launched; /* the thread was created in this image (CAS) */
+static uint64_t armed_at;
 
 /* The flusher sleeps on wake_cv; the main thread's pthread_exit sets stop
  * (a key destructor runs only then, never at exit()).  glibc ends the
@@ -249,6 +266,7 @@ static bool flush__sleep_until(uint64_t deadline)
 }
 
 static void flush__fork_child(void);
+static void flush__tick(void);
 
 static void *flush__main(void *arg)
 {
@@ -291,20 +309,17 @@ static void flush__fork_child(void)
 	hs_flush__start();
 }
 
-/* With every signal blocked while it is created, the thread starts with
- * them all blocked; the caller's mask is restored. */
+/* Arms the flush on the process's main thread (the constructor, or the
+ * one thread of a fork child); flush__launch creates its thread later. */
 void hs_flush__start(void)
 {
-	hs_real_pthread_create_fn create = hs_real__pthread_create();
-	sigset_t all, old;
-	pthread_attr_t attr;
 	pthread_condattr_t ca;
-	clockid_t cid;
-	pthread_t th;
-	int rc;
 
 	__atomic_store_n(&hs_proc.flusher, 0, __ATOMIC_RELAXED);
-	if (!hs_proc.cfg.flush_ns || !create ||
+	__atomic_store_n(&hs_proc.flush_tick, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&armed, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&launched, 0, __ATOMIC_RELAXED);
+	if (!hs_proc.cfg.flush_ns || !hs_real__pthread_create() ||
 	    __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING)
 		return;
 	/* Fresh in a fork child too: the parent's flusher may have held them. */
@@ -323,6 +338,30 @@ void hs_flush__start(void)
 	 * or the one thread of a fork child). */
 	if (main_key_made)
 		pthread_setspecific(main_key, &main_key);
+	armed_at = hs_clock__monotonic();
+	hs_proc.flush_countdown = FLUSH_TICK;
+	__atomic_store_n(&armed, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&hs_proc.flush_tick, flush__tick, __ATOMIC_RELEASE);
+}
+
+/* With every signal blocked while it is created, the thread starts with
+ * them all blocked; the caller's mask is restored. */
+static void flush__launch(void)
+{
+	hs_real_pthread_create_fn create = hs_real__pthread_create();
+	sigset_t all, old;
+	pthread_attr_t attr;
+	clockid_t cid;
+	pthread_t th;
+	int rc, expected = 0;
+
+	if (!__atomic_compare_exchange_n(&launched, &expected, 1, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&hs_proc.flush_tick, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&armed, 0, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING)
+		return;
 	sigfillset(&all);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -343,4 +382,17 @@ void hs_flush__start(void)
 		       "HPCSHIM_FLUSH: no thread for the periodic flush (%s); results "
 		       "are written at the end only",
 		       strerror(rc));
+}
+
+void hs_flush__ensure(void)
+{
+	if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE))
+		flush__launch();
+}
+
+static void flush__tick(void)
+{
+	hs_proc.flush_countdown = FLUSH_TICK;
+	if (hs_clock__monotonic() - armed_at >= hs_proc.cfg.flush_ns)
+		hs_flush__ensure();
 }

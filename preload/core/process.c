@@ -64,6 +64,7 @@ void hs_process__configure(int argc, char **argv)
 	hs_features__select(&hs_proc.cfg);
 	hs_events__build(&hs_proc.evlist, &hs_proc.cfg);
 	hs_features__configure(&hs_proc.cfg, &hs_proc.evlist);
+	hs_proc.evlist.hold = true; /* until the main thread's are open */
 	pmu_evlist__probe(&hs_proc.evlist);
 	hs_features__setup(&hs_proc.evlist, &hs_proc.cfg);
 	hs_events__publish();
@@ -85,6 +86,7 @@ void hs_process__start(int exec_generation)
 		       hs_proc.evlist.ev[0].reason);
 	__atomic_store_n(&hs_proc.state, HS_RUNNING, __ATOMIC_RELEASE);
 	hs_self = hs_thread__start();
+	pmu_evlist__release(&hs_proc.evlist);
 }
 
 /* Reads every live thread's final counts and links its result in front of

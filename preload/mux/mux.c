@@ -100,6 +100,8 @@ static void mux__describe(const struct pmu_evlist *el)
 			.pinned = pg->pinned,
 			.rotated = pg->rotated,
 			.why = pg->why,
+			.nclock = pg->nclock,
+			.clock = pg->clock,
 		};
 		leaders[g] = pg->idx[0];
 	}

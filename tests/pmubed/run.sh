@@ -187,11 +187,16 @@ python3 "$here/check.py" cases >"$root/cases" || die "check.py cases failed"
 # programs were linked against), then the arm64 multiarch directories.
 libdirs="/usr/$host/lib /usr/lib/$host /lib/$host"
 needed() { $host-readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'; }
+# libpfm4 is loaded by the shim when a name needs it (pmu/pfm.c), not linked.
+needed_shim() {
+	needed "$1"
+	case "$1" in */libhpcshim.so) echo libpfm.so.4 ;; esac
+}
 todo="$root/bin/guest_loop $root/lib/libhpcshim.so"
 while [ -n "$todo" ]; do
 	next=
 	for f in $todo; do
-		for n in $(needed "$f"); do
+		for n in $(needed_shim "$f"); do
 			[ -e "$root/lib/$n" ] && continue
 			found=
 			for d in $libdirs; do
