@@ -6,7 +6,7 @@
 # counters + the cycle counter) whose instruction counts are exact and
 # deterministic.  This script
 #   1. installs what it needs from Debian when missing (arm64 multiarch:
-#      qemu-system-arm, the cross gcc and glibc, libjson-c-dev:arm64,
+#      qemu-system-arm, the cross gcc and glibc, libjson-c-dev:arm64, libffi-dev:arm64,
 #      libpfm4-dev:arm64, cpio, autotools),
 #   2. fetches the arm64 cloud kernel package and extracts its vmlinuz,
 #   3. cross-builds the project for aarch64-linux-gnu (autotools --host) in
@@ -62,7 +62,7 @@ fi
 
 # ---- 1. packages -------------------------------------------------------
 PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio
-      libjson-c-dev:arm64 libpfm4-dev:arm64 autoconf automake libtool
+      libjson-c-dev:arm64 libpfm4-dev:arm64 libffi-dev:arm64 autoconf automake libtool
       pkg-config make python3"
 command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 ||
 	skip "not a Debian system (no dpkg-query/apt-get): cannot install qemu-system-arm and the aarch64 cross tools"
