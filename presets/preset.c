@@ -402,84 +402,18 @@ int pmu_preset_table__load_stream(struct preset_table *t, FILE *in, const char *
 	return r.nvalid;
 }
 
-static int cmp_str(const void *a, const void *b)
+static void preset__load(void *tbl, FILE *in, const char *file, int dir,
+			 preset_err_fn err, void *ctx)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	pmu_preset_table__load_stream(tbl, in, file, dir, err, ctx);
 }
 
-static bool is_preset_file(const char *n)
-{
-	size_t len = strlen(n);
-
-	return n[0] != '.' && len > 7 && strcmp(n + len - 7, ".preset") == 0;
-}
-
-/* All "*.preset" files of one directory, in byte order of their names. */
-static int load_dir(struct preset_table *t, const char *dir, int idx,
-		    preset_err_fn err, void *ctx)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **names = NULL;
-	int n = 0, files = 0;
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		char **nn;
-
-		if (!is_preset_file(de->d_name))
-			continue;
-		nn = realloc(names, (size_t)(n + 1) * sizeof(*nn));
-		if (!nn)
-			break;
-		names = nn;
-		if ((names[n] = strdup(de->d_name)))
-			n++;
-	}
-	closedir(d);
-	qsort(names, (size_t)n, sizeof(*names), cmp_str);
-	for (int i = 0; i < n; i++) {
-		char path[4096];
-		FILE *in;
-
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		in = fopen(path, "re");
-		if (!in) {
-			char msg[4200];
-
-			snprintf(msg, sizeof(msg), "%s: cannot read: %s", path,
-				 strerror(errno));
-			if (err)
-				err(ctx, msg);
-		} else {
-			pmu_preset_table__load_stream(t, in, path, idx, err, ctx);
-			fclose(in);
-			files++;
-		}
-		free(names[i]);
-	}
-	free(names);
-	return files;
-}
-
+/* All "*.preset" files of each directory, in byte order of their names. */
 int pmu_preset_table__load_path(struct preset_table *t, const char *path,
 				preset_err_fn err, void *ctx)
 {
-	char *copy = strdup(path ? path : ""), *save = NULL;
-	int files = 0, idx = t->ndirs;
-
-	if (!copy)
-		return 0;
-	/* strtok_r skips empty entries ("a::b", a trailing ':'). */
-	for (char *dir = strtok_r(copy, ":", &save); dir;
-	     dir = strtok_r(NULL, ":", &save), idx++) {
-		files += load_dir(t, dir, idx, err, ctx);
-		if (idx >= t->ndirs)
-			t->ndirs = idx + 1;
-	}
-	free(copy);
-	return files;
+	return pmu_preset__load_files(path, ".preset", &t->ndirs, preset__load, t,
+				      err, ctx);
 }
 
 /* ---- lookups -------------------------------------------------------- */

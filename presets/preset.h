@@ -114,6 +114,15 @@ const char *pmu_preset_kind__name(enum preset_kind k);
  * the running code (build tree or install prefix), then the configured
  * $(pkgdatadir)/presets. */
 void pmu_preset__search_path(const char *user, char *buf, size_t len);
+/* Reads every file ending in suffix of the colon-separated directories
+ * of path (a directory's files in byte order of their names) with load,
+ * the directories numbered from *ndirs on (updated); err hears of a file
+ * that cannot be read.  Returns the files read.  (preset_path.c) */
+typedef void (*pmu_preset_load_fn)(void *tbl, FILE *in, const char *file, int dir,
+				   preset_err_fn err, void *ctx);
+int pmu_preset__load_files(const char *path, const char *suffix, int *ndirs,
+			   pmu_preset_load_fn load, void *tbl, preset_err_fn err,
+			   void *ctx);
 
 /* Alias of an event spec inside a block, -1 if absent. */
 int pmu_preset__event(const struct preset *p, const char *alias);

@@ -11,7 +11,9 @@
  *   <dir>/data/presets                  build tree, the file itself
  * Only directories that exist are listed, each once.
  */
+#include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -110,4 +112,86 @@ void pmu_preset__search_path(const char *user, char *buf, size_t len)
 	/* The configured directory stays in the list even when missing: the
 	 * listing then shows where the files were expected. */
 	preset_path__append(buf, len, HPCSHIM_PRESET_DIR);
+}
+
+/* ---- the files of a search path -------------------------------------- */
+
+static int preset_path__cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The files of one directory that end in suffix (not hidden), in byte
+ * order of their names, each given to load. */
+static int preset_path__dir(const char *dir, const char *suffix, int idx,
+			    pmu_preset_load_fn load, void *tbl, preset_err_fn err,
+			    void *ctx)
+{
+	size_t slen = strlen(suffix);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	int n = 0, files = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char **nn;
+
+		if (de->d_name[0] == '.' || len <= slen ||
+		    strcmp(de->d_name + len - slen, suffix) != 0)
+			continue;
+		nn = realloc(names, (size_t)(n + 1) * sizeof(*nn));
+		if (!nn)
+			break;
+		names = nn;
+		if ((names[n] = strdup(de->d_name)))
+			n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, (size_t)n, sizeof(*names), preset_path__cmp);
+	for (int i = 0; i < n; i++) {
+		char path[4096];
+		FILE *in;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		in = fopen(path, "re");
+		if (!in) {
+			char msg[4200];
+
+			snprintf(msg, sizeof(msg), "%s: cannot read: %s", path,
+				 strerror(errno));
+			if (err)
+				err(ctx, msg);
+		} else {
+			load(tbl, in, path, idx, err, ctx);
+			fclose(in);
+			files++;
+		}
+		free(names[i]);
+	}
+	free(names);
+	return files;
+}
+
+int pmu_preset__load_files(const char *path, const char *suffix, int *ndirs,
+			   pmu_preset_load_fn load, void *tbl, preset_err_fn err,
+			   void *ctx)
+{
+	char *copy = strdup(path ? path : ""), *save = NULL;
+	int files = 0, idx = *ndirs;
+
+	if (!copy)
+		return 0;
+	/* strtok_r skips empty entries ("a::b", a trailing ':'). */
+	for (char *dir = strtok_r(copy, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save), idx++) {
+		files += preset_path__dir(dir, suffix, idx, load, tbl, err, ctx);
+		if (idx >= *ndirs)
+			*ndirs = idx + 1;
+	}
+	free(copy);
+	return files;
 }

@@ -511,53 +511,6 @@ int pmu_tree_table__load_stream(struct tree_table *tt, FILE *in, const char *nam
 	return n;
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int load_dir(struct tree_table *tt, const char *dir, int idx,
-		    preset_err_fn err, void *ctx)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **names = NULL;
-	int n = 0, files = 0;
-
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		char **grown;
-
-		if (len < 6 || strcmp(de->d_name + len - 5, ".tree"))
-			continue;
-		grown = realloc(names, sizeof(char *) * (size_t)(n + 1));
-		if (!grown)
-			break;
-		names = grown;
-		if ((names[n] = strdup(de->d_name)))
-			n++;
-	}
-	closedir(d);
-	qsort(names, (size_t)n, sizeof(char *), name_cmp);
-	for (int i = 0; i < n; i++) {
-		char path[4096];
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		f = fopen(path, "re");
-		if (f) {
-			pmu_tree_table__load_stream(tt, f, path, idx, err, ctx);
-			fclose(f);
-			files++;
-		}
-		free(names[i]);
-	}
-	free(names);
-	return files;
-}
-
 void pmu_tree_table__init(struct tree_table *tt)
 {
 	memset(tt, 0, sizeof(*tt));
@@ -574,22 +527,17 @@ void pmu_tree_table__free(struct tree_table *tt)
 	memset(tt, 0, sizeof(*tt));
 }
 
+static void tree__load(void *tbl, FILE *in, const char *file, int dir,
+		       preset_err_fn err, void *ctx)
+{
+	pmu_tree_table__load_stream(tbl, in, file, dir, err, ctx);
+}
+
 int pmu_tree_table__load_path(struct tree_table *tt, const char *path,
 			      preset_err_fn err, void *ctx)
 {
-	char *copy = strdup(path ? path : ""), *save = NULL;
-	int files = 0, idx = tt->ndirs;
-
-	if (!copy)
-		return 0;
-	for (char *dir = strtok_r(copy, ":", &save); dir;
-	     dir = strtok_r(NULL, ":", &save), idx++) {
-		files += load_dir(tt, dir, idx, err, ctx);
-		if (idx >= tt->ndirs)
-			tt->ndirs = idx + 1;
-	}
-	free(copy);
-	return files;
+	return pmu_preset__load_files(path, ".tree", &tt->ndirs, tree__load, tt,
+				      err, ctx);
 }
 
 static int tree__matches(const struct tree *t, const char *model)

@@ -440,8 +440,8 @@ static void table_titles(struct table *t, const char *first, const char *const *
 		table_set(t, 1 + nfixed + el->n, after);
 }
 
-static void region_row(struct table *t, json_object *r,
-		       const struct evlist *el, struct notes *nt)
+static void region_row(struct table *t, json_object *r, const struct evlist *el,
+		       struct notes *nt)
 {
 	const char *name = get_str(r, "name", "?");
 	char v[64];
@@ -645,29 +645,6 @@ void report__summary(json_object *doc)
 
 /* ---- loading --------------------------------------------------------- */
 
-/* Turns json-c's last error ("json_object_from_file: error opening file
- * X: No such file or directory", "json_tokener_parse_ex failed: ...")
- * into the short reason after its last ": ". */
-static void load_error(char *why, size_t len)
-{
-	const char *e = json_util_get_last_err();
-	const char *tail = e ? strrchr(e, ':') : NULL;
-	int n;
-
-	if (!tail) {
-		snprintf(why, len, "cannot read JSON");
-		return;
-	}
-	tail += strspn(tail, ": ");
-	n = (int)strcspn(tail, "\n");
-	if (!strstr(e, "tokener"))
-		snprintf(why, len, "%.*s", n, tail);
-	else if (strncmp(tail, "continue", (size_t)n) == 0)
-		snprintf(why, len, "invalid JSON: unexpected end of data");
-	else
-		snprintf(why, len, "invalid JSON: %.*s", n, tail);
-}
-
 /* The members every table reads; anything deeper is read defensively. */
 static int check_layout(json_object *doc, char *why, size_t len)
 {
@@ -701,7 +678,7 @@ static json_object *load(const char *path, char *why, size_t len)
 	json_object *doc = json_object_from_file(path);
 
 	if (!doc) {
-		load_error(why, len);
+		json_load_error(why, len);
 		return NULL;
 	}
 	if (!check_layout(doc, why, len)) {
@@ -719,8 +696,8 @@ int report_legacy_main(int argc, char **argv)
 	int rc = 0, shown = 0;
 
 	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
-		puts("usage: " PROG " FILE.json [FILE.json ...]\n\n"
-		     PROG " is an alias of 'hpcshim report', kept for one release:\n"
+		puts("usage: " PROG " FILE.json [FILE.json ...]\n\n" PROG
+		     " is an alias of 'hpcshim report', kept for one release:\n"
 		     "use 'hpcshim report' (views, sorting, CSV/JSON/Markdown).");
 		return 0;
 	}

@@ -28,6 +28,29 @@ static inline char *xstrdup(const char *s)
 	return memcpy(xrealloc(NULL, n), s, n);
 }
 
+/* json-c's last error ("json_object_from_file: error opening file X: No
+ * such file or directory", "json_tokener_parse_ex failed: ...") as the
+ * short reason after its last ": ". */
+static inline void json_load_error(char *why, size_t len)
+{
+	const char *e = json_util_get_last_err();
+	const char *tail = e ? strrchr(e, ':') : NULL;
+	int n;
+
+	if (!tail) {
+		snprintf(why, len, "cannot read JSON");
+		return;
+	}
+	tail += strspn(tail, ": ");
+	n = (int)strcspn(tail, "\n");
+	if (!strstr(e, "tokener"))
+		snprintf(why, len, "%.*s", n, tail);
+	else if (strncmp(tail, "continue", (size_t)n) == 0)
+		snprintf(why, len, "truncated JSON: unexpected end of data");
+	else
+		snprintf(why, len, "not JSON: %.*s", n, tail);
+}
+
 #include "aggregate/jsonread.h"
 
 #endif

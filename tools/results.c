@@ -27,34 +27,11 @@ static void results__skip(struct results *s, const char *path, const char *why)
 	s->nbad++;
 }
 
-/* json-c's last error ("json_object_from_file: error opening file X: No
- * such file or directory", "json_tokener_parse_ex failed: ...") as the
- * short reason after its last ": ". */
-static void load_error(char *why, size_t len)
-{
-	const char *e = json_util_get_last_err();
-	const char *tail = e ? strrchr(e, ':') : NULL;
-	int n;
-
-	if (!tail) {
-		snprintf(why, len, "cannot read JSON");
-		return;
-	}
-	tail += strspn(tail, ": ");
-	n = (int)strcspn(tail, "\n");
-	if (!strstr(e, "tokener"))
-		snprintf(why, len, "%.*s", n, tail);
-	else if (strncmp(tail, "continue", (size_t)n) == 0)
-		snprintf(why, len, "truncated JSON: unexpected end of data");
-	else
-		snprintf(why, len, "not JSON: %.*s", n, tail);
-}
-
 /* 1 when doc can be read: an hpcshim process result with the members the
  * subcommands walk.  A newer or older version of the schema is read for
  * what it has; the line says so. */
-static int check_doc(struct results *s, const char *path, json_object *doc, char *why,
-		     size_t len)
+static int check_doc(struct results *s, const char *path, json_object *doc,
+		     char *why, size_t len)
 {
 	static const struct {
 		const char *key;
@@ -71,13 +48,15 @@ static int check_doc(struct results *s, const char *path, json_object *doc, char
 		return 0;
 	}
 	if (strncmp(schema, "hpcshim/", 8) != 0) {
-		snprintf(why, len, "schema \"%.60s\" is not a process result (\"hpcshim/N\")",
+		snprintf(why, len,
+			 "schema \"%.60s\" is not a process result (\"hpcshim/N\")",
 			 schema);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
 		if (!json_object_is_type(get(doc, need[i].key), need[i].type)) {
-			snprintf(why, len, "malformed result: \"%s\" missing or not an %s",
+			snprintf(why, len,
+				 "malformed result: \"%s\" missing or not an %s",
 				 need[i].key, json_type_to_name(need[i].type));
 			return 0;
 		}
@@ -108,7 +87,7 @@ static void results__add_file(struct results *s, const char *path, bool in_dir)
 	json_object *doc = json_object_from_file(path);
 
 	if (!doc) {
-		load_error(why, sizeof(why));
+		json_load_error(why, sizeof(why));
 		results__skip(s, path, why);
 		return;
 	}
@@ -166,7 +145,8 @@ static void results__add_dir(struct results *s, const char *dir)
 	}
 	free(names);
 	if (n == 0)
-		results__skip(s, dir, "no hpcshim-*.json result files in the directory");
+		results__skip(s, dir,
+			      "no hpcshim-*.json result files in the directory");
 }
 
 static int rank_cmp(const void *a, const void *b)
