@@ -94,7 +94,8 @@ static const char css[] =
 	"th:first-child{text-align:left}.na{color:#999}.warn{color:#a40}"
 	"svg text{font:11px sans-serif}dl{display:grid;grid-template-columns:max-content auto;"
 	"gap:2px 1em}dt{font-weight:bold}.over{color:#c0392b}.legend{margin:0 0 .6em}"
-	".legend .lab{margin-right:1em;white-space:nowrap}.dlevel{margin:.4em 0 0}";
+	".legend .lab{margin-right:1em;white-space:nowrap}.dlevel{margin:.4em 0 0}"
+	".dnodes td.dname,.dnodes td.na{text-align:left}";
 
 static void header(const struct results *s, const char **ev, size_t nev)
 {
@@ -640,7 +641,7 @@ static void dd__bar(const struct dview *w, int g)
 	} else {
 		fputs("fractions of the whole", out);
 	}
-	if (sum > 1)
+	if (sum > 1.0005) /* more than rounding */
 		fprintf(out, " (they add up to %.1f%%: drawn to that sum)", 100 * sum);
 	fprintf(out, "</p>\n<svg class=dbar width=%.0f height=30 role=img data-level=%d "
 		     "data-scale=\"%.17g\">",
@@ -747,8 +748,8 @@ static void dd__section(const struct dview *w, int idx)
 	}
 	for (int g = 0; g <= ngroup; g++)
 		dd__bar(w, g);
-	fputs("<table class=dnodes><tr><th>node</th><th>value</th><th>share</th>"
-	      "<th>unit</th><th>over</th><th>name</th></tr>\n",
+	fputs("<table class=dnodes><tr><th>node</th><th>name</th><th>value</th>"
+	      "<th>share</th><th>unit</th><th>over</th></tr>\n",
 	      out);
 	for (int i = 0; i < w->n; i++) {
 		const struct dnode *d = &w->d[i];
@@ -757,6 +758,8 @@ static void dd__section(const struct dview *w, int idx)
 		esc(d->id);
 		fprintf(out, "\"><td style=\"padding-left:%.1fem\">", 0.5 + 1.2 * d->depth);
 		esc(d->id);
+		fputs("</td><td class=dname>", out);
+		esc(d->name);
 		fputs("</td>", out);
 		if (!d->known) {
 			fputs("<td colspan=4 class=na>null: <span class=reason>", out);
@@ -780,9 +783,7 @@ static void dd__section(const struct dview *w, int idx)
 				d->over == 1 ? "<b class=over>over</b>" :
 				d->over == 0 ? "no" : "-");
 		}
-		fputs("<td>", out);
-		esc(d->name);
-		fputs("</td></tr>\n", out);
+		fputs("</tr>\n", out);
 	}
 	fputs("</table></section>\n", out);
 }
