@@ -7,8 +7,8 @@
  * the header (command, hosts, ranks, threads, dropped events and why),
  * the region tree (nested, inclusive and exclusive per event, wall time,
  * per-call statistics of the main event and of the wall time), the flat
- * regions (each name wherever it was entered), per-thread and per-rank bars of the main event with the
- * imbalance (max/mean - 1) and who was max, the time series
+ * regions (each name wherever it was entered), per-thread and per-rank
+ * bars of the main event with the imbalance (max/mean - 1) and who was max, the time series
  * (HPCSHIM_INTERVAL), the coverage of multiplexed values, and the
  * drill-down (stacked bars per tree level with error bars) of the process
  * and each region when the results carry it (HPCSHIM_PRESET=topdown), and
