@@ -17,6 +17,7 @@
 
 #include <perfmon/pfmlib_perf_event.h>
 
+#include "common/dl.h"
 #include "pmu/pfm.h"
 
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
@@ -31,16 +32,19 @@ static __typeof__(pfm_get_pmu_info) *p_pmu_info;
 static bool pfm_load(void)
 {
 	static const char *const names[] = { "libpfm.so.4", "libpfm.so" };
+	hs_dlsym_fn sym = hs_dl__dlsym();
 	void *h = NULL;
 
+	if (!sym)
+		return false;
 	for (size_t i = 0; !h && i < sizeof(names) / sizeof(names[0]); i++)
 		h = dlmopen(LM_ID_BASE, names[i], RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return false;
-	p_initialize = (__typeof__(p_initialize))dlsym(h, "pfm_initialize");
-	p_strerror = (__typeof__(p_strerror))dlsym(h, "pfm_strerror");
-	p_encode = (__typeof__(p_encode))dlsym(h, "pfm_get_os_event_encoding");
-	p_pmu_info = (__typeof__(p_pmu_info))dlsym(h, "pfm_get_pmu_info");
+	p_initialize = (__typeof__(p_initialize))sym(h, "pfm_initialize");
+	p_strerror = (__typeof__(p_strerror))sym(h, "pfm_strerror");
+	p_encode = (__typeof__(p_encode))sym(h, "pfm_get_os_event_encoding");
+	p_pmu_info = (__typeof__(p_pmu_info))sym(h, "pfm_get_pmu_info");
 	return p_initialize && p_strerror && p_encode && p_pmu_info;
 }
 

@@ -2,6 +2,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 
+#include "common/dl.h"
 #include "preload/base/real.h"
 
 static void *real__next(const char *name)
@@ -30,16 +31,7 @@ HS_REAL_TABLE(HS_REAL_DEFINE)
 
 hs_real_dlsym_fn hs_real__dlsym(void)
 {
-	/* The versions of dlsym in glibc: 2.34 moved it into libc. */
-	static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17",
-						"GLIBC_2.0" };
-	static hs_real_dlsym_fn real_dlsym;
-	hs_real_dlsym_fn f = __atomic_load_n(&real_dlsym, __ATOMIC_ACQUIRE);
-
-	for (size_t i = 0; !f && i < sizeof(versions) / sizeof(versions[0]); i++)
-		f = (hs_real_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", versions[i]);
-	__atomic_store_n(&real_dlsym, f, __ATOMIC_RELEASE);
-	return f;
+	return hs_dl__dlsym();
 }
 
 void hs_real__init(void)
