@@ -25,17 +25,15 @@
  * The period stretches to ten times the last flush's duration, so the
  * flushes of a large result never take more than a tenth of one core.
  *
- * The thread starts lazily (issue 18): hs_flush__start only arms it, and
- * it is created at the program's first pthread_create (the wrapper calls
- * hs_flush__ensure before creating the program's thread) or, in a
- * program that never creates one, at the first region END after one
- * period (hs_proc.flush_tick, every FLUSH_TICK ENDs one clock read).  A
- * process that stays single-threaded therefore keeps glibc's
- * single-threaded fast paths (its read() is no cancellation point: 57
- * instructions less per counter read, tests/pmubed) and pays no thread
- * at start; one that neither creates a thread nor ends a region has no
- * periodic flush (a SIGKILL loses its results; every other end writes
- * them).
+ * The thread starts with the process (hs_flush__start), so that a
+ * SIGKILL loses at most one period of any process.  Issue 18 tried a lazy
+ * start (armed at start, created at the program's first pthread_create,
+ * or at a region END one period after the start: hs_flush__ensure,
+ * hs_proc.flush_tick), which keeps glibc's single-threaded fast paths (57
+ * instructions less per read(), tests/pmubed) and the thread off the
+ * start; but a process that neither creates a thread nor ends a region
+ * then had no periodic flush at all.  The arming stays for a fork child's
+ * re-arm and as the fallback when the launch at start is not possible.
  */
 #include <errno.h>
 #include <signal.h>
@@ -55,6 +53,7 @@
 #define FLUSH_TICK 256  /* region ENDs between two looks at the clock */
 
 static int armed;    /* armed and not started */
+static void flush__launch(void);
 static int launched; /* the thread was created in this image (CAS) */
 static uint64_t armed_at;
 
@@ -342,6 +341,7 @@ void hs_flush__start(void)
 	hs_proc.flush_countdown = FLUSH_TICK;
 	__atomic_store_n(&armed, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&hs_proc.flush_tick, flush__tick, __ATOMIC_RELEASE);
+	flush__launch();
 }
 
 /* With every signal blocked while it is created, the thread starts with

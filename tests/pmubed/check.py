@@ -43,7 +43,7 @@ OVH = 307  # 296 before session 4's merge; 283 before issue 18's derived clocks 
 # (HPCSHIM_FLUSH, default 1s) runs a thread of the shim's own, so glibc's
 # read() is a cancellation point even in a single-threaded program: 315
 # without that thread, 429 with it (about 57 per read).
-OVH_SYS = 387  # 376 before session 4's merge; 429 before issue 18; 444 with its derived clocks (see PAIR_USER)
+OVH_SYS = 455  # 387 with the flush thread started lazily (issue 18, reverted in session 4: with the thread from the start read() is glibc's cancellation path again, +68); 376 before session 4's merge; 429 before issue 18; 444 with its derived clocks (see PAIR_USER)
 # and the flush thread started at start; 376 since that thread starts
 # lazily (a single-threaded process's read() is no cancellation point).
 # The user-space path once the process has created a thread (with read(),
@@ -54,7 +54,7 @@ OVH_MT = 307
 # LD_BIND_NOW=1.  It grows with the number of symbols the shim exports
 # (586 before the preload/ restructure, with the same exports: +7 in this
 # one-time path, cause not pinned; the steady region path is unchanged).
-LAZY = 543  # 579 before session 4's merge; 610 on main before issue 18 (603 stated, stale); 596 with
+LAZY = 616  # 543 with the flush thread lazy (a multi-threaded process binds more lazily before its first region); 579 before session 4's merge; 610 on main before issue 18 (603 stated, stale); 596 with
 # libpfm4 no longer linked (one object less in the lazy binding's scope);
 # 579 with the flush thread lazy (glibc's single-threaded paths in the
 # binding: no thread yet)
@@ -63,9 +63,9 @@ LAZY = 543  # 579 before session 4's merge; 610 on main before issue 18 (603 sta
 # adds (per_call.max - min: lazy binding of hpcshim_site_end and the END
 # site's id lookup, both inside the interval).
 OVH_SITE = 285  # 270 before session 4's merge; 257 before issue 18
-OVH_SITE_SYS = 365  # 350 before session 4's merge; 403 before issue 18, 418 with its derived clocks; the
+OVH_SITE_SYS = 433  # 365 with the flush thread lazy (see OVH_SYS); 350 before session 4's merge; 403 before issue 18, 418 with its derived clocks; the
 # flush thread lazy since (see OVH_SYS)
-LAZY_SITE = 744  # 773 before session 4's merge; 765 before issue 18, 806 with its derived clocks (cause not
+LAZY_SITE = 770  # 744 with the flush thread lazy; 773 before session 4's merge; 765 before issue 18, 806 with its derived clocks (cause not
 # pinned), 773 with the flush thread lazy; 732 before issue 13's exports
 # A whole begin+end pair (literal name, 4 hardware events in one group),
 # user-level instructions, over PAIR_K pairs: (pairs_on - pairs_off).
