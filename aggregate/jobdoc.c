@@ -799,6 +799,7 @@ static bool job__drill_rank(const struct agg_jobdoc *j, size_t k,
 	json_object *vals = get(parent, key), *x, *m, *threads;
 	const char *name = job__drill_key(vals, ev);
 	char muxkey[64];
+	bool totals;
 
 	if (!name) {
 		job__drill_absent(r, ev, why, len);
@@ -809,6 +810,11 @@ static bool job__drill_rank(const struct agg_jobdoc *j, size_t k,
 	if (x && json_object_is_type(x, json_type_object))
 		x = get(x, "sum");
 	m = get(get(parent, muxkey), name);
+	totals = parent == r->doc && strcmp(key, "totals") == 0;
+	threads = get(r->doc, "threads");
+	/* the process totals have no _multiplexed entry: a thread's tells */
+	for (size_t i = 0; !m && !is_number(x) && totals && i < arr_len(threads); i++)
+		m = get(get(arr_at(threads, i), "totals_multiplexed"), name);
 	if (!is_number(x)) {
 		snprintf(why, len, "rank %d: event '%s' %s", r->rank, ev->spec,
 			 m && get_int(m, "running", -1) == 0 ?
@@ -826,9 +832,8 @@ static bool job__drill_rank(const struct agg_jobdoc *j, size_t k,
 			*has_err = false;
 		return true;
 	}
-	if (parent != r->doc || strcmp(key, "totals") != 0)
+	if (!totals)
 		return true;
-	threads = get(r->doc, "threads");
 	for (size_t i = 0; i < arr_len(threads); i++) {
 		json_object *tm = get(get(arr_at(threads, i), "totals_multiplexed"),
 				      name);
