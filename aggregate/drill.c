@@ -61,10 +61,9 @@ static int drill__next_of(const struct tree *t, int i)
 	return -1;
 }
 
-static void drill__write(json_object *parent, const char *key,
-			 const struct agg_drill *d, const struct tree_input *in)
+void agg_drill__write(json_object *parent, const char *key, const struct tree *t,
+		      const char *name, int level, const struct tree_input *in)
 {
-	const struct tree *t = d->t;
 	struct tree_eval *ev = malloc(sizeof(*ev));
 	json_object *o, *nodes;
 	int b, nx;
@@ -74,13 +73,13 @@ static void drill__write(json_object *parent, const char *key,
 	hs_tree__eval(t, in, ev);
 	o = json_object_new_object();
 	nodes = json_object_new_array();
-	json_object_object_add(o, "tree", agg_json__text(d->name));
+	json_object_object_add(o, "tree", agg_json__text(name));
 	for (int i = 0; i < t->nnodes; i++)
-		if (t->node[i].level <= d->level)
+		if (t->node[i].level <= level)
 			json_object_array_add(nodes, drill__node(t, ev, i));
 	json_object_object_add(o, "nodes", nodes);
 	b = ev->bottleneck;
-	if (b >= 0 && t->node[b].level > d->level)
+	if (b >= 0 && t->node[b].level > level)
 		b = -1;
 	json_object_object_add(o, "bottleneck",
 			       b >= 0 ? agg_json__text(t->node[b].id) : NULL);
@@ -127,7 +126,7 @@ void agg_drill__interval(json_object *parent, const char *key,
 			in[k].has_err = !x->partial || x->has_se;
 		}
 	}
-	drill__write(parent, key, d, in);
+	agg_drill__write(parent, key, d->t, d->name, d->level, in);
 }
 
 void agg_drill__sum(json_object *parent, const char *key,
@@ -157,5 +156,5 @@ void agg_drill__sum(json_object *parent, const char *key,
 			in[k].has_err = x->se_unknown == 0;
 		}
 	}
-	drill__write(parent, key, d, in);
+	agg_drill__write(parent, key, d->t, d->name, d->level, in);
 }

@@ -31,4 +31,12 @@ void agg_drill__interval(struct json_object *parent, const char *key,
 void agg_drill__sum(struct json_object *parent, const char *key,
 		    const struct agg_process *p, const struct agg_sum *sum);
 
+/* "<key>_drilldown" in parent: tree t evaluated on in[t->nevents], its
+ * nodes up to level; name is the set ("topdown", "topdown2").  The job
+ * document (jobdoc.c) writes its sums through this too, so the ranks' and
+ * the job's drill-downs have one shape. */
+void agg_drill__write(struct json_object *parent, const char *key,
+		      const struct tree *t, const char *name, int level,
+		      const struct tree_input *in);
+
 #endif

@@ -15,8 +15,10 @@
  * multiplexed values carry their standard errors into the sum and the
  * mean.  Ranks that are missing (a gap below the highest rank, or below
  * the size the launcher gave), incomplete (a process killed or still
- * running at its last flush) or given twice are listed.  Layout:
- * docs/schema.md, "Job document".
+ * running at its last flush) or given twice are listed.  When the ranks
+ * carry a drill-down (HPCSHIM_PRESET=topdown), the job's sums get one
+ * too: the tree evaluated on the summed counts.  Layout: docs/schema.md,
+ * "Job document".
  *
  * Allocation failures end the process (abort): a half-built document is
  * worth nothing, and the reduction runs once, at the end.
@@ -28,16 +30,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
+#include "aggregate/drill.h"
 #include "aggregate/job.h"
 #include "aggregate/jobdoc.h"
 #include "aggregate/jsonread.h"
+#include "aggregate/jsonutil.h"
 #include "common/hash.h"
 #include "common/sys.h"
+#include "common/tree.h"
 
 #define JOB_SCHEMA "hpcshim-job/1"
 
@@ -684,9 +690,220 @@ static json_object *wall_stats(const struct agg_jobdoc *j, const char *name,
 	return o;
 }
 
-static json_object *region_json(const struct agg_jobdoc *j,
-				const struct names *events, const char *name,
-				const struct extreme *x, struct agg_job_sample *buf)
+/* ---- drill-down: the ranks' stall tree on the job's sums -------------- */
+
+/* The tree of the ranks' drill-down, or why there is none. */
+struct jobdrill {
+	const struct tree *t;
+	const char *name; /* the ranks' set, "topdown" or "topdown2"; NULL: none */
+	int level;
+	char why[512];
+};
+
+/* Whether any rank carries a drill-down; then the tree they evaluated,
+ * found by the name of their set's tree and their CPU model.  Ranks that
+ * disagree on either leave the job without one: a sum of counts of two
+ * microarchitectures fits neither tree. */
+static bool job__drill(const struct agg_jobdoc *j, struct jobdrill *d)
+{
+	const char *model = NULL;
+	int first = -1;
+
+	*d = (struct jobdrill){ .name = NULL };
+	for (size_t k = 0; k < j->n; k++) {
+		json_object *dd = get(j->r[k].doc, "totals_drilldown");
+		const char *name = get_str(dd, "tree", "topdown");
+		const char *m = get_str(get(j->r[k].doc, "presets"), "model", "");
+
+		if (!dd)
+			continue;
+		if (!d->name) {
+			d->name = name;
+			model = m;
+			first = j->r[k].rank;
+		} else if (!d->why[0] && strcmp(name, d->name) != 0) {
+			snprintf(d->why, sizeof(d->why),
+				 "the ranks asked for different trees ('%s' in rank "
+				 "%d, '%s' in rank %d)",
+				 d->name, first, name, j->r[k].rank);
+		} else if (!d->why[0] && strcmp(m, model) != 0) {
+			snprintf(d->why, sizeof(d->why),
+				 "the ranks ran on different CPU models ('%s' in "
+				 "rank %d, '%s' in rank %d)",
+				 model, first, m, j->r[k].rank);
+		}
+	}
+	if (!d->name)
+		return false;
+	d->level = strcmp(d->name, "topdown2") == 0 ? 2 : 1;
+	if (!d->why[0]) {
+		d->t = j->tree ? j->tree(j->tree_ctx, "topdown", model) : NULL;
+		if (!d->t)
+			snprintf(d->why, sizeof(d->why),
+				 "no stall tree 'topdown' for CPU model '%s' on the "
+				 "preset path",
+				 model);
+	}
+	if (!d->t)
+		fprintf(stderr, "%s: job drill-down: %s\n", j->prog, d->why);
+	return true;
+}
+
+/* The member of vals that holds tree event ev: its alias or its spec in
+ * any case, as the offline tool matches them. */
+static const char *job__drill_key(json_object *vals, const struct tree_event *ev)
+{
+	if (!vals || !json_object_is_type(vals, json_type_object))
+		return NULL;
+	json_object_object_foreach(vals, k, v)
+	{
+		(void)v;
+		if (!strcmp(k, ev->alias) || !strcasecmp(k, ev->spec))
+			return k;
+	}
+	return NULL;
+}
+
+/* Why a rank has no number for ev: its probe's drop reason when the
+ * events[] list has one. */
+static void job__drill_absent(const struct agg_jobdoc_rank *r,
+			      const struct tree_event *ev, char *why, size_t len)
+{
+	json_object *evs = get(r->doc, "events");
+
+	for (size_t i = 0; i < arr_len(evs); i++) {
+		json_object *e = arr_at(evs, i);
+
+		if (!strcasecmp(get_str(e, "name", ""), ev->spec) &&
+		    !strcmp(get_str(e, "status", ""), "dropped")) {
+			snprintf(why, len, "rank %d: event '%s' dropped: %s",
+				 r->rank, ev->spec, get_str(e, "reason", "?"));
+			return;
+		}
+	}
+	snprintf(why, len, "rank %d: event '%s' not in its results", r->rank, ev->spec);
+}
+
+/* Rank k's count of ev in parent's `key` object, with its standard error
+ * (what the job's sums carry, job.c): from the `_multiplexed` sibling, or,
+ * for the process totals, which have none, the threads' errors combined
+ * as independent, as the rank's own totals_drilldown does.  *has_err
+ * turns false when an estimate has no error figure.  false with why when
+ * the rank has no number. */
+static bool job__drill_rank(const struct agg_jobdoc *j, size_t k,
+			    json_object *parent, const char *key,
+			    const struct tree_event *ev, struct agg_job_sample *s,
+			    bool *has_err, char *why, size_t len)
+{
+	const struct agg_jobdoc_rank *r = &j->r[k];
+	json_object *vals = get(parent, key), *x, *m, *threads;
+	const char *name = job__drill_key(vals, ev);
+	char muxkey[64];
+	bool totals;
+
+	if (!name) {
+		job__drill_absent(r, ev, why, len);
+		return false;
+	}
+	snprintf(muxkey, sizeof(muxkey), "%s_multiplexed", key);
+	x = get(vals, name);
+	if (x && json_object_is_type(x, json_type_object))
+		x = get(x, "sum");
+	m = get(get(parent, muxkey), name);
+	totals = parent == r->doc && strcmp(key, "totals") == 0;
+	threads = get(r->doc, "threads");
+	/* the process totals have no _multiplexed entry: a thread's tells */
+	for (size_t i = 0; !m && !is_number(x) && totals && i < arr_len(threads); i++)
+		m = get(get(arr_at(threads, i), "totals_multiplexed"), name);
+	if (!is_number(x)) {
+		snprintf(why, len, "rank %d: event '%s' %s", r->rank, ev->spec,
+			 m && get_int(m, "running", -1) == 0 ?
+				 "multiplexed out (never on a counter)" :
+				 "not counted (null in its results)");
+		return false;
+	}
+	*s = (struct agg_job_sample){ json_object_get_double(x), 0, (int)k };
+	if (m) {
+		json_object *se = get(m, "stderr");
+
+		if (is_number(se))
+			s->stderr_ = json_object_get_double(se);
+		else
+			*has_err = false;
+		return true;
+	}
+	if (!totals)
+		return true;
+	for (size_t i = 0; i < arr_len(threads); i++) {
+		json_object *tm = get(get(arr_at(threads, i), "totals_multiplexed"),
+				      name);
+		json_object *se = get(tm, "stderr");
+
+		if (!tm)
+			continue;
+		if (is_number(se))
+			s->stderr_ = hypot(s->stderr_, json_object_get_double(se));
+		else
+			*has_err = false;
+	}
+	return true;
+}
+
+/* "<key>_drilldown" in out: the tree on the sums over the ranks that have
+ * the object (every rank for the totals, those that ran the region); an
+ * event is known only when each of those ranks has a number for it, a
+ * partial sum would mix the ranks' shares. */
+static void job__drill_scope(const struct agg_jobdoc *j, const struct jobdrill *d,
+			     json_object *out, pick_fn pick, const char *region,
+			     const char *key, struct agg_job_sample *buf)
+{
+	struct tree_input in[TREE_MAX_EVENTS];
+	char why[TREE_MAX_EVENTS][400];
+	const struct tree *t = d->t;
+
+	if (!t) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "tree", json_object_new_string(d->name));
+		json_object_object_add(o, "nodes", NULL);
+		json_object_object_add(o, "reason", json_object_new_string(d->why));
+		json_object_object_add(o, "bottleneck", NULL);
+		json_object_object_add(o, "next", NULL);
+		agg_json__add_sibling(out, key, "_drilldown", o);
+		return;
+	}
+	for (int e = 0; e < t->nevents; e++) {
+		struct agg_job_stats s;
+		bool has_err = true;
+		size_t n = 0;
+
+		why[e][0] = '\0';
+		for (size_t k = 0; k < j->n && !why[e][0]; k++) {
+			json_object *parent = pick(j->r[k].doc, region, NULL);
+
+			if (parent &&
+			    job__drill_rank(j, k, parent, key, &t->ev[e], &buf[n],
+					    &has_err, why[e], sizeof(why[e])))
+				n++;
+		}
+		in[e] = (struct tree_input){ .why = NULL };
+		if (why[e][0]) {
+			in[e].why = why[e];
+		} else if (!n) {
+			in[e].why = "in no rank's results";
+		} else {
+			agg_job__stats(buf, n, &s);
+			in[e].v = s.sum;
+			in[e].err = s.sum_stderr;
+			in[e].has_err = has_err;
+		}
+	}
+	agg_drill__write(out, key, t, d->name, d->level, in);
+}
+
+static json_object *region_json(const struct agg_jobdoc *j, const struct names *events,
+				const char *name, const struct extreme *x,
+				const struct jobdrill *d, struct agg_job_sample *buf)
 {
 	json_object *o = json_object_new_object();
 	int present = 0;
@@ -702,6 +919,10 @@ static json_object *region_json(const struct agg_jobdoc *j,
 	json_object_object_add(o, "exclusive",
 			       event_stats(j, events, pick_region, name,
 					   "exclusive", buf));
+	if (d->name) {
+		job__drill_scope(j, d, o, pick_region, name, "inclusive", buf);
+		job__drill_scope(j, d, o, pick_region, name, "exclusive", buf);
+	}
 	json_object_object_add(o, "wall_ns", wall_stats(j, name, buf));
 	json_object_object_add(o, "threads", extremes_json(j, events, x));
 	return o;
@@ -771,6 +992,7 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 	json_object *dup = job__number(j), *incomplete, *missing, *hosts, *arr;
 	struct agg_job_sample *buf = xcalloc(j->n, sizeof(*buf));
 	struct names hostnames = { 0 };
+	struct jobdrill *drill = xcalloc(1, sizeof(*drill));
 	struct extreme *x;
 	const char *jobid = NULL;
 	bool added;
@@ -807,6 +1029,8 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 	json_object_object_add(doc, "totals",
 			       event_stats(j, &events, pick_process, NULL, "totals",
 					   buf));
+	if (job__drill(j, drill))
+		job__drill_scope(j, drill, doc, pick_process, NULL, "totals", buf);
 	/* The ranks' process wall times: who ran longest, the spread. */
 	json_object_object_add(doc, "wall_ns",
 			       rank_stats(j, pick_process, NULL, "process",
@@ -815,10 +1039,11 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 	arr = json_object_new_array();
 	for (size_t i = 0; i < regions.n; i++)
 		json_object_array_add(arr, region_json(j, &events, regions.name[i],
-						       x + i * events.n, buf));
+						       x + i * events.n, drill, buf));
 	json_object_object_add(doc, "regions", arr);
 	free(x);
 	free(buf);
+	free(drill);
 	names__free(&regions);
 	names__free(&events);
 	names__free(&hostnames);

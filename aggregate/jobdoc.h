@@ -10,6 +10,13 @@
 #include <stddef.h>
 
 struct json_object;
+struct tree;
+
+/* The stall tree `name` for a libpfm4 model, or NULL: the job document's
+ * drill-down (docs/drilldown.md) needs the tree the ranks evaluated, and
+ * only the caller can read tree files (aggregate/ is below presets/). */
+typedef const struct tree *(*agg_jobdoc_tree_fn)(void *ctx, const char *name,
+						 const char *model);
 
 /* One process's result document and what identifies it. */
 struct agg_jobdoc_rank {
@@ -27,6 +34,8 @@ struct agg_jobdoc {
 	struct agg_jobdoc_rank *r;
 	size_t n, cap;
 	struct json_object *ignored; /* files left out so far, or NULL */
+	agg_jobdoc_tree_fn tree;     /* or NULL: no job drill-down */
+	void *tree_ctx;
 };
 
 /* Adds one process result document (taken: released when it is not an

@@ -14,7 +14,9 @@
  * errors into the sum and the mean.  Ranks that are missing (a gap below
  * the highest rank, or below the size the launcher gave), incomplete (a
  * process killed or still running at its last flush) or given twice are
- * listed.  The document is written atomically (temp file, rename) to OUT,
+ * listed; ranks run with HPCSHIM_PRESET=topdown give the job's sums a
+ * drill-down (the tree read from the preset search path, as `hpcshim
+ * drilldown` reads it).  The document is written atomically (temp file, rename) to OUT,
  * or to stdout.  Layout: docs/schema.md, "Job document".
  *
  * Works for any MPI (it only reads files), for programs that never reach
@@ -36,6 +38,8 @@
 #include "aggregate/jobdoc.h"
 #include "tools/cmd.h"
 #include "common/hash.h"
+#include "presets/preset.h"
+#include "presets/tree_file.h"
 
 #define PROG "hpcshim-merge"
 #define TOOL_PROG PROG
@@ -45,7 +49,32 @@
 struct job {
 	struct agg_jobdoc d;
 	int failed; /* inputs that could not be read */
+	bool trees_read;
+	struct tree_table trees;
 };
+
+static void job__tree_err(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, PROG ": %s\n", msg);
+}
+
+/* The job drill-down's tree (aggregate/ reads no files): the stall trees
+ * of the preset search path, read the first time a job needs one. */
+static const struct tree *job__tree(void *ctx, const char *name, const char *model)
+{
+	struct job *j = ctx;
+	char path[8192];
+
+	if (!j->trees_read) {
+		pmu_preset__search_path(getenv("HPCSHIM_PRESET_PATH"), path,
+					sizeof(path));
+		pmu_tree_table__init(&j->trees);
+		pmu_tree_table__load_path(&j->trees, path, job__tree_err, NULL);
+		j->trees_read = true;
+	}
+	return pmu_tree_table__find(&j->trees, name, model);
+}
 
 static void job__skip(struct job *j, const char *path, const char *why)
 {
@@ -123,7 +152,7 @@ static void usage(void)
 /* `hpcshim merge`; the program hpcshim-merge is its alias (alias_merge.c). */
 int merge_main(int argc, char **argv)
 {
-	struct job j = { .d = { .prog = PROG } };
+	struct job j = { .d = { .prog = PROG, .tree = job__tree } };
 	const char *out = NULL, *want = NULL, *text;
 	char err[4400], *jobid;
 	json_object *doc;
@@ -161,6 +190,7 @@ int merge_main(int argc, char **argv)
 			": job %s: %zu file%s of no job left out (ignored_files)\n",
 			jobid, before - j.d.n, before - j.d.n == 1 ? "" : "s");
 	free(jobid);
+	j.d.tree_ctx = &j;
 	doc = agg_jobdoc__build(&j.d, PROG);
 	text = json_object_to_json_string_ext(
 		doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -173,5 +203,7 @@ int merge_main(int argc, char **argv)
 	}
 	json_object_put(doc);
 	agg_jobdoc__free(&j.d);
+	if (j.trees_read)
+		pmu_tree_table__free(&j.trees);
 	return rc != 0 ? 2 : j.failed ? 1 : 0;
 }

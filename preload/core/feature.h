@@ -52,6 +52,9 @@ struct hs_feature {
 	void (*collect)(bool in_signal);
 	/* Fills the feature's part of the results. */
 	void (*result)(struct agg_process *p);
+	/* result only reads what setup fixed: safe beside running threads, so
+	 * flushes and snapshots (MPI_Finalize's job document) call it too. */
+	bool result_anytime;
 	/* A task of the feature's own (not an uncovered program thread). */
 	bool (*own_task)(pid_t tid);
 };
@@ -70,7 +73,8 @@ void hs_features__thread_forget(struct hs_thread *t);
 void hs_features__fork_child(void);
 void hs_features__collect_thread(struct hs_thread *t, bool self);
 void hs_features__collect(bool in_signal);
-void hs_features__result(struct agg_process *p);
+/* partial: a flush or snapshot, only the result_anytime features. */
+void hs_features__result(struct agg_process *p, bool partial);
 bool hs_features__own_task(pid_t tid);
 
 #endif

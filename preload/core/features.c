@@ -77,9 +77,11 @@ void hs_features__collect(bool in_signal)
 	EACH(collect, in_signal);
 }
 
-void hs_features__result(struct agg_process *p)
+void hs_features__result(struct agg_process *p, bool partial)
 {
-	EACH(result, p);
+	for (const struct hs_feature *const *f = features; f && *f; f++)
+		if ((*f)->result && (!partial || (*f)->result_anytime))
+			(*f)->result(p);
 }
 
 bool hs_features__own_task(pid_t tid)

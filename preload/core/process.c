@@ -170,9 +170,9 @@ void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
 
 	gethostname(host, sizeof(host) - 1);
 	/* A flush runs beside the features' threads and handlers: their
-	 * parts are only written at the end. */
-	if (end != HS_END_FLUSH && end != HS_END_SNAPSHOT)
-		hs_features__result(&p);
+	 * parts are only written at the end, but for those that only read
+	 * what setup fixed (presets: metrics, drill-down). */
+	hs_features__result(&p, end == HS_END_FLUSH || end == HS_END_SNAPSHOT);
 	if (end == HS_END_SNAPSHOT)
 		hs_publish__render(&p);
 	else

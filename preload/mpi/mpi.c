@@ -36,6 +36,8 @@
 #include <json-c/json.h>
 
 #include "aggregate/jobdoc.h"
+#include "presets/preset.h"
+#include "presets/tree_file.h"
 #include "preload/base/log.h"
 #include "preload/base/real.h"
 #include "preload/core/core.h"
@@ -179,6 +181,34 @@ struct mpi_doc_args {
 	size_t whylen;
 };
 
+/* The job drill-down's tree: from this rank's preset search path, the
+ * files its presets feature read at the start (whose diagnostics were
+ * shown then), read again only when some rank carries a drill-down. */
+struct mpi_trees {
+	bool read;
+	struct tree_table tt;
+};
+
+static void mpi__tree_err(void *ctx, const char *msg)
+{
+	(void)ctx;
+	hs_log(HS_LOG_DEBUG, "%s", msg);
+}
+
+static const struct tree *mpi__tree(void *ctx, const char *name, const char *model)
+{
+	struct mpi_trees *t = ctx;
+	char path[8192];
+
+	if (!t->read) {
+		pmu_preset__search_path(hs_proc.cfg.preset_path, path, sizeof(path));
+		pmu_tree_table__init(&t->tt);
+		pmu_tree_table__load_path(&t->tt, path, mpi__tree_err, NULL);
+		t->read = true;
+	}
+	return pmu_tree_table__find(&t->tt, name, model);
+}
+
 /* Rank 0: the job document from the records, written beside the rank
  * files.  0, or -1 with why. */
 static int mpi__document_fn(void *arg)
@@ -188,7 +218,8 @@ static int mpi__document_fn(void *arg)
 	size_t len = a->len, whylen = a->whylen;
 	int size = a->size;
 	char *why = a->why;
-	struct agg_jobdoc j = { .prog = "hpcshim" };
+	struct mpi_trees trees = { .read = false };
+	struct agg_jobdoc j = { .prog = "hpcshim", .tree = mpi__tree, .tree_ctx = &trees };
 	size_t off = 0;
 	int n = 0, rc = -1;
 	char host[256] = "unknown", path[PATH_MAX + 320], jobsfx[72];
@@ -252,6 +283,8 @@ static int mpi__document_fn(void *arg)
 		       path);
 out:
 	agg_jobdoc__free(&j);
+	if (trees.read)
+		pmu_tree_table__free(&trees.tt);
 	return rc;
 }
 

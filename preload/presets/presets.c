@@ -626,4 +626,5 @@ const struct hs_feature hs_presets_feature = {
 	.select = presets__select,
 	.setup = presets__finish,
 	.result = presets__result,
+	.result_anytime = true, /* pr.view is fixed at setup */
 };
