@@ -7,6 +7,7 @@ context switches, thread CPU time, perf stat).
 import glob
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -149,3 +150,33 @@ def can_open_hardware():
     """True when this host has a hardware PMU (cycles opens)."""
     r = run([WORKLOAD], env={"HPCSHIM_EVENTS": "cycles"})
     return bool(r.docs) and r.docs[0]["events"][0]["status"] == "ok"
+
+
+# ---- headless Chromium (the HTML report's tests) ---------------------------
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# Chromium's own services (updates, time, accounts) may call home even so:
+# those are not the page's.
+_CHROME_OWN = re.compile(r"^https?://([a-z0-9-]+\.)*(google\.com|googleapis\.com|gvt1\.com|gstatic\.com)/")
+
+
+def chrome(url, workdir, *extra):
+    """Opens url in headless Chromium (profile and net log in workdir):
+    (the completed process, the URLs the page requested other than
+    file:// and data: ones, or None if the log is unreadable, the console
+    lines)."""
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run",
+             "--disable-default-apps", "--enable-logging=stderr", "--v=0",
+             "--user-data-dir=" + os.path.join(workdir, "profile")]
+    log = os.path.join(workdir, "net.json")
+    p = subprocess.run([CHROMIUM] + flags + ["--log-net-log=" + log] + list(extra) + [url],
+                       capture_output=True, encoding="utf-8", errors="replace", timeout=300)
+    urls = set()
+    try:
+        for e in json.load(open(log))["events"]:
+            u = e.get("params", {}).get("url")
+            if u and not _CHROME_OWN.match(u) and not u.startswith(("file://", "data:")):
+                urls.add(u)
+    except (OSError, ValueError):
+        urls = None
+    return p, urls, [l for l in p.stderr.splitlines() if ":CONSOLE" in l]

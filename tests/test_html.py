@@ -12,12 +12,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hpctest import BUILD, Tap, run  # noqa: E402
+from hpctest import BUILD, Tap, run, CHROMIUM, chrome  # noqa: E402
 
 HPCSHIM = os.path.join(BUILD, "hpcshim")
 OMP = os.path.join(BUILD, "samples", "openmp_work")
 t = Tap()
-chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+chromium = CHROMIUM
 if not os.path.exists(OMP):
     t.skip("html report", "samples/openmp_work not built (no OpenMP)")
     t.done()
@@ -58,39 +58,15 @@ if not chromium:
     t.done()
     sys.exit(0)
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-default-apps",
-         "--enable-logging=stderr", "--v=0", "--user-data-dir=" + os.path.join(tmp, "profile")]
-# Chromium's own services (updates, time, accounts) may call home even so:
-# those are not the page's.
-OWN = re.compile(r"^https?://([a-z0-9-]+\.)*(google\.com|googleapis\.com|gvt1\.com|gstatic\.com)/")
-
-
-def chrome(url, *extra):
-    log = os.path.join(tmp, "net.json")
-    p = subprocess.run([chromium] + FLAGS + ["--log-net-log=" + log] + list(extra) + [url],
-                       capture_output=True, encoding="utf-8", errors="replace", timeout=300)
-    urls = set()
-    try:
-        for e in json.load(open(log))["events"]:
-            u = e.get("params", {}).get("url")
-            if u and not OWN.match(u) and not u.startswith("file://") and not u.startswith("data:"):
-                urls.add(u)
-    except (OSError, ValueError):
-        urls = None
-    console = [l for l in p.stderr.splitlines() if ":CONSOLE" in l]
-    return p, urls, console
-
-
 # The checks can fail: a page with an image on the network and a console
 # message is caught.
 bad = os.path.join(tmp, "bad.html")
 open(bad, "w").write('<img src="http://hpcshim-test.invalid/x.png"><script>console.log("x")</script>')
-p, urls, console = chrome("file://" + bad, "--dump-dom")
+p, urls, console = chrome("file://" + bad, tmp, "--dump-dom")
 t.ok(urls and any("hpcshim-test.invalid" in u for u in urls) and console,
      "control: a network request and a console message are seen", (urls, console))
 
-p, urls, console = chrome("file://" + html, "--dump-dom")
+p, urls, console = chrome("file://" + html, tmp, "--dump-dom")
 t.ok(p.returncode == 0 and "<h2>Regions</h2>" in p.stdout, "Chromium renders the report (DOM dumped)")
 t.eq(console, [], "no console messages")
 t.eq(urls, set(), "no network requests from the page")
@@ -98,7 +74,7 @@ dom_rows = re.findall(r"<tr><td>([^<]+)</td><td>(\d+)</td>", p.stdout)
 t.eq({n: int(c) for n, c in dom_rows if n in want}, {n: c for n, (c, v) in want.items()},
      "the rendered DOM has the JSON's region calls")
 shot = os.path.join(tmp, "report.png")
-p, urls, console = chrome("file://" + html, "--screenshot=" + shot, "--window-size=1000,1400")
+p, urls, console = chrome("file://" + html, tmp, "--screenshot=" + shot, "--window-size=1000,1400")
 t.ok(os.path.exists(shot) and open(shot, "rb").read(8) == b"\x89PNG\r\n\x1a\n" and os.path.getsize(shot) > 10000,
      "a screenshot is written (PNG)")
 if os.environ.get("HPCSHIM_SCREENSHOT"):

@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hpctest import BUILD, Tap, run  # noqa: E402
+from hpctest import BUILD, Tap, run, CHROMIUM, chrome  # noqa: E402
 
 t = Tap()
 SRC = os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -220,34 +220,13 @@ for k, o in objs:
          "topdown %s: no value, no 0 anywhere" % k, re.findall(r".{80}>0(?:\.0+)?%?<.{20}", text))
 
 # ---- headless Chromium ------------------------------------------------------
-chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+chromium = CHROMIUM
 if not chromium:
     t.skip("headless Chromium", "chromium not installed (tools/setup.sh tests installs it)")
     t.done()
     sys.exit(0)
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-default-apps",
-         "--enable-logging=stderr", "--v=0", "--user-data-dir=" + os.path.join(tmp, "profile")]
-OWN = re.compile(r"^https?://([a-z0-9-]+\.)*(google\.com|googleapis\.com|gvt1\.com|gstatic\.com)/")
-
-
-def chrome(url, *extra):
-    log = os.path.join(tmp, "net.json")
-    p = subprocess.run([chromium] + FLAGS + ["--log-net-log=" + log] + list(extra) + [url],
-                       capture_output=True, encoding="utf-8", errors="replace", timeout=300)
-    urls = set()
-    try:
-        for e in json.load(open(log))["events"]:
-            u = e.get("params", {}).get("url")
-            if u and not OWN.match(u) and not u.startswith("file://") and not u.startswith("data:"):
-                urls.add(u)
-    except (OSError, ValueError):
-        urls = None
-    return p, urls, [l for l in p.stderr.splitlines() if ":CONSOLE" in l]
-
-
 for name, page in (("crafty", page_c), ("zen4", page_z), ("topdown", page_t)):
-    p, urls, console = chrome("file://" + os.path.join(tmp, name + ".html"), "--dump-dom")
+    p, urls, console = chrome("file://" + os.path.join(tmp, name + ".html"), tmp, "--dump-dom")
     dom_segs = len(re.findall(r'<rect class="seg"|<rect class=seg', p.stdout))
     t.ok(p.returncode == 0 and "<h2>Drill-down</h2>" in p.stdout
          and dom_segs == len(re.findall(r"<rect class=seg", page)),

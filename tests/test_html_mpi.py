@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hpctest import BUILD, HERE, Tap  # noqa: E402
+from hpctest import BUILD, HERE, Tap, CHROMIUM, chrome  # noqa: E402
 
 t = Tap()
 SRC = os.path.dirname(HERE)
@@ -179,40 +179,19 @@ labels = re.findall(r"<text x=0 y=\d+>r(\d+) tid \d+ omp (\d+)</text>",
 t.eq(sorted((int(r), int(k)) for r, k in labels), [(r, k) for r in range(NP) for k in range(2)],
      "thread bars: the OpenMP threads of every rank labelled omp 0 and omp 1")
 
-chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+chromium = CHROMIUM
 if not chromium:
     t.skip("headless Chromium", "chromium not installed (tools/setup.sh tests installs it)")
     t.done()
     sys.exit(0)
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-default-apps",
-         "--enable-logging=stderr", "--v=0", "--user-data-dir=" + os.path.join(work, "profile")]
-OWN = re.compile(r"^https?://([a-z0-9-]+\.)*(google\.com|googleapis\.com|gvt1\.com|gstatic\.com)/")
-
-
-def chrome(url, *extra):
-    log = os.path.join(work, "net.json")
-    p = subprocess.run([chromium] + FLAGS + ["--log-net-log=" + log] + list(extra) + [url],
-                       capture_output=True, encoding="utf-8", errors="replace", timeout=300)
-    urls = set()
-    try:
-        for e in json.load(open(log))["events"]:
-            u = e.get("params", {}).get("url")
-            if u and not OWN.match(u) and not u.startswith(("file://", "data:")):
-                urls.add(u)
-    except (OSError, ValueError):
-        urls = None
-    return p, urls, [l for l in p.stderr.splitlines() if ":CONSOLE" in l]
-
-
-p, urls, console = chrome("file://" + html, "--dump-dom")
+p, urls, console = chrome("file://" + html, work, "--dump-dom")
 t.ok(p.returncode == 0 and "<h2>Region tree</h2>" in p.stdout, "Chromium renders the report (DOM dumped)")
 t.eq(console, [], "no console messages")
 t.eq(urls, set(), "no network requests from the page")
 t.eq(sorted(re.findall(r'data-path="([^"]+)"', p.stdout)), sorted(want),
      "the rendered DOM has the tree's paths")
 shot = os.path.join(work, "report.png")
-p, urls, console = chrome("file://" + html, "--screenshot=" + shot, "--window-size=1100,1600")
+p, urls, console = chrome("file://" + html, work, "--screenshot=" + shot, "--window-size=1100,1600")
 t.ok(os.path.exists(shot) and open(shot, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
      and os.path.getsize(shot) > 10000, "a screenshot is written (PNG)")
 if os.environ.get("HPCSHIM_SCREENSHOT"):
