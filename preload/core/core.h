@@ -75,12 +75,6 @@ struct hs_process {
 	struct agg_thread *done;
 	uint64_t uncovered_calls; /* atomic                          */
 	pid_t flusher;            /* the flush thread's tid, or 0 (atomic) */
-	/* Set while the flush is armed and its thread not started: region
-	 * ENDs call it (flush.c; a pointer, so the region path does not call
-	 * up into the file that calls the process's end). */
-	void (*flush_tick)(void);
-	int flush_countdown; /* ENDs to the next call (plain: a lost update
-			      * only moves the next look at the clock) */
 };
 
 extern struct hs_process hs_proc;
@@ -146,10 +140,6 @@ void hs_flush__start(void);
  * "snapshot", complete (NULL when not running or out of memory). */
 bool hs_flush__now(void);
 char *hs_flush__snapshot(size_t *len);
-/* The thread is created lazily (flush.c): at the program's first
- * pthread_create (ensure), or at a region END one period after the start
- * in a program that has no other thread (hs_proc.flush_tick). */
-void hs_flush__ensure(void);
 
 /* fork.c: makes a fork()ed child a process of its own. */
 void hs_fork__child(void);

@@ -27,13 +27,11 @@
  *
  * The thread starts with the process (hs_flush__start), so that a
  * SIGKILL loses at most one period of any process.  Issue 18 tried a lazy
- * start (armed at start, created at the program's first pthread_create,
- * or at a region END one period after the start: hs_flush__ensure,
- * hs_proc.flush_tick), which keeps glibc's single-threaded fast paths (57
+ * start (at the program's first pthread_create, or at a region END one
+ * period after the start), which keeps glibc's single-threaded fast paths (57
  * instructions less per read(), tests/pmubed) and the thread off the
  * start; but a process that neither creates a thread nor ends a region
- * then had no periodic flush at all.  The arming stays for a fork child's
- * re-arm and as the fallback when the launch at start is not possible.
+ * then had no periodic flush at all.
  */
 #include <errno.h>
 #include <signal.h>
@@ -50,12 +48,9 @@
 
 #define FLUSH_DUTY 10   /* period >= FLUSH_DUTY x the last flush's time */
 #define COPY_TRIES 1000 /* a record that changes under every copy... */
-#define FLUSH_TICK 256  /* region ENDs between two looks at the clock */
 
-static int armed;    /* armed and not started */
 static void flush__launch(void);
 static int launched; /* the thread was created in this image (CAS) */
-static uint64_t armed_at;
 
 /* The flusher sleeps on wake_cv; the main thread's pthread_exit sets stop
  * (a key destructor runs only then, never at exit()).  glibc ends the
@@ -265,7 +260,6 @@ static bool flush__sleep_until(uint64_t deadline)
 }
 
 static void flush__fork_child(void);
-static void flush__tick(void);
 
 static void *flush__main(void *arg)
 {
@@ -308,15 +302,13 @@ static void flush__fork_child(void)
 	hs_flush__start();
 }
 
-/* Arms the flush on the process's main thread (the constructor, or the
- * one thread of a fork child); flush__launch creates its thread later. */
+/* Starts the flush on the process's main thread (the constructor, or the
+ * one thread of a fork child). */
 void hs_flush__start(void)
 {
 	pthread_condattr_t ca;
 
 	__atomic_store_n(&hs_proc.flusher, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&hs_proc.flush_tick, NULL, __ATOMIC_RELAXED);
-	__atomic_store_n(&armed, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&launched, 0, __ATOMIC_RELAXED);
 	if (!hs_proc.cfg.flush_ns || !hs_real__pthread_create() ||
 	    __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING)
@@ -337,10 +329,6 @@ void hs_flush__start(void)
 	 * or the one thread of a fork child). */
 	if (main_key_made)
 		pthread_setspecific(main_key, &main_key);
-	armed_at = hs_clock__monotonic();
-	hs_proc.flush_countdown = FLUSH_TICK;
-	__atomic_store_n(&armed, 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&hs_proc.flush_tick, flush__tick, __ATOMIC_RELEASE);
 	flush__launch();
 }
 
@@ -358,8 +346,6 @@ static void flush__launch(void)
 	if (!__atomic_compare_exchange_n(&launched, &expected, 1, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
-	__atomic_store_n(&hs_proc.flush_tick, NULL, __ATOMIC_RELEASE);
-	__atomic_store_n(&armed, 0, __ATOMIC_RELEASE);
 	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING)
 		return;
 	sigfillset(&all);
@@ -382,17 +368,4 @@ static void flush__launch(void)
 		       "HPCSHIM_FLUSH: no thread for the periodic flush (%s); results "
 		       "are written at the end only",
 		       strerror(rc));
-}
-
-void hs_flush__ensure(void)
-{
-	if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE))
-		flush__launch();
-}
-
-static void flush__tick(void)
-{
-	hs_proc.flush_countdown = FLUSH_TICK;
-	if (hs_clock__monotonic() - armed_at >= hs_proc.cfg.flush_ns)
-		hs_flush__ensure();
 }

@@ -236,10 +236,6 @@ static void end__close(struct hs_thread *t, int k)
 	while (t->depth > k)
 		frame__close(t, t->depth - 1, ok);
 	hs_seq__write_end(&t->agg->seq);
-	/* The periodic flush of a program that never created a thread. */
-	if (unlikely(__atomic_load_n(&hs_proc.flush_tick, __ATOMIC_RELAXED)) &&
-	    --hs_proc.flush_countdown <= 0)
-		hs_proc.flush_tick();
 }
 
 /* ---- names built at run time: looked up by hash ---------------------- */

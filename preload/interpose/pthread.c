@@ -60,7 +60,6 @@ HPCSHIM_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		state = __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE);
 	if (state != HS_RUNNING)
 		return real(thread, attr, fn, arg);
-	hs_flush__ensure(); /* the program's first thread: the flush's too */
 	tr = malloc(sizeof(*tr));
 	if (!tr) /* uncounted beats failing the host's thread creation */
 		return real(thread, attr, fn, arg);
