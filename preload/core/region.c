@@ -151,9 +151,9 @@ static void region__unwind(struct hs_thread *t, uintptr_t sp)
 	hs_seq__write_end(&t->agg->seq);
 }
 
-/* The calling thread's state when a BEGIN can be recorded; NULL when the
- * thread is not counted or the BEGIN is skipped (its END then too). */
-static struct hs_thread *begin__thread(uintptr_t sp)
+/* The calling thread's state at a boundary, frames a longjmp left behind
+ * closed; NULL when the thread is not counted. */
+static struct hs_thread *thread__at(uintptr_t sp)
 {
 	struct hs_thread *t = hs_self;
 
@@ -163,6 +163,17 @@ static struct hs_thread *begin__thread(uintptr_t sp)
 	}
 	if (unlikely(t->nsp))
 		region__unwind(t, sp);
+	return t;
+}
+
+/* The calling thread's state when a BEGIN can be recorded; NULL when the
+ * thread is not counted or the BEGIN is skipped (its END then too). */
+static struct hs_thread *begin__thread(uintptr_t sp)
+{
+	struct hs_thread *t = thread__at(sp);
+
+	if (!t)
+		return NULL;
 	if (unlikely(t->depth == t->cap) &&
 	    (t->cap >= MAX_DEPTH || hs_stack__reserve(t, 2 * t->cap) < 0)) {
 		/* Its END must not close an outer frame of the same name. */
@@ -201,14 +212,10 @@ static void frame__push(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
  * when it belongs to a skipped BEGIN. */
 static struct hs_thread *end__thread(uintptr_t sp)
 {
-	struct hs_thread *t = hs_self;
+	struct hs_thread *t = thread__at(sp);
 
-	if (unlikely(!t)) {
-		region__uncovered();
+	if (!t)
 		return NULL;
-	}
-	if (unlikely(t->nsp))
-		region__unwind(t, sp);
 	if (unlikely(t->skipped > 0)) { /* the innermost BEGIN was not recorded */
 		t->skipped--;
 		return NULL;
