@@ -170,6 +170,18 @@ static void header(const struct results *s, const char **ev, size_t nev)
 	fputs("</dl>\n", out);
 }
 
+/* Two header cells per event: inclusive and exclusive. */
+static void event_heads(const char **ev, size_t nev)
+{
+	for (size_t e = 0; e < nev; e++) {
+		fputs("<th>", out);
+		esc(ev[e]);
+		fputs(" inclusive</th><th>", out);
+		esc(ev[e]);
+		fputs(" exclusive</th>", out);
+	}
+}
+
 static void regions(const struct results *s, const char **ev, size_t nev)
 {
 	struct rowset in, ex;
@@ -180,13 +192,7 @@ static void regions(const struct results *s, const char **ev, size_t nev)
 	      "it was entered.</p>\n<table id=regions><tr><th>region</th><th>calls</th>"
 	      "<th>threads</th><th>ranks</th>",
 	      out);
-	for (size_t e = 0; e < nev; e++) {
-		fputs("<th>", out);
-		esc(ev[e]);
-		fputs(" inclusive</th><th>", out);
-		esc(ev[e]);
-		fputs(" exclusive</th>", out);
-	}
+	event_heads(ev, nev);
 	fputs("<th>per call: min / mean / max</th><th>wall inclusive</th>"
 	      "<th>wall exclusive</th></tr>\n",
 	      out);
@@ -268,13 +274,7 @@ static void tree(const struct results *s, const char **ev, size_t nev)
 	      "<table id=tree><tr><th>region</th><th>calls</th><th>threads</th><th>ranks</th>"
 	      "<th>wall inclusive</th><th>wall exclusive</th>",
 	      out);
-	for (size_t e = 0; e < nev; e++) {
-		fputs("<th>", out);
-		esc(ev[e]);
-		fputs(" inclusive</th><th>", out);
-		esc(ev[e]);
-		fputs(" exclusive</th>", out);
-	}
+	event_heads(ev, nev);
 	fputs("<th>per call", out);
 	if (pe) {
 		fputs(" (", out);
