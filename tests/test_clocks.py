@@ -8,7 +8,7 @@ outside and just inside every region (tests/clocks.c): a region's
 task-clock lies between the inner and the outer interval, exactly, for
 every call of every thread, 8 threads on the machine's CPUs (preempted in
 the middle of regions).  The same bracket holds for task-clock counted the
-old way, a counter in a group of its own ({perf::TASK-CLOCK}, a user
+old way, a counter in a group of its own ({task-clock:uk}, a user
 group), in the same regions.  (A cpu-clock counter of its own is another
 clock, local_clock() read at its own moments: it misses the task-clock
 bracket by up to 0.3 us now and then; cpu-clock from group time is in it.)
@@ -67,24 +67,24 @@ def check(r, names, desc):
 r = run([CLOCKS, str(THREADS), str(INTERVALS), str(MS)],
         # No periodic flush: its reads of the threads' counters would add
         # to their read tallies.
-        env={"HPCSHIM_EVENTS": "page-faults,context-switches,task-clock,{perf::TASK-CLOCK}",
+        env={"HPCSHIM_EVENTS": "page-faults,context-switches,task-clock,{task-clock:uk}",
              "HPCSHIM_FLUSH": "off"})
 t.eq(r.rc, 0, "exit code")
 ev = {e["name"]: e for e in r.doc["events"]}
 t.ok(ev["task-clock"].get("from_group_time") is True and
      ev["task-clock"]["group"] == ev["page-faults"]["group"],
      "task-clock is read from the software group's time (%r)" % ev["task-clock"])
-sep = ev["perf::TASK-CLOCK"]
+sep = ev["task-clock:uk"]
 t.ok(not sep.get("from_group_time") and sep["group"] != ev["page-faults"]["group"],
-     "{perf::TASK-CLOCK}, a user group, is a counter of its own (%r)" % sep)
+     "{task-clock:uk}, a user group, is a counter of its own (%r)" % sep)
 main = next(th for th in r.doc["threads"] if th["tid"] == r.doc["process"]["pid"])
 workers = [th for th in r.doc["threads"] if th["regions"]]
 # 2 groups, 2 boundaries per call, plus each thread's final read.
 t.ok(all(th["reads"]["syscall"] == 2 * 2 * INTERVALS + 2 for th in workers),
      "two groups read per boundary, not three (%r)" %
      sorted({th["reads"]["syscall"] for th in workers}))
-check(r, ("task-clock", "perf::TASK-CLOCK"), "8 threads")
-diff = [abs(reg["inclusive"]["task-clock"] - reg["inclusive"]["perf::TASK-CLOCK"])
+check(r, ("task-clock", "task-clock:uk"), "8 threads")
+diff = [abs(reg["inclusive"]["task-clock"] - reg["inclusive"]["task-clock:uk"])
         for th in workers for reg in th["regions"]]
 print("# group time vs a task-clock group of its own: max |difference| %d ns, median %d ns"
       % (max(diff), sorted(diff)[len(diff) // 2]))
