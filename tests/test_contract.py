@@ -59,10 +59,16 @@ else:
 
 # ---- explicit events, libpfm4 names, modifiers --------------------------
 r = workload("touch", 1500, env={"HPCSHIM_EVENTS": "perf::PAGE-FAULTS,task-clock"})
-t.eq(region(main_thread(r.doc), "touch")["inclusive"]["perf::PAGE-FAULTS"], 1500,
-     "libpfm4 name perf::PAGE-FAULTS counts exactly")
 ev = r.doc["events"][0]
-t.eq(ev["source"], "libpfm4", "libpfm4 source recorded")
+if os.environ.get("LIBPFM_FORCE_PMU") and ev["status"] == "dropped":
+    # A forced CPU model leaves libpfm4 that one PMU: no perf:: table.
+    t.skip("libpfm4 name perf::PAGE-FAULTS", "LIBPFM_FORCE_PMU=%s: libpfm4 has no perf:: "
+           "events then" % os.environ["LIBPFM_FORCE_PMU"])
+    t.skip("libpfm4 source recorded", "same")
+else:
+    t.eq(region(main_thread(r.doc), "touch")["inclusive"]["perf::PAGE-FAULTS"], 1500,
+         "libpfm4 name perf::PAGE-FAULTS counts exactly")
+    t.eq(ev["source"], "libpfm4", "libpfm4 source recorded")
 
 r = workload("sleep", 200, 50, env={"HPCSHIM_EVENTS": "context-switches:u,context-switches"})
 sl = region(main_thread(r.doc), "sleep")["inclusive"]
