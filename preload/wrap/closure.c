@@ -273,7 +273,7 @@ static void closure__handler(ffi_cif *cif, void *ret, void **args, void *data)
 	int err;
 
 	hs_region__call_begin(&s->site, s->name, sp);
-	if (s->path == WRAP_DIRECT)
+	if (s->path != WRAP_FFI_CALL)
 		direct__call(&s->sig, tg->orig, ret, args);
 	else
 		ffi_call(cif, FFI_FN(tg->orig), ret, args);
@@ -294,8 +294,13 @@ struct wrap_target *hs_wrap_closure__target(struct wrap_spec *s, void *orig)
 		return NULL;
 	tg->spec = s;
 	tg->orig = orig;
-	if (s->path == WRAP_REGISTERS && (tg->code = hs_wrap_tramp__claim(tg)))
-		goto publish;
+	if (s->path == WRAP_REGISTERS) {
+		if ((tg->code = hs_wrap_tramp__claim(tg)))
+			goto publish;
+		/* No stub left: a closure with the direct call (such a
+		 * signature fits it), and the spec says so. */
+		s->path = WRAP_DIRECT;
+	}
 	tg->closure = ffi_closure_alloc(sizeof(ffi_closure), &tg->code);
 	if (!tg->closure || ffi_prep_closure_loc(tg->closure, &s->cif, closure__handler,
 						 tg, tg->code) != FFI_OK) {
