@@ -1,6 +1,9 @@
 /* closure.c - the wrapper of a function: a libffi closure with the
  * function's own signature, whose handler opens the region, calls the
- * original with the same arguments (ffi_call) and closes the region.
+ * original with the same arguments (a direct call through a C prototype,
+ * or ffi_call) and closes the region.  Signatures whose arguments all
+ * travel in registers take tramp.c's trampoline instead (no libffi per
+ * call) while its stubs last.
  *
  * One closure per (spec, definition): two libraries may define the same
  * name and each slot keeps going to the definition it was bound to.  The
