@@ -22,8 +22,8 @@
 #include "annotate/hpcshim.h"
 #include "bench/bench.h"
 
-#define USAGE \
-	"wrapcall [-n CALLS] [-w WARMUP] [-r REPS] [-c CPU] "           \
+#define USAGE                                                 \
+	"wrapcall [-n CALLS] [-w WARMUP] [-r REPS] [-c CPU] " \
 	"plain|pair|wrapped|plain7|wrapped7..."
 
 __attribute__((noinline, visibility("default"))) void bench_noop(long i);
@@ -94,10 +94,10 @@ static __attribute__((noinline)) void loop_wrapped7(long n)
 
 static void (*variant(const char *name))(long)
 {
-	return !strcmp(name, "plain")	 ? loop_plain :
-	       !strcmp(name, "pair")	 ? loop_pair :
-	       !strcmp(name, "wrapped")	 ? loop_wrapped :
-	       !strcmp(name, "plain7")	 ? loop_plain7 :
+	return !strcmp(name, "plain")    ? loop_plain :
+	       !strcmp(name, "pair")     ? loop_pair :
+	       !strcmp(name, "wrapped")  ? loop_wrapped :
+	       !strcmp(name, "plain7")   ? loop_plain7 :
 	       !strcmp(name, "wrapped7") ? loop_wrapped7 :
 					   NULL;
 }

@@ -247,7 +247,7 @@ static void direct__call(const struct wsig *sig, void *fn, void *ret, void **arg
 bool hs_wrap_closure__prepare(struct wrap_spec *s)
 {
 	s->path = hs_wrap_tramp__fits(&s->sig) ? WRAP_REGISTERS :
-		  direct__fits(&s->sig)	       ? WRAP_DIRECT :
+		  direct__fits(&s->sig)        ? WRAP_DIRECT :
 						 WRAP_FFI_CALL;
 	for (int i = 0; i < s->sig.nargs; i++)
 		if (!(s->atypes[i] = type__ffi(s, &s->sig.arg[i], i)))

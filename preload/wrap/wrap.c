@@ -123,7 +123,7 @@ static void wrap__result(struct agg_process *p)
 		o->signature = s->has_sig ? s->sig.text : NULL;
 		o->reason = !strcmp(o->status, "wrapped") ? NULL : s->reason;
 		o->definition = s->defobj[0] ? s->defobj : NULL;
-		o->path = s->state == WS_REFUSED	? NULL :
+		o->path = s->state == WS_REFUSED    ? NULL :
 			  s->path == WRAP_REGISTERS ? "registers" :
 			  s->path == WRAP_DIRECT    ? "closure" :
 						      "ffi_call";

@@ -34,8 +34,10 @@ void pw_f7(uint64_t n, double a, int b, double c, long d, double e, int f)
 	spin(n);
 }
 
-extern __typeof__(pw_f1) pw_f1_local __attribute__((alias("pw_f1"), visibility("hidden")));
-extern __typeof__(pw_f7) pw_f7_local __attribute__((alias("pw_f7"), visibility("hidden")));
+extern __typeof__(pw_f1) pw_f1_local
+	__attribute__((alias("pw_f1"), visibility("hidden")));
+extern __typeof__(pw_f7) pw_f7_local
+	__attribute__((alias("pw_f7"), visibility("hidden")));
 
 pw_f1_fn *pw_orig1(void)
 {

@@ -4,8 +4,7 @@
 #include <stdint.h>
 
 typedef void pw_f1_fn(uint64_t n);
-typedef void pw_f7_fn(uint64_t n, double a, int b, double c, long d, double e,
-		      int f);
+typedef void pw_f7_fn(uint64_t n, double a, int b, double c, long d, double e, int f);
 pw_f1_fn pw_f1;
 pw_f7_fn pw_f7;
 /* The originals, by a pointer HPCSHIM_WRAP does not patch. */
