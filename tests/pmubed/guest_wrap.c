@@ -16,8 +16,15 @@
  * Before: one call of each (lazy bindings, the sites' ids); after: one
  * call of the wrapper with spin(2n) (check.py: per_call max - min == 2n).
  *
- * Usage: guest_wrap STEP K N [STEP K N ...], STEP wrap1 or wrap7.
- * Prints "STEP K N wrapped|not wrapped".
+ * The step "abi" calls each of guest_wraplib.h's ABI functions once
+ * through the wrapper (its PLT slot) and once directly (the original) with
+ * the same arguments and prints "abi NAME BITS BITS": the results' bits,
+ * which must be equal (the register limits, one past each, floats in and
+ * out, narrow signed integers, a pointer result); for pw_frames the
+ * frames the unwinder walks, one more through the wrapper.
+ *
+ * Usage: guest_wrap STEP... with STEP "wrap1 K N", "wrap7 K N" or "abi".
+ * Prints "STEP K N wrapped|not wrapped" and the abi lines.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -107,13 +114,80 @@ static void step7(uint64_t k, uint64_t n)
 	       w7 != o7 ? "wrapped" : "not wrapped");
 }
 
+static uint64_t bits_d(double d)
+{
+	uint64_t u;
+
+	memcpy(&u, &d, sizeof(u));
+	return u;
+}
+
+static uint64_t bits_f(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+static void abi_line(const char *name, uint64_t wrapped, uint64_t orig)
+{
+	printf("abi %s %016" PRIx64 " %016" PRIx64 "\n", name, wrapped, orig);
+}
+
+#define ORIG(f) ((__typeof__(&f))pw_orig(#f))
+
+static void step_abi(void)
+{
+	static char buf[64];
+
+	abi_line("pw_reg16",
+		 bits_d(pw_reg16(-1, 2, -3, 1L << 50, -5, 6, -7, 8, 0.1, -0.2, 0.3,
+				 1e-300, 0.5, -0.6, 0.7, 1e300)),
+		 bits_d(ORIG(pw_reg16)(-1, 2, -3, 1L << 50, -5, 6, -7, 8, 0.1, -0.2,
+				       0.3, 1e-300, 0.5, -0.6, 0.7, 1e300)));
+	abi_line("pw_int9",
+		 bits_d(pw_int9(-1, 2, -3, 4, -5, 6, -7, 8, -9, 0.1, -0.2, 0.3, 0.4,
+				0.5, -0.6, 0.7, 0.8)),
+		 bits_d(ORIG(pw_int9)(-1, 2, -3, 4, -5, 6, -7, 8, -9, 0.1, -0.2,
+				      0.3, 0.4, 0.5, -0.6, 0.7, 0.8)));
+	abi_line("pw_dbl9",
+		 bits_d(pw_dbl9(1, -2, 3, -4, 5, -6, 7, -8, 0.1, 0.2, -0.3, 0.4,
+				0.5, 0.6, -0.7, 0.8, 0.9)),
+		 bits_d(ORIG(pw_dbl9)(1, -2, 3, -4, 5, -6, 7, -8, 0.1, 0.2, -0.3,
+				      0.4, 0.5, 0.6, -0.7, 0.8, 0.9)));
+	abi_line("pw_flt", bits_f(pw_flt(1.25f, -3.5e10, -0.1f, -9)),
+		 bits_f(ORIG(pw_flt)(1.25f, -3.5e10, -0.1f, -9)));
+	abi_line("pw_ext",
+		 (uint64_t)pw_ext(-2000000000, -32000, -128, 4000000000u, 65535),
+		 (uint64_t)ORIG(pw_ext)(-2000000000, -32000, -128, 4000000000u, 65535));
+	abi_line("pw_neg",
+		 (uint64_t)(int64_t)pw_neg(-1, -2, 3, -4, 5, -6, 7, -300, -100,
+					   4000000000u),
+		 (uint64_t)(int64_t)ORIG(pw_neg)(-1, -2, 3, -4, 5, -6, 7, -300,
+						 -100, 4000000000u));
+	abi_line("pw_ptr", (uint64_t)(pw_ptr(buf, 40) - buf),
+		 (uint64_t)(ORIG(pw_ptr)(buf, 40) - buf));
+	abi_line("pw_frames", (uint64_t)pw_frames(), (uint64_t)ORIG(pw_frames)());
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (int i = 1; i + 2 < argc; i += 3) {
-		uint64_t k = strtoull(argv[i + 1], NULL, 0),
-			 n = strtoull(argv[i + 2], NULL, 0);
+	for (int i = 1; i < argc; i += 3) {
+		uint64_t k, n;
 
+		if (!strcmp(argv[i], "abi")) {
+			step_abi();
+			i -= 2;
+			continue;
+		}
+		if (i + 2 >= argc) {
+			fprintf(stderr, "guest_wrap: %s needs K N\n", argv[i]);
+			return 2;
+		}
+		k = strtoull(argv[i + 1], NULL, 0);
+		n = strtoull(argv[i + 2], NULL, 0);
 		if (!strcmp(argv[i], "wrap1")) {
 			step1(k, n);
 		} else if (!strcmp(argv[i], "wrap7")) {

@@ -196,7 +196,7 @@ needed_shim() {
 	needed "$1"
 	case "$1" in */libhpcshim.so) echo libpfm.so.4 ;; esac
 }
-todo="$root/bin/guest_loop $root/bin/guest_wrap $root/lib/libhpcshim.so"
+todo="$root/bin/guest_loop $root/bin/guest_wrap $root/lib/libpmubedwrap.so $root/lib/libhpcshim.so"
 while [ -n "$todo" ]; do
 	next=
 	for f in $todo; do
