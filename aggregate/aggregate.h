@@ -63,6 +63,11 @@ struct agg_event {
 	bool downgraded;       /* user-only because paranoid forbade kernel */
 	int group;             /* group index when ok                   */
 	bool group_time;       /* no counter: its group's time running  */
+	int times_of;          /* 1 + the event whose region records carry
+				* this one's enabled/running (its group's
+				* leader: members share the group's times);
+				* 0: its own (leaders, derived clocks,
+				* dropped events, anything built elsewhere) */
 	int err;               /* errno when dropped                    */
 	const char *errname;
 	const char *reason;
@@ -98,7 +103,10 @@ struct agg_region {
 	int nev;
 	struct agg_percall percall; /* of the process's main event        */
 	struct agg_wall wall;
-	struct count c[];           /* [0, nev) inclusive, [nev, 2 nev) exclusive */
+	/* [0, nev) inclusive, [nev, 2 nev) exclusive.  Only events that
+	 * are their own lead (agg_event.lead) accumulate enabled/running:
+	 * a group member's are its leader's, filled in by the view. */
+	struct count c[];
 };
 
 struct agg_thread_warnings {

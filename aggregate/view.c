@@ -192,7 +192,7 @@ static int view__interval(struct agg_view *v, const struct agg_thread *t,
 {
 	const struct agg_process *p = v->p;
 	int nev = p->nev ? p->nev : 1;
-	struct count c[nev];
+	struct count c[nev], in_raw[nev];
 	double in[nev];
 	const char *why[nev];
 
@@ -202,7 +202,15 @@ static int view__interval(struct agg_view *v, const struct agg_thread *t,
 			       NULL;
 	if (!out->ev || (v->nmetrics && !out->m))
 		return -1;
-	agg_mux__view(p, t->rot, raw, c);
+	/* A group member's times are its leader's (agg_event.times_of):
+	 * region records accumulate them once per group. */
+	for (int e = 0; e < p->nev; e++) {
+		int of = p->ev[e].times_of;
+		const struct count *l = &raw[of ? of - 1 : e];
+
+		in_raw[e] = (struct count){ raw[e].value, l->enabled, l->running };
+	}
+	agg_mux__view(p, t->rot, in_raw, c);
 	for (int e = 0; e < p->nev; e++) {
 		const struct agg_value *x = &out->ev[e];
 

@@ -66,6 +66,10 @@ struct hs_process {
 	struct agg_event ev[PMU_MAX_EVENTS];
 	char fallback[512];
 	int main_ev; /* first counted event, or -1      */
+	/* Events whose region records accumulate enabled/running (agg_event.times_of
+	 * 0); the others accumulate values only. */
+	int ntimed;
+	int timed[PMU_MAX_EVENTS];
 	uint64_t start_ns;
 	uint64_t start_mono; /* the constructor, monotonic: "wall_ns" */
 	char **argv;

@@ -39,15 +39,19 @@ static void region__uncovered(void)
 
 /* Pops frame i.  Without both readings the interval is unknown: the call
  * is not accounted (read_errors says so) rather than reported as 0 or as
- * everything since the thread started.  One pass over the events: the
- * call's delta goes to the region (inclusive only from the outermost
- * instance of a recursion; exclusive = delta - children) and to the
- * parent frame's children. */
+ * everything since the thread started.  The call's delta goes to the
+ * region (inclusive only from the outermost instance of a recursion;
+ * exclusive = delta - children) and to the parent frame's children:
+ * values for every event, enabled/running only for the events that carry
+ * their group's times (hs_proc.timed; a member's are its leader's, the
+ * view fills them in). */
 static void frame__close(struct hs_thread *t, int i, bool now_ok)
 {
 	struct hs_frame *f = &t->frames[i];
 	struct agg_region *r = f->region;
 	struct count *parent = i > 0 ? t->frames[i - 1].child : NULL;
+	const struct count *now = t->now, *st = f->start, *ch = f->child;
+	struct count *inc, *exc = r->c + r->nev;
 	bool outermost;
 
 	uint64_t wd = t->wnow - f->wstart;
@@ -56,6 +60,7 @@ static void frame__close(struct hs_thread *t, int i, bool now_ok)
 	if (f->sp)
 		t->nsp--;
 	outermost = --r->open == 0;
+	inc = outermost ? r->c : NULL;
 	agg_region__add_wall(r, wd, wd - f->wchild, outermost);
 	if (i > 0)
 		t->frames[i - 1].wchild += wd;
@@ -63,15 +68,35 @@ static void frame__close(struct hs_thread *t, int i, bool now_ok)
 		return;
 	hs_atomic__add(&r->calls, 1);
 	for (int e = 0; e < t->nev; e++) {
-		struct count d, x;
+		uint64_t d = now[e].value - st[e].value;
 
-		count__sub(&d, &t->now[e], &f->start[e]);
-		count__sub(&x, &d, &f->child[e]);
-		agg_region__add_event(r, e, outermost ? &d : NULL, &x);
+		if (inc)
+			hs_atomic__add(&inc[e].value, d);
+		hs_atomic__add(&exc[e].value, d - ch[e].value);
 		if (parent)
-			count__add(&parent[e], &d);
-		if (e == t->main_ev)
-			agg_region__percall(r, &d);
+			parent[e].value += d;
+	}
+	for (int k = 0; k < hs_proc.ntimed; k++) {
+		int e = hs_proc.timed[k];
+		uint64_t de = now[e].enabled - st[e].enabled;
+		uint64_t dr = now[e].running - st[e].running;
+
+		if (inc) {
+			hs_atomic__add(&inc[e].enabled, de);
+			hs_atomic__add(&inc[e].running, dr);
+		}
+		hs_atomic__add(&exc[e].enabled, de - ch[e].enabled);
+		hs_atomic__add(&exc[e].running, dr - ch[e].running);
+		if (parent) {
+			parent[e].enabled += de;
+			parent[e].running += dr;
+		}
+	}
+	if (t->main_ev >= 0) { /* a reading has every event's times */
+		struct count d;
+
+		count__sub(&d, &now[t->main_ev], &st[t->main_ev]);
+		agg_region__percall(r, &d);
 	}
 	if (unlikely(t->agg->trace))
 		agg_trace__add(t->agg->trace, r, f->wstart, t->wnow, i,
@@ -200,8 +225,12 @@ static void frame__push(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 	f->sp = sp;
 	t->nsp += sp != 0;
 	r->open++;
-	for (int e = 0; e < t->nev; e++)
-		f->child[e] = (struct count){ 0, 0, 0 };
+	for (int e = 0; e < t->nev; e++) /* only what frame__close adds to */
+		f->child[e].value = 0;
+	for (int k = 0; k < hs_proc.ntimed; k++) {
+		f->child[hs_proc.timed[k]].enabled = 0;
+		f->child[hs_proc.timed[k]].running = 0;
+	}
 	f->wchild = 0;
 	t->depth++;
 	f->wstart = hs_clock__monotonic();
