@@ -438,6 +438,37 @@ static void out__close(struct out *o, int depth, bool empty, const char *c)
 	out__str(o, c);
 }
 
+static json_object *json_se(double se)
+{
+	return isnan(se) ? NULL : agg_json__dbl(se);
+}
+
+/* HPCSHIM_REGION_SAMPLE: how a sampled region's values were estimated
+ * (docs/sampling.md). */
+static json_object *json_sample(const struct agg_process *p,
+				const struct agg_sample_view *s)
+{
+	json_object *o = json_object_new_object(), *se = json_object_new_object();
+	json_object *in = json_object_new_object(), *ex = json_object_new_object();
+	json_object *w = json_object_new_object();
+
+	json_object_object_add(o, "every", json_object_new_int64(s->every));
+	json_object_object_add(o, "measured", agg_json__u64(s->measured));
+	for (int i = 0; i < p->nev; i++) {
+		if (!p->ev[i].ok)
+			continue;
+		json_object_object_add(in, p->ev[i].name, json_se(s->se[i]));
+		json_object_object_add(ex, p->ev[i].name, json_se(s->se[p->nev + i]));
+	}
+	json_object_object_add(w, "inclusive", json_se(s->se[2 * p->nev]));
+	json_object_object_add(w, "exclusive", json_se(s->se[2 * p->nev + 1]));
+	json_object_object_add(se, "inclusive", in);
+	json_object_object_add(se, "exclusive", ex);
+	json_object_object_add(se, "wall_ns", w);
+	json_object_object_add(o, "stderr", se);
+	return o;
+}
+
 static json_object *json_region(const struct agg_process *p,
 				const struct agg_region_view *rv)
 {
@@ -451,6 +482,8 @@ static json_object *json_region(const struct agg_process *p,
 	add_counts(ro, "exclusive", p, &rv->excl);
 	json_object_object_add(ro, "per_call", json_percall(p, &rv->percall));
 	json_wall(ro, &rv->wall);
+	if (rv->sample.every > 1)
+		json_object_object_add(ro, "sample", json_sample(p, &rv->sample));
 	return ro;
 }
 

@@ -113,6 +113,7 @@ static void flush__copy_record(struct agg_region *dst, const struct agg_region *
 		uint32_t s = hs_seq__read_begin(seq);
 
 		dst->calls = hs_atomic__get(&src->calls);
+		dst->unmeasured = hs_atomic__get(&src->unmeasured);
 		for (int i = 0; i < 2 * src->nev; i++) {
 			dst->c[i].value = hs_atomic__get(&src->c[i].value);
 			dst->c[i].enabled = hs_atomic__get(&src->c[i].enabled);
@@ -150,6 +151,7 @@ static void flush__copy_regions(struct agg_thread *c, const struct agg_thread *a
 			break;
 		d->name = r->name; /* never freed while the process runs */
 		d->nev = r->nev;
+		d->every = __atomic_load_n(&r->every, __ATOMIC_RELAXED); /* no squares in a flush */
 		flush__copy_record(d, r, &a->seq);
 		if (tail)
 			tail->next = d;
