@@ -130,6 +130,7 @@ HWSW_N = 10000000
 G8_N = 50000000
 M12_N = 100000000
 SHORT_K, SHORT_N, SHORT_GAP = 6, 1000, 3000000
+TD_N = 10000000
 
 G8_EVENTS = ["instructions:u", "cycles:u", "r08:u", "r11:u",
              "r00:u", "r23:u", "r24:u", "r3c:u"]
@@ -188,6 +189,14 @@ CASES = [
     ("mux12off", {"HPCSHIM_EVENTS": ",".join(M12_EVENTS), "HPCSHIM_MUX": "off",
                   "LIBPFM_FORCE_PMU": "arm_ac57"},
      [G, "steady", G8_N]),
+    # The Arm stall trees (data/presets/arm-neoverse.tree, copied to
+    # /presets by run.sh) on QEMU's PMU, libpfm4 forced to the tree's model.
+    ("topdown_v1", {"HPCSHIM_PRESET": "topdown2", "HPCSHIM_PRESET_PATH": "/presets",
+                    "LIBPFM_FORCE_PMU": "arm_v1"},
+     [G, "steady", TD_N]),
+    ("topdown_n1", {"HPCSHIM_PRESET": "topdown", "HPCSHIM_PRESET_PATH": "/presets",
+                    "LIBPFM_FORCE_PMU": "arm_n1"},
+     [G, "steady", TD_N]),
 ]
 
 
@@ -722,9 +731,18 @@ def check_mux12off(tap, c):
            ", ".join("%s %d" % (e, r["inclusive"][e]) for e in kept if e in USER_INSTR))
 
 
+def check_topdown_v1(tap, c):
+    tap.ok(False, "topdown_v1: not written")
+
+
+def check_topdown_n1(tap, c):
+    tap.ok(False, "topdown_n1: not written")
+
+
 CHECKS = {"loop": check_loop, "loop_sys": check_loop_sys, "pair4": check_pair4, "pair4_sys": check_pair4_sys, "loop_now": check_loop_now, "threads": check_threads,
           "hwsw": check_hwsw, "group8": check_group8, "mux12": check_mux12,
-          "mux12rot": check_mux12rot_short, "mux12inst": check_mux12inst, "mux12off": check_mux12off}
+          "mux12rot": check_mux12rot_short, "mux12inst": check_mux12inst, "mux12off": check_mux12off,
+          "topdown_v1": check_topdown_v1, "topdown_n1": check_topdown_n1}
 
 
 def check(path):
