@@ -403,7 +403,10 @@ static void evlist__partition(struct pmu_evlist *el, bool pinned, bool software)
 
 /* An Arm common event the core does not implement opens (the kernel takes
  * any raw number) and reads 0 for ever: dropped with the reason, so what
- * is computed over it is null, never 0. */
+ * is computed over it is null, never 0.  It leaves its user group alone
+ * (it would take no counter's worth of counts): the rest of the group
+ * still counts together (a stall tree's level-1 group on a core that
+ * lacks its slot events keeps its cycles and instructions). */
 static bool evlist__unimplemented(struct pmu_evlist *el, struct pmu_event *ev)
 {
 	unsigned long long n = ev->attr.config & 0xffff;
@@ -413,9 +416,10 @@ static bool evlist__unimplemented(struct pmu_evlist *el, struct pmu_event *ev)
 		return false;
 	ev->status = PMU_EV_DROPPED;
 	ev->err = EOPNOTSUPP;
+	ev->ugroup = -1;
 	snprintf(ev->reason, sizeof(ev->reason),
-		 "%s does not implement common event %#llx (not in its events/, "
-		 "PMCEID bit clear): it would count nothing",
+		 "%s does not implement event %#llx (PMCEID bit clear, not in "
+		 "its events/): it would count nothing",
 		 el->cpu_pmu, n);
 	return true;
 }

@@ -127,7 +127,7 @@ void pmu_sys__cpu_pmu(char *buf, size_t len)
  * (armv8pmu_event_attr_is_visible; since Linux 5.x it names all 64), and a
  * counter on an event the core does not implement counts nothing: its 0
  * is no measurement (QEMU's emulated PMUv3 implements 0x00, 0x08, 0x11,
- * 0x23, 0x24 and 0x3c only). */
+ * 0x23, 0x24 and 0x3c, and SW_INCR unlisted). */
 int pmu_sys__arm_implements(const char *cpu_pmu, unsigned long long n)
 {
 	char path[512], text[64];
@@ -136,7 +136,9 @@ int pmu_sys__arm_implements(const char *cpu_pmu, unsigned long long n)
 	int listed = 0, found = 0;
 	DIR *d;
 
-	if (strncmp(cpu_pmu, "armv8_", 6) || n >= 0x40)
+	/* SW_INCR (0) is mandatory and counts only writes to PMSWINC_EL0; QEMU
+	 * 7.2 leaves it out of PMCEID0 all the same. */
+	if (strncmp(cpu_pmu, "armv8_", 6) || n == 0 || n >= 0x40)
 		return -1;
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%.64s/events",
 		 cpu_pmu);
