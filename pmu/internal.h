@@ -16,6 +16,9 @@ int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd);
 int pmu_sys__open_below(struct perf_event_attr *attr, pid_t tid, int ceiling);
 /* The kernel's core PMU name ("cpu", "cpu_core", "armv8_*"), or "". */
 void pmu_sys__cpu_pmu(char *buf, size_t len);
+/* Whether the Arm core PMU implements common event n (< 0x40): 1, 0, or
+ * -1 when it cannot tell (not Arm, no events/ listing). */
+int pmu_sys__arm_implements(const char *cpu_pmu, unsigned long long n);
 
 /* fdspace.c: moves a new descriptor to our space (closing fd): the new
  * number, or -1 with EMFILE when there is no room. */

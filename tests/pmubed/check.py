@@ -147,6 +147,7 @@ HWSW_N = 10000000
 G8_N = 50000000
 M12_N = 100000000
 SHORT_K, SHORT_N, SHORT_GAP = 6, 1000, 3000000
+TD_N = 10000000
 
 G8_EVENTS = ["instructions:u", "cycles:u", "r08:u", "r11:u",
              "r00:u", "r23:u", "r24:u", "r3c:u"]
@@ -210,6 +211,14 @@ CASES = [
     ("mux12off", {"HPCSHIM_EVENTS": ",".join(M12_EVENTS), "HPCSHIM_MUX": "off",
                   "LIBPFM_FORCE_PMU": "arm_ac57"},
      [G, "steady", G8_N]),
+    # The Arm stall trees (data/presets/arm-neoverse.tree, copied to
+    # /presets by run.sh) on QEMU's PMU, libpfm4 forced to the tree's model.
+    ("topdown_v1", {"HPCSHIM_PRESET": "topdown2", "HPCSHIM_PRESET_PATH": "/presets",
+                    "LIBPFM_FORCE_PMU": "arm_v1"},
+     [G, "steady", TD_N]),
+    ("topdown_n1", {"HPCSHIM_PRESET": "topdown", "HPCSHIM_PRESET_PATH": "/presets",
+                    "LIBPFM_FORCE_PMU": "arm_n1"},
+     [G, "steady", TD_N]),
 ]
 
 
@@ -768,9 +777,134 @@ def check_mux12off(tap, c):
            ", ".join("%s %d" % (e, r["inclusive"][e]) for e in kept if e in USER_INSTR))
 
 
+# ---- the Arm stall trees (data/presets/arm-neoverse.tree) ----------------
+# Arm common event numbers of the trees' events (Arm ARM; checked against
+# libpfm4's tables by tools/check-presets-arm.sh).
+ARM_CODES = {"CPU_CYCLES": 0x11, "INST_RETIRED": 0x08, "BR_MIS_PRED": 0x10,
+             "STALL_FRONTEND": 0x23, "STALL_BACKEND": 0x24, "OP_RETIRED": 0x3a,
+             "OP_SPEC": 0x3b, "STALL_SLOT_BACKEND": 0x3d, "STALL_SLOT_FRONTEND": 0x3e,
+             "STALL_SLOT": 0x3f}
+TD_EVENTS = {"topdown_v1": ["CPU_CYCLES", "INST_RETIRED", "STALL_SLOT_FRONTEND",
+                            "STALL_SLOT_BACKEND", "STALL_SLOT", "OP_RETIRED", "OP_SPEC",
+                            "BR_MIS_PRED", "STALL_FRONTEND", "STALL_BACKEND"],
+             "topdown_n1": ["CPU_CYCLES", "INST_RETIRED", "STALL_FRONTEND", "STALL_BACKEND"]}
+# Each node: the events it reads and its formula over the counts (the
+# tree's, written again here); None when QEMU's PMU cannot serve it.
+TD_NODES = {
+    "topdown_v1": [
+        ("ipc", ["INST_RETIRED", "CPU_CYCLES"], lambda c: c["INST_RETIRED"] / c["CPU_CYCLES"]),
+        ("frontend_bound", ["STALL_SLOT_FRONTEND", "CPU_CYCLES", "BR_MIS_PRED"], None),
+        ("bad_speculation", ["OP_RETIRED", "OP_SPEC", "STALL_SLOT", "CPU_CYCLES", "BR_MIS_PRED"], None),
+        ("retiring", ["OP_RETIRED", "OP_SPEC", "STALL_SLOT", "CPU_CYCLES"], None),
+        ("backend_bound", ["STALL_SLOT_BACKEND", "CPU_CYCLES"], None),
+        ("frontend_stalled_cycles", ["STALL_FRONTEND", "CPU_CYCLES"],
+         lambda c: c["STALL_FRONTEND"] / c["CPU_CYCLES"]),
+        ("backend_stalled_cycles", ["STALL_BACKEND", "CPU_CYCLES"],
+         lambda c: c["STALL_BACKEND"] / c["CPU_CYCLES"]),
+    ],
+    "topdown_n1": [
+        ("ipc", ["INST_RETIRED", "CPU_CYCLES"], lambda c: c["INST_RETIRED"] / c["CPU_CYCLES"]),
+        ("cycles_total", ["CPU_CYCLES"], lambda c: float(c["CPU_CYCLES"])),
+        ("frontend_stalled_cycles", ["STALL_FRONTEND"], lambda c: float(c["STALL_FRONTEND"])),
+        ("backend_stalled_cycles", ["STALL_BACKEND"], lambda c: float(c["STALL_BACKEND"])),
+    ],
+}
+
+
+def guest_implements(infos):
+    """The Arm common event numbers the guest's armv8_pmuv3 lists (its
+    PMCEID bits), from init.c's "pmu-events" line; None without one."""
+    for w in infos:
+        if len(w) >= 2 and w[0] == "pmu-events" and w[1].startswith("armv8_pmuv3"):
+            return {int(x.split("=event=")[1], 16) for x in w[2:] if "=event=" in x}
+    return None
+
+
+def check_topdown(tap, c, infos):
+    """HPCSHIM_PRESET=topdown(2) with libpfm4 forced to a Neoverse model on
+    QEMU's PMUv3: the events the guest's PMU implements are counted, the
+    others dropped with the reason; in region steady (inclusive and
+    exclusive) every node over counted events equals its formula over the
+    counts exactly, and with QEMU's truths (a cycle per instruction, no
+    stall: STALL_FRONTEND/BACKEND implemented and 0) ipc is 1.0 and the
+    stall nodes 0; every node over a dropped event is null with that
+    reason, never 0.  Region overhead does not enter: only ratios and the
+    region's own counts."""
+    name, d = c.name, c.docs[0]
+    impl = guest_implements(infos)
+    if not tap.ok(impl is not None and {0x08, 0x11} <= impl,
+                  "%s: the guest lists its PMU's events (%s)" %
+                  (name, sorted(hex(x) for x in impl or ()))):
+        return
+    want = TD_EVENTS[name]
+    ev = {e["name"]: e for e in d["events"]}
+    served = [e for e in want if ARM_CODES[e] in impl]
+    bad = []
+    for e in want:
+        x = ev.get(e)
+        if x is None:
+            bad.append("%s: not in events[]" % e)
+        elif e in served and x["status"] != "ok":
+            bad.append("%s: %s %s" % (e, x["status"], x.get("reason")))
+        elif e not in served and (x["status"] == "ok" or
+                                  "does not implement event %#x" % ARM_CODES[e] not in x["reason"]):
+            bad.append("%s: %s %r (the guest does not implement %#x)" %
+                       (e, x["status"], x.get("reason"), ARM_CODES[e]))
+    tap.ok(not bad and list(ev) == want,
+           "%s: the tree's %d events in order, the %d the guest implements counted, the others "
+           "dropped as not implemented (%s)" %
+           (name, len(want), len(served), ", ".join(e for e in want if e not in served) or "none"),
+           "\n".join(bad))
+    model = name.split("_")[1]
+    tap.ok(d["presets"]["model"] == "arm_" + model and
+           d["presets"]["sets"][0]["name"] == c.env_preset,
+           "%s: preset %s on model arm_%s (%s)" % (name, c.env_preset, model,
+                                                 d["presets"]["sets"][0].get("status")))
+    r = region(main_thread(d), "steady")
+    if not tap.ok(r is not None, "%s: region steady present" % name):
+        return
+    for side in ("inclusive", "exclusive"):
+        cnt, dd = r[side], r.get(side + "_drilldown") or {}
+        nodes = {n["id"]: n for n in dd.get("nodes") or []}
+        truth = INSTR_PER_ITER * TD_N
+        tap.ok(cnt.get("INST_RETIRED") is not None and cnt["INST_RETIRED"] >= truth and
+               cnt["CPU_CYCLES"] == cnt["INST_RETIRED"] and side + "_multiplexed" not in r,
+               "%s: %s INST_RETIRED %r >= %d (user+kernel), CPU_CYCLES equal (icount), exact" %
+               (name, side, cnt.get("INST_RETIRED"), truth))
+        bad, shown = [], []
+        for nid, reads, f in TD_NODES[name]:
+            n = nodes.get(nid)
+            gone = [e for e in reads if e not in served]
+            if n is None:
+                bad.append("%s: missing" % nid)
+            elif gone:
+                if n["value"] is not None or not (n.get("reason") or "").startswith(
+                        "event '%s' dropped: " % gone[0]) or "does not implement" not in n["reason"]:
+                    bad.append("%s: %r %r, want null: event '%s' dropped" %
+                               (nid, n["value"], n.get("reason"), gone[0]))
+                shown.append("%s null" % nid)
+            else:
+                want_v = f(cnt)
+                if n["value"] != want_v or n.get("error") != 0:
+                    bad.append("%s: %r (error %r), want %r exactly" %
+                               (nid, n["value"], n.get("error"), want_v))
+                shown.append("%s %r" % (nid, n["value"]))
+        tap.ok(not bad and len(nodes) == len(TD_NODES[name]),
+               "%s: %s drill-down, each node its formula over the counts exactly, or null with the "
+               "drop reason (%s)" % (name, side, ", ".join(shown)), "\n".join(bad))
+        stall = [nodes[k]["value"] for k in ("frontend_stalled_cycles", "backend_stalled_cycles")
+                 if k in nodes]
+        tap.ok(nodes.get("ipc", {}).get("value") == 1.0 and stall == [0.0, 0.0] and
+               dd.get("bottleneck") is None and dd.get("next") is None,
+               "%s: %s ipc 1.0 (a cycle per instruction), stalled cycles 0 (QEMU never stalls), "
+               "no bottleneck (ipc %r, stalls %r, bottleneck %r)" %
+               (name, side, nodes.get("ipc", {}).get("value"), stall, dd.get("bottleneck")))
+
+
 CHECKS = {"loop": check_loop, "loop_sys": check_loop_sys, "pair4": check_pair4, "pair1": check_pair1, "pair4_sampled": check_pair4_sampled, "pair4_sys": check_pair4_sys, "loop_now": check_loop_now, "threads": check_threads,
           "hwsw": check_hwsw, "group8": check_group8, "mux12": check_mux12,
-          "mux12rot": check_mux12rot_short, "mux12inst": check_mux12inst, "mux12off": check_mux12off}
+          "mux12rot": check_mux12rot_short, "mux12inst": check_mux12inst, "mux12off": check_mux12off,
+          "topdown_v1": check_topdown, "topdown_n1": check_topdown}
 
 
 def check(path):
@@ -785,7 +919,11 @@ def check(path):
             tap.ok(False, "case %s: no result to check" % name)
             continue
         try:
-            CHECKS[name](tap, c)
+            if CHECKS[name] is check_topdown:
+                c.env_preset = dict((n, e) for n, e, _ in CASES)[name]["HPCSHIM_PRESET"]
+                check_topdown(tap, c, infos)
+            else:
+                CHECKS[name](tap, c)
         except (KeyError, TypeError, IndexError, AttributeError) as e:
             tap.ok(False, "case %s: result has an unexpected shape: %s: %s" %
                    (name, type(e).__name__, e))
