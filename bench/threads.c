@@ -46,8 +46,8 @@ static void floor_open(int *fd)
 				PERF_FORMAT_TOTAL_TIME_ENABLED |
 				PERF_FORMAT_TOTAL_TIME_RUNNING;
 		a.exclude_hv = 1;
-		fd[i] = (int)syscall(SYS_perf_event_open, &a, 0, -1,
-				     i ? fd[0] : -1, PERF_FLAG_FD_CLOEXEC);
+		fd[i] = (int)syscall(SYS_perf_event_open, &a, 0, -1, i ? fd[0] : -1,
+				     PERF_FLAG_FD_CLOEXEC);
 	}
 }
 

@@ -140,9 +140,11 @@ static int fdspace__place_top(int fd)
 	floor = now.rlim_cur / 2 > FD_SETSIZE ? now.rlim_cur / 2 : FD_SETSIZE;
 	if (now.rlim_cur <= floor || now.rlim_cur > NR_OPEN_MAX)
 		return -1;
-	if (!fs.lo || fs.lo >= now.rlim_cur)
-		fdspace__set_lo(now.rlim_cur - TOP_CHUNK > floor ? now.rlim_cur - TOP_CHUNK :
-								   floor);
+	if (!fs.lo || fs.lo >= now.rlim_cur) {
+		rlim_t lo = now.rlim_cur - TOP_CHUNK;
+
+		fdspace__set_lo(lo > floor ? lo : floor);
+	}
 	for (;;) {
 		int nfd = fcntl(fd, F_DUPFD_CLOEXEC, (int)fs.lo);
 
