@@ -36,7 +36,7 @@ static bool sys__out_of_numbers(void)
 	return false;
 }
 
-int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd)
+static int sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd)
 {
 	long fd = syscall(SYS_perf_event_open, attr, tid, -1, group_fd,
 			  PERF_FLAG_FD_CLOEXEC);
@@ -45,9 +45,21 @@ int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd)
 	    pmu_fdspace__make_room())
 		fd = syscall(SYS_perf_event_open, attr, tid, -1, group_fd,
 			     PERF_FLAG_FD_CLOEXEC);
+	return (int)fd;
+}
+
+int pmu_sys__open_unplaced(struct perf_event_attr *attr, int group_fd)
+{
+	return sys__open_task(attr, 0, group_fd);
+}
+
+int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd)
+{
+	int fd = sys__open_task(attr, tid, group_fd);
+
 	if (fd < 0)
 		return -1;
-	fd = pmu_fdspace__place((int)fd);
+	fd = pmu_fdspace__place(fd);
 	if (fd < 0)
 		return -1;
 	pmu_fdtab__own((int)fd);
