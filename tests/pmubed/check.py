@@ -119,6 +119,25 @@ PAIR_TARGET = {4: 300, 1: 150}
 # The pair total may exceed the stated value by that much, never fall
 # below it.
 PAIR_RETRY = 100
+# A wrapped call (HPCSHIM_WRAP, guest_wrap.c) against an annotated pair
+# around the same call, 4 hardware events as in the pair cases: what the
+# wrapper itself adds, (wrapped call - annotated pair) over WRAP_K calls,
+# for 1 argument and 7 mixed int/double arguments.  Stated as a
+# difference so that it does not move with the region path both share
+# (PAIR_USER measures that): it is the wrapper's entry (AArch64: a stub
+# and the register trampoline of preload/wrap/tramp.c, no libffi), saving
+# and restoring the argument and result registers, the call of the
+# original through a pointer, and hs_region__call_begin/end's own preludes
+# (the site's id per boundary, END's search for its frame by stack
+# position) in place of the annotate API's; minus what the pair's own
+# function adds around the call (its frame, keeping the arguments across
+# BEGIN).  The same for 1 and 7 arguments: the trampoline forwards the
+# registers untouched, whatever the signature.  Before the trampoline (the
+# libffi closure and closure.c's direct call) it grew with the arguments:
+# see docs/wrapping.md.  The seqlock retries of either run may move it by
+# up to PAIR_RETRY either way.
+WRAP1_OVER = 84594  # 84.6 per call
+WRAP7_OVER = 61587  # 61.6 per call
 # A region whose counts are exact but whose overhead is not pinned (other
 # event sets and group layouts): 2n <= value <= 2n + LOOSE.
 LOOSE = 2000
@@ -168,6 +187,9 @@ KERNEL_TOO = {"instructions", "cycles", "r08", "r11"}
 ZERO = {"r00:u", "r23:u", "r24:u", "r3c:u"}
 
 G = "/bin/guest_loop"
+GW = "/bin/guest_wrap"
+WRAP_K, WRAP_N = 1000, 2000
+WRAP_SPEC = "pw_f1=void(long),pw_f7=void(long,double,int,double,long,double,int)"
 PAIR_K = 1000
 PAIR4_EVENTS = "instructions:u,cycles:u,r08:u,instructions"
 LOOP_ARGS = [G, "warm", "empty", 3, "site", 3, "loop", LOOP_A, LOOP_B, "repeat", REP_K, REP_N]
@@ -185,6 +207,8 @@ CASES = [
     ("pair4_sys", {"HPCSHIM_EVENTS": PAIR4_EVENTS, "HPCSHIM_READ": "syscall",
                    "HPCSHIM_FLUSH": "off"},
      [G, "warm", "pairs", PAIR_K]),
+    ("wrap", {"HPCSHIM_EVENTS": PAIR4_EVENTS, "HPCSHIM_FLUSH": "off", "HPCSHIM_WRAP": WRAP_SPEC},
+     [GW, "wrap1", WRAP_K, WRAP_N, "wrap7", WRAP_K, WRAP_N]),
     ("loop_now", {"HPCSHIM_EVENTS": "instructions:u,cycles:u", "LD_BIND_NOW": "1"},
      [G, "warm", "empty", 3]),
     ("threads", {"HPCSHIM_EVENTS": "instructions:u,cycles:u"},
@@ -491,6 +515,54 @@ def check_pair1(tap, c):
 
 def check_pair4_sys(tap, c):
     check_pair4(tap, c, "pair4_sys", PAIR_SYS, "syscall")
+
+
+def check_wrap(tap, c):
+    """Wrapped calls of pw_f1 (1 argument) and pw_f7 (7): calls and counts
+    exact, and the wrapper's cost against an annotated pair."""
+    d = c.docs[0]
+    t = main_thread(d)
+    tap.ok(len(events_ok(d)) == 4, "wrap: 4 hardware events")
+    for n, f, stated in ((1, "pw_f1", WRAP1_OVER), (7, "pw_f7", WRAP7_OVER)):
+        tap.ok("wrap%d %d %d wrapped" % (n, WRAP_K, WRAP_N) in c.stdout(),
+               "wrap: %s's pointer in the program is the wrapper" % f, c.stdout())
+        w = next((x for x in d.get("wrap", []) if x["name"] == f), None)
+        tap.ok(w and w["status"] == "wrapped" and w.get("path") == "registers",
+               "wrap: %s wrapped, path registers (%r)" % (f, w))
+        r, p = region(t, f), region(t, "pw_pair%d" % n)
+        on, off, pr = (region(t, "w%d%s" % (n, x)) for x in ("wrap", "orig", "pair"))
+        if not tap.ok(r and p and on and off and pr and r.get("per_call"),
+                      "wrap: regions %s, pw_pair%d, w%dwrap, w%dorig, w%dpair present" % (f, n, n, n, n)):
+            continue
+        inc, pc = r["inclusive"]["instructions:u"], r["per_call"]
+        lo, hi = pc["min"], pc["max"]
+        warm = inc - WRAP_K * lo - hi
+        tap.ok(r["calls"] == WRAP_K + 2 and pc["event"] == "instructions:u" and
+               hi - lo == INSTR_PER_ITER * WRAP_N and warm >= lo and
+               r["exclusive"] == r["inclusive"] and "inclusive_multiplexed" not in r,
+               "wrap: %s: %d calls (%d x spin(%d), then spin(%d)): per_call max - min %d == 2 x %d "
+               "exactly, inclusive %d == first %d + %d x %d + %d" %
+               (f, r["calls"], WRAP_K, WRAP_N, 2 * WRAP_N, hi - lo, WRAP_N, inc, warm, WRAP_K, lo, hi))
+        tap.ok(on["inclusive"]["instructions:u"] - on["exclusive"]["instructions:u"] == WRAP_K * lo
+               and p["calls"] == WRAP_K + 1,
+               "wrap: w%dwrap's children are exactly its %d wrapped calls of %d instructions each" %
+               (n, WRAP_K, lo))
+        base = off["inclusive"]["instructions:u"]
+        wrap = on["inclusive"]["instructions:u"] - base
+        pair = pr["inclusive"]["instructions:u"] - base
+        over = wrap - pair
+        inner = lo - INSTR_PER_ITER * WRAP_N - 1
+        tap.diag("wrap: %d argument(s): wrapped call %.1f user instructions, annotated pair %.1f "
+                 "(ratio %.2f), wrapper's own %.1f; inside the region %d beyond spin's 1 + 2n, "
+                 "pair's %d" % (n, wrap / WRAP_K, pair / WRAP_K, wrap / pair, over / WRAP_K, inner,
+                                p["per_call"]["min"] - INSTR_PER_ITER * WRAP_N - 1))
+        tap.ok(wrap <= 2 * pair, "wrap: %d argument(s): a wrapped call costs %.2f x an annotated pair "
+               "(target <= 2)" % (n, wrap / pair))
+        good = stated is not None and abs(over - stated) <= PAIR_RETRY
+        tap.ok(good, "wrap: %d argument(s): (wrapped - pair) x %d calls = %d user instructions, stated %r "
+               "(+- %d for seqlock retries)%s" %
+               (n, WRAP_K, over, stated, PAIR_RETRY, "" if good else
+                ": the wrapper changed? update WRAP%d_OVER in tests/pmubed/check.py" % n))
 
 
 def check_loop_now(tap, c):
@@ -901,7 +973,7 @@ def check_topdown(tap, c, infos):
                (name, side, nodes.get("ipc", {}).get("value"), stall, dd.get("bottleneck")))
 
 
-CHECKS = {"loop": check_loop, "loop_sys": check_loop_sys, "pair4": check_pair4, "pair1": check_pair1, "pair4_sampled": check_pair4_sampled, "pair4_sys": check_pair4_sys, "loop_now": check_loop_now, "threads": check_threads,
+CHECKS = {"loop": check_loop, "loop_sys": check_loop_sys, "pair4": check_pair4, "pair1": check_pair1, "pair4_sampled": check_pair4_sampled, "pair4_sys": check_pair4_sys, "wrap": check_wrap, "loop_now": check_loop_now, "threads": check_threads,
           "hwsw": check_hwsw, "group8": check_group8, "mux12": check_mux12,
           "mux12rot": check_mux12rot_short, "mux12inst": check_mux12inst, "mux12off": check_mux12off,
           "topdown_v1": check_topdown, "topdown_n1": check_topdown}
