@@ -186,4 +186,7 @@ void hs_config__free(struct hs_config *cfg)
 	free(cfg->preset_path);
 	cfg->presets = cfg->opcodes = cfg->preset_path = NULL;
 	hs_speclist__free(&cfg->mux.pinned);
+	for (int i = 0; i < cfg->sample.n; i++)
+		free(cfg->sample.name[i]);
+	cfg->sample.n = 0;
 }
