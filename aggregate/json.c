@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "common/compiler.h"
 #include "common/sys.h"
 #include "aggregate/trace.h"
 #include "aggregate/aggregate.h"
@@ -324,30 +325,42 @@ struct out {
 	int err; /* errno of the first failed write, or 0 */
 	size_t n;
 	char *buf;
+	/* Per event its key as written, "\"name\":" (NULL: needs escaping);
+	 * made once, written 10 times per region record. */
+	char **evkey;
+	size_t *evlen;
 };
 
 #define OUT_BUF (1024 * 1024)
 
 static int write_all(int fd, const char *buf, size_t len);
 
-static void out__flush(struct out *o)
+static __attribute__((noinline)) void out__flush(struct out *o)
 {
 	if (!o->err && o->n && write_all(o->fd, o->buf, o->n) < 0)
 		o->err = errno ? errno : EIO;
 	o->n = 0;
 }
 
-static void out__write(struct out *o, const char *s, size_t len)
+static __attribute__((noinline)) void out__write_slow(struct out *o, const char *s,
+						      size_t len)
 {
-	if (o->err)
+	out__flush(o);
+	if (len <= OUT_BUF) {
+		memcpy(o->buf, s, len);
+		o->n = len;
+	} else if (!o->err && write_all(o->fd, s, len) < 0) {
+		o->err = errno ? errno : EIO;
+	}
+}
+
+/* After a write error the bytes still go to the buffer: the next flush
+ * drops them. */
+static inline void out__write(struct out *o, const char *s, size_t len)
+{
+	if (unlikely(o->n + len > OUT_BUF)) {
+		out__write_slow(o, s, len);
 		return;
-	if (o->n + len > OUT_BUF) {
-		out__flush(o);
-		if (len > OUT_BUF) {
-			if (!o->err && write_all(o->fd, s, len) < 0)
-				o->err = errno ? errno : EIO;
-			return;
-		}
 	}
 	memcpy(o->buf + o->n, s, len);
 	o->n += len;
@@ -358,22 +371,29 @@ static void out__str(struct out *o, const char *s)
 	out__write(o, s, strlen(s));
 }
 
-/* Room for len <= OUT_BUF bytes at o->buf + o->n (after a write error
- * too: the bytes are then dropped at the next flush). */
-static char *out__room(struct out *o, size_t len)
+/* Room for len <= OUT_BUF bytes at o->buf + o->n. */
+static inline char *out__room(struct out *o, size_t len)
 {
-	if (o->n + len > OUT_BUF)
+	if (unlikely(o->n + len > OUT_BUF))
 		out__flush(o);
 	return o->buf + o->n;
 }
 
-static void out__newline(struct out *o, int depth)
+static const char out_nl[] = "\n                                "
+			     "                                ";
+
+/* A line break, then two spaces per level. */
+static inline void out__newline(struct out *o, int depth)
 {
 	size_t n = 1 + 2 * (size_t)depth;
 	char *b = out__room(o, n);
 
-	b[0] = '\n';
-	memset(b + 1, ' ', n - 1);
+	if (likely(n < sizeof(out_nl))) {
+		memcpy(b, out_nl, n);
+	} else {
+		b[0] = '\n';
+		memset(b + 1, ' ', n - 1);
+	}
 	o->n += n;
 }
 
@@ -394,7 +414,7 @@ static void out__value(struct out *o, int depth, json_object *v)
 }
 
 /* The separator and indentation before an entry of an object or array. */
-static void out__next(struct out *o, int depth, bool *first)
+static inline void out__next(struct out *o, int depth, bool *first)
 {
 	if (!*first)
 		out__write(o, ",", 1);
@@ -497,6 +517,46 @@ static void out__name_key(struct out *o, int depth, bool *first, const char *key
 	o->n += len + 3;
 }
 
+/* Event e's name as a key: prepared by out__ev_keys. */
+static void out__ev_key(struct out *o, int depth, bool *first,
+			const struct agg_process *p, int e)
+{
+	if (!o->evkey || !o->evkey[e]) {
+		out__key(o, depth, first, p->ev[e].name);
+		return;
+	}
+	out__next(o, depth, first);
+	out__write(o, o->evkey[e], o->evlen[e]);
+}
+
+/* Prepares every event's key text; on ENOMEM out__ev_key escapes each. */
+static void out__ev_keys(struct out *o, const struct agg_process *p)
+{
+	size_t len;
+
+	o->evkey = calloc((size_t)(p->nev ? p->nev : 1), sizeof(*o->evkey));
+	o->evlen = calloc((size_t)(p->nev ? p->nev : 1), sizeof(*o->evlen));
+	if (!o->evkey || !o->evlen)
+		return;
+	for (int e = 0; e < p->nev; e++) {
+		if (!agg_json__plain(p->ev[e].name, &len) || len + 3 > OUT_BUF)
+			continue;
+		o->evkey[e] = malloc(len + 4);
+		if (!o->evkey[e])
+			continue;
+		snprintf(o->evkey[e], len + 4, "\"%s\":", p->ev[e].name);
+		o->evlen[e] = len + 3;
+	}
+}
+
+static void out__ev_keys_free(struct out *o, const struct agg_process *p)
+{
+	for (int e = 0; o->evkey && e < p->nev; e++)
+		free(o->evkey[e]);
+	free(o->evkey);
+	free(o->evlen);
+}
+
 static void out__u64(struct out *o, uint64_t v)
 {
 	o->n += agg_json__fmt_u64(out__room(o, AGG_JSON_NUM_MAX), v);
@@ -537,7 +597,7 @@ static void out__counts(struct out *o, int depth, bool *first, const char *key,
 
 		if (x->state == AGG_VALUE_ABSENT)
 			continue;
-		out__name_key(o, depth + 1, &f, p->ev[i].name);
+		out__ev_key(o, depth + 1, &f, p, i);
 		if (x->state == AGG_VALUE_KNOWN)
 			out__u64(o, x->shown);
 		else
@@ -635,7 +695,7 @@ static void out__stats(struct out *o, int depth, bool *first, const char *key,
 
 		if (!p->ev[i].ok)
 			continue;
-		out__name_key(o, depth + 1, &f, p->ev[i].name);
+		out__ev_key(o, depth + 1, &f, p, i);
 		if (st->n == 0) {
 			out__write(o, "null", 4);
 			continue;
@@ -992,6 +1052,7 @@ int agg_result__create(struct agg_result_file *f, const struct agg_process *p,
 		goto out;
 	}
 	o.fd = f->fd;
+	out__ev_keys(&o, p);
 	built = write_document(&o, v);
 	out__flush(&o);
 	if (built < 0 || o.err) {
@@ -1006,6 +1067,7 @@ int agg_result__create(struct agg_result_file *f, const struct agg_process *p,
 	}
 	rc = 0;
 out:
+	out__ev_keys_free(&o, p);
 	free(o.buf);
 	agg_view__delete(v);
 	return rc;

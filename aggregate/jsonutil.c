@@ -135,6 +135,13 @@ size_t agg_json__fmt_dbl(char *buf, double v)
 	if (!(a < 0x1p50))
 		return fmt__dbl_printf(buf, v);
 	ip = floor(a);
+	if (ip == a) { /* the common case: a whole number, "<digits>.0" */
+		if (signbit(v))
+			buf[n++] = '-';
+		n += fmt__u64(buf + n, (uint64_t)ip);
+		memcpy(buf + n, ".0", 2);
+		return n + 2;
+	}
 	if ((a - ip) * 0x1p10 != floor((a - ip) * 0x1p10))
 		return fmt__dbl_printf(buf, v);
 	i = (uint64_t)ip;

@@ -40,6 +40,7 @@ static const char *const why_text[AGG_WHY_KINDS] = {
 
 struct agg_view_chunk {
 	struct agg_view_chunk *next;
+	size_t cap, used; /* bytes of data[]: the scratch's bump allocator */
 	max_align_t data[];
 };
 
@@ -73,9 +74,58 @@ static void *view__alloc(struct agg_view *v, size_t n, size_t size)
 	return chunk__alloc(&v->mem, n, size);
 }
 
+/* One record's values: zeroed memory from a block kept from record to
+ * record (agg_view__release), so that the 2-3 passes over every region
+ * record allocate nothing once the first record is done. */
+#define SCRATCH_BLOCK (64 * 1024)
+
+static void *scratch__alloc(struct agg_view *v, size_t n, size_t size)
+{
+	struct agg_view_chunk *c = v->scratch;
+	size_t al = sizeof(max_align_t), len;
+	void *r;
+
+	if (n && size > (SIZE_MAX - 2 * al - sizeof(*c)) / n)
+		return NULL;
+	len = n * size;
+	len = len ? (len + al - 1) / al * al : al;
+	if (!c || c->cap - c->used < len) {
+		size_t cap = len > SCRATCH_BLOCK ? len : SCRATCH_BLOCK;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->cap = cap;
+		c->used = 0;
+		c->next = v->scratch;
+		v->scratch = c;
+	}
+	r = (char *)c->data + c->used;
+	c->used += len;
+	memset(r, 0, len);
+	return r;
+}
+
+/* Frees a record's scratch but one standard block, kept for the next. */
 void agg_view__release(struct agg_view *v)
 {
-	chunk__free(&v->scratch);
+	struct agg_view_chunk *keep = NULL;
+
+	while (v->scratch) {
+		struct agg_view_chunk *c = v->scratch;
+
+		v->scratch = c->next;
+		if (!keep && c->cap == SCRATCH_BLOCK) {
+			keep = c;
+			continue;
+		}
+		free(c);
+	}
+	if (keep) {
+		keep->used = 0;
+		keep->next = NULL;
+		v->scratch = keep;
+	}
 }
 
 void agg_view__delete(struct agg_view *v)
@@ -196,8 +246,8 @@ static int view__interval(struct agg_view *v, const struct agg_thread *t,
 	double in[nev];
 	const char *why[nev];
 
-	out->ev = chunk__alloc(&v->scratch, (size_t)nev, sizeof(*out->ev));
-	out->m = v->nmetrics ? chunk__alloc(&v->scratch, (size_t)v->nmetrics,
+	out->ev = scratch__alloc(v, (size_t)nev, sizeof(*out->ev));
+	out->m = v->nmetrics ? scratch__alloc(v, (size_t)v->nmetrics,
 					    sizeof(*out->m)) :
 			       NULL;
 	if (!out->ev || (v->nmetrics && !out->m))
@@ -350,14 +400,14 @@ static int view__series(struct agg_view *v, const struct agg_thread *t,
 
 	if (!s)
 		return 0;
-	sv = chunk__alloc(&v->scratch, 1, sizeof(*sv));
+	sv = scratch__alloc(v, 1, sizeof(*sv));
 	if (!sv)
 		return -1;
 	sv->n = __atomic_load_n(&s->n, __ATOMIC_ACQUIRE);
 	sv->interval_ns = s->period_ns * s->stride;
-	sv->t = chunk__alloc(&v->scratch, sv->n, sizeof(*sv->t));
-	sv->shown = chunk__alloc(&v->scratch, sv->n * nev, sizeof(*sv->shown));
-	sv->known = chunk__alloc(&v->scratch, sv->n * nev, sizeof(*sv->known));
+	sv->t = scratch__alloc(v, sv->n, sizeof(*sv->t));
+	sv->shown = scratch__alloc(v, sv->n * nev, sizeof(*sv->shown));
+	sv->known = scratch__alloc(v, sv->n * nev, sizeof(*sv->known));
 	if (!sv->t || !sv->shown || !sv->known)
 		return -1;
 	memset(prev, 0, sizeof(prev));
@@ -622,8 +672,7 @@ out:
 	return rc;
 }
 
-/* Pass 1 over the region records: one entry per name with its key (the
- * inclusive main event summed over threads) and calls. */
+/* Pass 1 over the region records: one entry per name with its calls. */
 static int view__names(struct agg_view *v, size_t *nnames)
 {
 	const struct agg_process *p = v->p;
@@ -632,17 +681,11 @@ static int view__names(struct agg_view *v, size_t *nnames)
 	for (const struct agg_thread *t = p->threads; t; t = t->next) {
 		for (const struct agg_region *r = region__first(t); r;
 		     r = region__next(r)) {
-			struct agg_region_view rv;
 			struct agg_view_name *e;
 			uint64_t h = hs_hash__str(HS_HASH_INIT, r->name);
-			double key;
 
 			if (2 * (order + 1) > v->names_cap && names__grow(v) < 0)
 				return -1;
-			if (view__region_values(v, t, r, &rv) < 0)
-				return -1;
-			key = view__key(v, &rv.incl);
-			agg_view__release(v);
 			e = name__find(v, r->name, h);
 			if (!e->name) {
 				e->name = r->name;
@@ -650,12 +693,37 @@ static int view__names(struct agg_view *v, size_t *nnames)
 				e->order = order++;
 				e->sum = -1;
 			}
-			e->calls += rv.calls;
+			e->calls += __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
+		}
+	}
+	*nnames = order;
+	return 0;
+}
+
+/* The folding keys, only when there are more names than the limit: per
+ * name the inclusive main event summed over threads.  A record published
+ * after pass 1 waits for the next result. */
+static int view__keys(struct agg_view *v)
+{
+	const struct agg_process *p = v->p;
+
+	for (const struct agg_thread *t = p->threads; t; t = t->next) {
+		for (const struct agg_region *r = region__first(t); r;
+		     r = region__next(r)) {
+			struct agg_view_name *e = view__name(v, r->name);
+			struct agg_interval_view iv;
+			double key;
+
+			if (!e || !e->name)
+				continue;
+			if (view__interval(v, t, r->c, &iv) < 0)
+				return -1;
+			key = view__key(v, &iv);
+			agg_view__release(v);
 			if (key > 0)
 				e->key += key;
 		}
 	}
-	*nnames = order;
 	return 0;
 }
 
@@ -671,6 +739,10 @@ static int view__select_names(struct agg_view *v, size_t n)
 	int rc = -1;
 
 	if (!rk || !by || folded__init(v, f, v->p->max_regions, n) < 0)
+		goto out;
+	/* Without folding no key is printed: no pass over the values. */
+	if (v->p->max_regions > 0 && n > (size_t)v->p->max_regions && !by_calls &&
+	    view__keys(v) < 0)
 		goto out;
 	for (size_t i = 0; i < v->names_cap; i++) {
 		struct agg_view_name *e = &v->names[i];
