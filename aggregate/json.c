@@ -973,6 +973,7 @@ static int write_document(struct out *o, struct agg_view *v)
 			return -1;
 	}
 	out__close(o, 2, afirst, "]");
+	agg_view__sums(v);
 	out__key(o, 1, &first, "regions");
 	out__str(o, "[");
 	afirst = true;

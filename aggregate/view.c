@@ -535,6 +535,9 @@ static double view__key(const struct agg_view *v, const struct agg_interval_view
 	return iv->ev[e].est;
 }
 
+static int region_sum__add(struct agg_view *v, struct agg_region_sum *rs,
+			   const struct agg_region_view *rv);
+
 int agg_view__region(struct agg_view *v, const struct agg_thread *t,
 		     const struct agg_region *r, struct agg_region_view *rv)
 {
@@ -544,7 +547,11 @@ int agg_view__region(struct agg_view *v, const struct agg_thread *t,
 	 * result, like a folded one. */
 	if (!e || !e->name || e->sum < 0)
 		return 0;
-	return view__region_values(v, t, r, rv) < 0 ? -1 : 1;
+	if (view__region_values(v, t, r, rv) < 0)
+		return -1;
+	if (v->sums_pending && region_sum__add(v, &v->sum[e->sum], rv) < 0)
+		return -1;
+	return 1;
 }
 
 /* ---- folding: the records beyond a limit, smallest key first ---------- */
@@ -801,8 +808,35 @@ static int sum__parent(struct agg_view *v, struct agg_region_sum *rs, const char
 	return 0;
 }
 
+/* One thread's record of a name written into its summary. */
+static int region_sum__add(struct agg_view *v, struct agg_region_sum *rs,
+			   const struct agg_region_view *rv)
+{
+	if (sum__parent(v, rs, rv->parent) < 0)
+		return -1;
+	rs->calls += rv->calls;
+	rs->threads++;
+	percall__merge(&rs->percall, &rv->percall);
+	wall__merge(&rs->wall, &rv->wall);
+	sum__add(&rs->incl, v->p, &rv->incl);
+	sum__add(&rs->excl, v->p, &rv->excl);
+	return 0;
+}
+
+static void view__sums_finish(struct agg_view *v)
+{
+	for (size_t k = 0; k < v->nsums; k++) {
+		sum__finish(v, &v->sum[k].incl);
+		sum__finish(v, &v->sum[k].excl);
+	}
+}
+
 /* Pass 2: per name written, calls, threads and sums across threads; the
- * folded names' values into regions_folded. */
+ * folded names' values into regions_folded.  When nothing is folded, no
+ * thread and no name, the summaries are instead added up while the
+ * records are written (agg_view__region, agg_view__sums), in the same
+ * order: every record's values are then computed once for the summary
+ * and the file together, not twice. */
 static int view__regions(struct agg_view *v)
 {
 	const struct agg_process *p = v->p;
@@ -811,6 +845,11 @@ static int view__regions(struct agg_view *v)
 
 	if (view__names(v, &n) < 0 || view__select_names(v, n) < 0)
 		return -1;
+	if (f->count == 0 && v->threads_folded.count == 0) {
+		v->sums_pending = true;
+		folded__finish(v, f);
+		return 0;
+	}
 	for (const struct agg_thread *t = p->threads; t; t = t->next) {
 		for (const struct agg_region *r = region__first(t); r;
 		     r = region__next(r)) {
@@ -822,16 +861,8 @@ static int view__regions(struct agg_view *v)
 			if (view__region_values(v, t, r, &rv) < 0)
 				return -1;
 			if (e->sum >= 0) {
-				struct agg_region_sum *rs = &v->sum[e->sum];
-
-				if (sum__parent(v, rs, rv.parent) < 0)
+				if (region_sum__add(v, &v->sum[e->sum], &rv) < 0)
 					return -1;
-				rs->calls += rv.calls;
-				rs->threads++;
-				percall__merge(&rs->percall, &rv.percall);
-				wall__merge(&rs->wall, &rv.wall);
-				sum__add(&rs->incl, p, &rv.incl);
-				sum__add(&rs->excl, p, &rv.excl);
 			} else {
 				f->calls += rv.calls;
 				wall__merge(&f->wall, &rv.wall);
@@ -841,12 +872,17 @@ static int view__regions(struct agg_view *v)
 			agg_view__release(v);
 		}
 	}
-	for (size_t k = 0; k < v->nsums; k++) {
-		sum__finish(v, &v->sum[k].incl);
-		sum__finish(v, &v->sum[k].excl);
-	}
+	view__sums_finish(v);
 	folded__finish(v, f);
 	return 0;
+}
+
+void agg_view__sums(struct agg_view *v)
+{
+	if (!v->sums_pending)
+		return;
+	view__sums_finish(v);
+	v->sums_pending = false;
 }
 
 struct agg_view *agg_view__new(const struct agg_process *p)
