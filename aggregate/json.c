@@ -471,11 +471,24 @@ static void out__end(struct out *o, int depth)
 #define OUT_KEY(o, depth, first, key) \
 	out__lit_key(o, depth, first, "\"" key "\":", sizeof(key) + 2)
 
-static void out__lit_key(struct out *o, int depth, bool *first, const char *k,
-			 size_t len)
+static inline void out__lit_key(struct out *o, int depth, bool *first,
+				const char *k, size_t len)
 {
-	out__next(o, depth, first);
-	out__write(o, k, len);
+	size_t nl = 1 + 2 * (size_t)depth;
+	char *b;
+
+	if (unlikely(nl >= sizeof(out_nl) || nl + len + 1 > OUT_BUF)) {
+		out__next(o, depth, first);
+		out__write(o, k, len);
+		return;
+	}
+	b = out__room(o, 1 + nl + len);
+	if (!*first)
+		*b++ = ',';
+	*first = false;
+	memcpy(b, out_nl, nl);
+	memcpy(b + nl, k, len);
+	o->n = (size_t)(b + nl + len - o->buf);
 }
 
 /* A string from outside between quotes, as agg_json__text would give. */
@@ -525,8 +538,7 @@ static void out__ev_key(struct out *o, int depth, bool *first,
 		out__key(o, depth, first, p->ev[e].name);
 		return;
 	}
-	out__next(o, depth, first);
-	out__write(o, o->evkey[e], o->evlen[e]);
+	out__lit_key(o, depth, first, o->evkey[e], o->evlen[e]);
 }
 
 /* Prepares every event's key text; on ENOMEM out__ev_key escapes each. */

@@ -60,27 +60,37 @@ static const char digits2[] = "0001020304050607080910111213141516171819202122232
 			      "50515253545556575859606162636465666768697071727374"
 			      "75767778798081828384858687888990919293949596979899";
 
-/* v in decimal, at most 20 digits: returns the length. */
+/* v in decimal, at most 20 digits, written from its last digit back:
+ * returns the length. */
 static size_t fmt__u64(char *buf, uint64_t v)
 {
-	char tmp[20];
-	size_t n = sizeof(tmp);
+	static const uint64_t pow10[] = {
+		10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u,
+		100000000u, 1000000000u, 10000000000u, 100000000000u,
+		1000000000000u, 10000000000000u, 100000000000000u,
+		1000000000000000u, 10000000000000000u, 100000000000000000u,
+		1000000000000000000u, 10000000000000000000u,
+	};
+	size_t n = 1;
+	char *c;
 
+	while (n < 20 && v >= pow10[n - 1])
+		n++;
+	c = buf + n;
 	while (v >= 100) {
 		unsigned d = (unsigned)(v % 100) * 2;
 
 		v /= 100;
-		tmp[--n] = digits2[d + 1];
-		tmp[--n] = digits2[d];
+		*--c = digits2[d + 1];
+		*--c = digits2[d];
 	}
 	if (v >= 10) {
-		tmp[--n] = digits2[v * 2 + 1];
-		tmp[--n] = digits2[v * 2];
+		*--c = digits2[v * 2 + 1];
+		*--c = digits2[v * 2];
 	} else {
-		tmp[--n] = (char)('0' + v);
+		*--c = (char)('0' + v);
 	}
-	memcpy(buf, tmp + n, sizeof(tmp) - n);
-	return sizeof(tmp) - n;
+	return n;
 }
 
 size_t agg_json__fmt_i64(char *buf, int64_t v)
@@ -134,17 +144,17 @@ size_t agg_json__fmt_dbl(char *buf, double v)
 
 	if (!(a < 0x1p50))
 		return fmt__dbl_printf(buf, v);
-	ip = floor(a);
-	if (ip == a) { /* the common case: a whole number, "<digits>.0" */
+	i = (uint64_t)a; /* below 2^50: exact, truncated */
+	if ((double)i == a) { /* the common case: a whole number, "<digits>.0" */
 		if (signbit(v))
 			buf[n++] = '-';
-		n += fmt__u64(buf + n, (uint64_t)ip);
+		n += fmt__u64(buf + n, i);
 		memcpy(buf + n, ".0", 2);
 		return n + 2;
 	}
+	ip = (double)i;
 	if ((a - ip) * 0x1p10 != floor((a - ip) * 0x1p10))
 		return fmt__dbl_printf(buf, v);
-	i = (uint64_t)ip;
 	k = (uint64_t)((a - ip) * 0x1p10); /* exact: a dyadic fraction */
 	/* k / 2^10 = k * 5^10 / 10^10: ten decimal digits, zeros stripped */
 	f = k * 9765625u;
