@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/hash.h"
+#include "common/seqlock.h"
 #include "aggregate/metric.h"
 #include "aggregate/mux.h"
 #include "aggregate/view.h"
@@ -457,19 +458,64 @@ int agg_view__thread(struct agg_view *v, const struct agg_thread *t,
 	return 0;
 }
 
-/* The values of region r, written or not. */
+/* A copy of region r, made under its thread's sequence count
+ * (common/seqlock.h): the owner may close a call of it meanwhile, and the
+ * copy has calls, counts, per-call and wall figures of the same completed
+ * calls.  The exit path and the periodic flush read live threads' records
+ * this way, one record at a time, into the record scratch.  A count that
+ * stays odd (the writer is the thread that ends the process, stopped
+ * inside an update by a fatal signal) is given up after COPY_TRIES
+ * copies, and that thread's other records are copied once each. */
+#define COPY_TRIES 1000
+
+static const struct agg_region *view__copy(struct agg_view *v,
+					   const struct agg_thread *t,
+					   const struct agg_region *r)
+{
+	const uint32_t *seq = t->records_seq ? t->records_seq : &t->seq;
+	struct agg_region *d;
+	size_t nc = 2 * (size_t)r->nev;
+
+	d = scratch__alloc(v, 1, sizeof(*d) + nc * sizeof(struct count));
+	if (!d)
+		return NULL;
+	d->name = r->name; /* both never change once published */
+	d->parent = r->parent;
+	d->nev = r->nev;
+	for (int tries = 0;; tries++) {
+		uint32_t s = hs_seq__read_begin(seq);
+
+		d->calls = hs_atomic__get(&r->calls);
+		for (size_t i = 0; i < nc; i++) {
+			d->c[i].value = hs_atomic__get(&r->c[i].value);
+			d->c[i].enabled = hs_atomic__get(&r->c[i].enabled);
+			d->c[i].running = hs_atomic__get(&r->c[i].running);
+		}
+		d->percall = percall__load(&r->percall);
+		d->wall.incl = hs_atomic__get(&r->wall.incl);
+		d->wall.excl = hs_atomic__get(&r->wall.excl);
+		d->wall.call = percall__load(&r->wall.call);
+		if (hs_seq__read_ok(seq, s))
+			return d;
+		if (seq == v->stuck_seq || tries >= COPY_TRIES) {
+			v->stuck_seq = seq;
+			return d;
+		}
+	}
+}
+
+/* The values of region r, written or not, from one copy of it. */
 static int view__region_values(struct agg_view *v, const struct agg_thread *t,
 			       const struct agg_region *r, struct agg_region_view *rv)
 {
+	r = view__copy(v, t, r);
+	if (!r)
+		return -1;
 	rv->name = r->name;
 	rv->parent = r->parent ? r->parent->name : NULL;
-	rv->calls = __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
-	rv->percall = percall__load(&r->percall);
-	rv->wall = (struct agg_wall){
-		.incl = hs_atomic__get(&r->wall.incl),
-		.excl = hs_atomic__get(&r->wall.excl),
-		.call = percall__load(&r->wall.call),
-	};
+	rv->calls = r->calls;
+	rv->percall = r->percall;
+	rv->wall = r->wall;
 	if (view__interval(v, t, r->c, &rv->incl) < 0 ||
 	    view__interval(v, t, r->c + r->nev, &rv->excl) < 0)
 		return -1;
@@ -718,12 +764,14 @@ static int view__keys(struct agg_view *v)
 		for (const struct agg_region *r = region__first(t); r;
 		     r = region__next(r)) {
 			struct agg_view_name *e = view__name(v, r->name);
+			const struct agg_region *c;
 			struct agg_interval_view iv;
 			double key;
 
 			if (!e || !e->name)
 				continue;
-			if (view__interval(v, t, r->c, &iv) < 0)
+			c = view__copy(v, t, r);
+			if (!c || view__interval(v, t, c->c, &iv) < 0)
 				return -1;
 			key = view__key(v, &iv);
 			agg_view__release(v);

@@ -156,6 +156,7 @@ struct agg_view {
 	struct agg_region_sum *sum; /* [nsums] in order of first appearance */
 	bool sums_pending;          /* sum[] added up as the records are
 				     * written: agg_view__sums             */
+	const uint32_t *stuck_seq;  /* a thread's count that stayed odd      */
 	struct agg_folded regions_folded, threads_folded;
 	struct agg_view_name *names; /* name -> summary (view.c)          */
 	size_t names_cap;
