@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common/hash.h"
 #include "common/seqlock.h"
@@ -67,6 +68,31 @@ static void chunk__free(struct agg_view_chunk **list)
 		*list = c->next;
 		free(c);
 	}
+}
+
+/* Tables that grow with the number of region names (10^5 and more):
+ * mapped apart from the heap, so that their memory goes back to the
+ * system as soon as they are freed.  From malloc, a flush's tables would
+ * stay in the flusher thread's arena while the end builds its own, and
+ * the process would peak at both. */
+static void *big__alloc(size_t n, size_t size)
+{
+	size_t len = n * size;
+	void *p;
+
+	if (n && size > SIZE_MAX / n)
+		return NULL;
+	p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p; /* zeroed */
+}
+
+static void big__free(void *p, size_t n, size_t size)
+{
+	size_t len = n * size;
+
+	if (p)
+		munmap(p, len ? len : 1);
 }
 
 /* What lives as long as the view. */
@@ -129,13 +155,15 @@ void agg_view__release(struct agg_view *v)
 	}
 }
 
+static void names__free(struct agg_view *v);
+
 void agg_view__delete(struct agg_view *v)
 {
 	if (!v)
 		return;
 	chunk__free(&v->mem);
 	chunk__free(&v->scratch);
-	free(v->names);
+	names__free(v);
 	free(v);
 }
 
@@ -546,12 +574,17 @@ static struct agg_view_name *name__find(struct agg_view *v, const char *name,
 	}
 }
 
+static void names__free(struct agg_view *v)
+{
+	big__free(v->names, v->names_cap, sizeof(*v->names));
+}
+
 static int names__grow(struct agg_view *v)
 {
 	size_t cap = v->names_cap ? 2 * v->names_cap : 1024, old = v->names_cap;
 	struct agg_view_name *o = v->names;
 
-	v->names = calloc(cap, sizeof(*v->names));
+	v->names = big__alloc(cap, sizeof(*v->names));
 	if (!v->names) {
 		v->names = o;
 		return -1;
@@ -560,7 +593,7 @@ static int names__grow(struct agg_view *v)
 	for (size_t i = 0; i < old; i++)
 		if (o[i].name)
 			*name__find(v, o[i].name, o[i].hash) = o[i];
-	free(o);
+	big__free(o, old, sizeof(*o));
 	return 0;
 }
 
@@ -787,8 +820,8 @@ static int view__keys(struct agg_view *v)
 static int view__select_names(struct agg_view *v, size_t n)
 {
 	struct agg_folded *f = &v->regions_folded;
-	struct rank *rk = calloc(n ? n : 1, sizeof(*rk)), cut;
-	struct agg_view_name **by = calloc(n ? n : 1, sizeof(*by));
+	struct rank *rk = big__alloc(n, sizeof(*rk)), cut;
+	struct agg_view_name **by = big__alloc(n, sizeof(*by));
 	bool folding, by_calls = v->p->main_ev < 0;
 	double largest = -INFINITY;
 	int rc = -1;
@@ -835,8 +868,8 @@ static int view__select_names(struct agg_view *v, size_t n)
 	f->kept = v->nsums;
 	rc = 0;
 out:
-	free(rk);
-	free(by);
+	big__free(rk, n, sizeof(*rk));
+	big__free(by, n, sizeof(*by));
 	return rc;
 }
 
