@@ -451,6 +451,37 @@ static void out__close(struct out *o, int depth, bool empty, const char *c)
 	out__str(o, c);
 }
 
+static json_object *json_se(double se)
+{
+	return isnan(se) ? NULL : agg_json__dbl(se);
+}
+
+/* HPCSHIM_REGION_SAMPLE: how a sampled region's values were estimated
+ * (docs/sampling.md). */
+static json_object *json_sample(const struct agg_process *p,
+				const struct agg_sample_view *s)
+{
+	json_object *o = json_object_new_object(), *se = json_object_new_object();
+	json_object *in = json_object_new_object(), *ex = json_object_new_object();
+	json_object *w = json_object_new_object();
+
+	json_object_object_add(o, "every", json_object_new_int64(s->every));
+	json_object_object_add(o, "measured", agg_json__u64(s->measured));
+	for (int i = 0; i < p->nev; i++) {
+		if (!p->ev[i].ok)
+			continue;
+		json_object_object_add(in, p->ev[i].name, json_se(s->se[i]));
+		json_object_object_add(ex, p->ev[i].name, json_se(s->se[p->nev + i]));
+	}
+	json_object_object_add(w, "inclusive", json_se(s->se[2 * p->nev]));
+	json_object_object_add(w, "exclusive", json_se(s->se[2 * p->nev + 1]));
+	json_object_object_add(se, "inclusive", in);
+	json_object_object_add(se, "exclusive", ex);
+	json_object_object_add(se, "wall_ns", w);
+	json_object_object_add(o, "stderr", se);
+	return o;
+}
+
 /* Closes an object written directly, opened at depth - 1: json-c puts
  * the brace of an empty object on a line of its own too. */
 static void out__end(struct out *o, int depth)
@@ -689,6 +720,10 @@ static void write_region(struct out *o, int depth, const struct agg_process *p,
 	out__counts(o, depth + 1, &f, "exclusive", p, &rv->excl);
 	out__percall(o, depth + 1, &f, p, &rv->percall);
 	out__wall(o, depth + 1, &f, &rv->wall);
+	if (rv->sample.every > 1) {
+		out__key(o, depth + 1, &f, "sample");
+		out__value(o, depth + 1, json_sample(p, &rv->sample));
+	}
 	out__end(o, depth + 1);
 }
 

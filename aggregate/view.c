@@ -271,7 +271,7 @@ static int view__interval(struct agg_view *v, const struct agg_thread *t,
 {
 	const struct agg_process *p = v->p;
 	int nev = p->nev ? p->nev : 1;
-	struct count c[nev];
+	struct count c[nev], in_raw[nev];
 	double in[nev];
 	const char *why[nev];
 
@@ -281,7 +281,15 @@ static int view__interval(struct agg_view *v, const struct agg_thread *t,
 			       NULL;
 	if (!out->ev || (v->nmetrics && !out->m))
 		return -1;
-	agg_mux__view(p, t->rot, raw, c);
+	/* A group member's times are its leader's (agg_event.times_of):
+	 * region records accumulate them once per group. */
+	for (int e = 0; e < p->nev; e++) {
+		int of = p->ev[e].times_of;
+		const struct count *l = &raw[of ? of - 1 : e];
+
+		in_raw[e] = (struct count){ raw[e].value, l->enabled, l->running };
+	}
+	agg_mux__view(p, t->rot, in_raw, c);
 	for (int e = 0; e < p->nev; e++) {
 		const struct agg_value *x = &out->ev[e];
 
@@ -486,6 +494,63 @@ int agg_view__thread(struct agg_view *v, const struct agg_thread *t,
 	return 0;
 }
 
+/* The standard error of C x the mean of m measured values out of C
+ * (sum s, sum of squares q), sampled without replacement; NAN when m < 2
+ * or the squares are not known (a flush). */
+static double sample__se(uint64_t C, uint64_t m, double s, const double *q)
+{
+	double var;
+
+	if (m < 2 || !q)
+		return NAN;
+	if (m >= C)
+		return 0;
+	var = (*q - s * s / (double)m) / (double)(m - 1);
+	if (var < 0) /* rounding of a constant */
+		var = 0;
+	return (double)C * sqrt((1 - (double)m / (double)C) * var / (double)m);
+}
+
+static uint64_t sample__scale(uint64_t x, double f)
+{
+	return (uint64_t)llround((double)x * f);
+}
+
+/* A sampled region (sampling.md): its counts and wall times scaled by
+ * calls / measured, with their sampling errors.  No measured call: the
+ * counts are unknown (running 0), never 0. */
+static int view__sampled(struct agg_view *v, const struct agg_thread *t,
+			 const struct agg_region *r, struct agg_region_view *rv)
+{
+	int nev = r->nev;
+	uint64_t m = rv->calls, C = m + hs_atomic__get(&r->unmeasured);
+	double f = m ? (double)C / (double)m : 0;
+	struct count c[2 * (nev ? nev : 1)];
+	double *se = scratch__alloc(v, 2 * (size_t)nev + 2, sizeof(double));
+
+	if (!se)
+		return -1;
+	rv->sample = (struct agg_sample_view){ r->every, m, se };
+	rv->calls = C;
+	for (int i = 0; i < 2 * nev; i++) {
+		c[i] = m ? (struct count){ sample__scale(r->c[i].value, f),
+					   sample__scale(r->c[i].enabled, f),
+					   sample__scale(r->c[i].running, f) } :
+			   (struct count){ 0, 1, 0 };
+		se[i] = sample__se(C, m, (double)r->c[i].value, r->sq ? &r->sq[i] : NULL);
+	}
+	se[2 * nev] = sample__se(C, m, (double)rv->wall.incl,
+				 r->sq ? &r->sq[2 * nev] : NULL);
+	se[2 * nev + 1] = sample__se(C, m, (double)rv->wall.excl,
+				     r->sq ? &r->sq[2 * nev + 1] : NULL);
+	rv->wall.incl = sample__scale(rv->wall.incl, f);
+	rv->wall.excl = sample__scale(rv->wall.excl, f);
+	if (view__interval(v, t, c, &rv->incl) < 0 ||
+	    view__interval(v, t, c + nev, &rv->excl) < 0)
+		return -1;
+	return 0;
+}
+
 /* A copy of region r, made under its thread's sequence count
  * (common/seqlock.h): the owner may close a call of it meanwhile, and the
  * copy has calls, counts, per-call and wall figures of the same completed
@@ -510,10 +575,15 @@ static const struct agg_region *view__copy(struct agg_view *v,
 	d->name = r->name; /* both never change once published */
 	d->parent = r->parent;
 	d->nev = r->nev;
+	d->every = __atomic_load_n(&r->every, __ATOMIC_RELAXED);
+	/* A sampled region's sums of squares are not under the count: no
+	 * sampling error in a flush (NAN, docs/sampling.md). */
+	d->sq = t->records_seq ? NULL : r->sq;
 	for (int tries = 0;; tries++) {
 		uint32_t s = hs_seq__read_begin(seq);
 
 		d->calls = hs_atomic__get(&r->calls);
+		d->unmeasured = hs_atomic__get(&r->unmeasured);
 		for (size_t i = 0; i < nc; i++) {
 			d->c[i].value = hs_atomic__get(&r->c[i].value);
 			d->c[i].enabled = hs_atomic__get(&r->c[i].enabled);
@@ -544,6 +614,9 @@ static int view__region_values(struct agg_view *v, const struct agg_thread *t,
 	rv->calls = r->calls;
 	rv->percall = r->percall;
 	rv->wall = r->wall;
+	rv->sample = (struct agg_sample_view){ 0 };
+	if (r->every > 1)
+		return view__sampled(v, t, r, rv);
 	if (view__interval(v, t, r->c, &rv->incl) < 0 ||
 	    view__interval(v, t, r->c + r->nev, &rv->excl) < 0)
 		return -1;

@@ -74,10 +74,21 @@ struct agg_sum_view {
 	struct agg_mvalue *m;
 };
 
+/* HPCSHIM_REGION_SAMPLE: a region measured on a sample of its calls; its
+ * counts and wall times are scaled to all calls (docs/sampling.md). */
+struct agg_sample_view {
+	uint32_t every;    /* 0: not sampled (every call measured)       */
+	uint64_t measured; /* calls measured                              */
+	/* Standard errors of the scaled estimates, NAN when unknown: [0, nev)
+	 * inclusive, [nev, 2 nev) exclusive, then wall inclusive, exclusive. */
+	double *se;
+};
+
 struct agg_region_view {
 	const char *name;
 	const char *parent; /* the enclosing region at creation, or NULL */
-	uint64_t calls;
+	uint64_t calls;     /* every call, measured or not              */
+	struct agg_sample_view sample;
 	struct agg_percall percall;
 	struct agg_wall wall;
 	struct agg_interval_view incl, excl;

@@ -24,6 +24,7 @@ struct json_object *agg_wrap__json(const struct agg_wrap *w)
 		add_str(o, "status", s->status);
 		add_str(o, "reason", s->reason);
 		add_str(o, "definition", s->definition);
+		add_str(o, "path", s->path);
 		json_object_object_add(o, "slots", agg_json__u64(s->slots));
 		json_object_object_add(o, "dlsym", agg_json__u64(s->dlsym));
 		json_object_array_add(a, o);

@@ -18,6 +18,7 @@ struct agg_wrap_spec {
 	const char *status;     /* "wrapped", "not found", "variadic", ...     */
 	const char *reason;     /* NULL, or a sentence                         */
 	const char *definition; /* the object of the original, or NULL        */
+	const char *path;       /* how a call reaches it: "registers", ...     */
 	uint64_t slots;         /* GOT slots patched (PLT and GLOB_DAT)        */
 	uint64_t dlsym;         /* dlsym/dlvsym answers with the wrapper       */
 };

@@ -8,10 +8,12 @@
  *   wrapped  the function called through the pointer dlsym returns: under
  *            HPCSHIM_WRAP=bench_noop=void(long) that is its wrapper, whose
  *            region is bench_noop (a call from another object through its
- *            GOT slot costs the same: both reach the same closure)
+ *            GOT slot costs the same: both reach the same wrapper)
+ *   plain7   bench_noop7, 7 mixed int/double arguments, called directly
+ *   wrapped7 the same through its wrapper (region bench_noop7)
  *
- * Run under LD_PRELOAD=libhpcshim.so with HPCSHIM_WRAP=bench_noop=void(long)
- * (bench/wrap.sh).  Prints "VARIANT NS_PER_CALL" per timed loop.
+ * Run under LD_PRELOAD=libhpcshim.so with HPCSHIM_WRAP=bench_noop=void(long),
+ * bench_noop7=void(long,double,int,double,long,double,int) (bench/wrap.sh).  Prints "VARIANT NS_PER_CALL" per timed loop.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -20,8 +22,9 @@
 #include "annotate/hpcshim.h"
 #include "bench/bench.h"
 
-#define USAGE \
-	"wrapcall [-n CALLS] [-w WARMUP] [-r REPS] [-c CPU] plain|pair|wrapped..."
+#define USAGE                                                 \
+	"wrapcall [-n CALLS] [-w WARMUP] [-r REPS] [-c CPU] " \
+	"plain|pair|wrapped|plain7|wrapped7..."
 
 __attribute__((noinline, visibility("default"))) void bench_noop(long i);
 __attribute__((noinline, visibility("default"))) void bench_noop(long i)
@@ -30,9 +33,21 @@ __attribute__((noinline, visibility("default"))) void bench_noop(long i)
 	BENCH_WORK();
 }
 
+__attribute__((noinline, visibility("default"))) void
+bench_noop7(long i, double a, int b, double c, long d, double e, int f);
+__attribute__((noinline, visibility("default"))) void
+bench_noop7(long i, double a, int b, double c, long d, double e, int f)
+{
+	(void)i, (void)a, (void)b, (void)c, (void)d, (void)e, (void)f;
+	BENCH_WORK();
+}
+
 typedef void noop_fn(long);
+typedef void noop7_fn(long, double, int, double, long, double, int);
 static noop_fn *volatile direct = bench_noop;
 static noop_fn *volatile looked;
+static noop7_fn *volatile direct7 = bench_noop7;
+static noop7_fn *volatile looked7;
 
 static __attribute__((noinline)) void loop_plain(long n)
 {
@@ -61,6 +76,32 @@ static __attribute__((noinline)) void loop_wrapped(long n)
 		f(i);
 }
 
+static void loop7(noop7_fn *f, long n)
+{
+	for (long i = 0; i < n; i++)
+		f(i, 0.5, (int)i, 1.5, -i, 2.5, -3);
+}
+
+static __attribute__((noinline)) void loop_plain7(long n)
+{
+	loop7(direct7, n);
+}
+
+static __attribute__((noinline)) void loop_wrapped7(long n)
+{
+	loop7(looked7, n);
+}
+
+static void (*variant(const char *name))(long)
+{
+	return !strcmp(name, "plain")    ? loop_plain :
+	       !strcmp(name, "pair")     ? loop_pair :
+	       !strcmp(name, "wrapped")  ? loop_wrapped :
+	       !strcmp(name, "plain7")   ? loop_plain7 :
+	       !strcmp(name, "wrapped7") ? loop_wrapped7 :
+					   NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_opts o;
@@ -68,15 +109,13 @@ int main(int argc, char **argv)
 	bench__opts(&o, argc, argv, USAGE);
 	bench__pin(&o);
 	looked = (noop_fn *)dlsym(RTLD_DEFAULT, "bench_noop");
-	if (!looked) {
-		fprintf(stderr, "wrapcall: bench_noop not exported\n");
+	looked7 = (noop7_fn *)dlsym(RTLD_DEFAULT, "bench_noop7");
+	if (!looked || !looked7) {
+		fprintf(stderr, "wrapcall: bench_noop or bench_noop7 not exported\n");
 		return 2;
 	}
 	for (int v = o.first; v < argc; v++) {
-		void (*loop)(long) = !strcmp(argv[v], "plain")   ? loop_plain :
-				     !strcmp(argv[v], "pair")    ? loop_pair :
-				     !strcmp(argv[v], "wrapped") ? loop_wrapped :
-								   NULL;
+		void (*loop)(long) = variant(argv[v]);
 		if (!loop) {
 			fprintf(stderr, "usage: %s\n", USAGE);
 			return 2;
@@ -85,9 +124,7 @@ int main(int argc, char **argv)
 	}
 	for (int r = 0; r < o.reps; r++)
 		for (int v = o.first; v < argc; v++) {
-			void (*loop)(long) = !strcmp(argv[v], "plain") ? loop_plain :
-					     !strcmp(argv[v], "pair")  ? loop_pair :
-									 loop_wrapped;
+			void (*loop)(long) = variant(argv[v]);
 			uint64_t t0 = bench__now();
 
 			loop(o.pairs);

@@ -30,7 +30,24 @@ SIG = ("wl_touch=void(pointer,long),wl_pair=struct{double,long,int}(int,double),
        "wl_mix=double(int,double,long,float,short,double,unsigned,double,char,double),"
        "wl_recurse=long(int),wl_jump=void(pointer,int),"
        "wl_many=double(int,long,short,char,unsigned,long,int,long,"
-       "double,double,double,double,double,double,double,double,double,float)")
+       "double,double,double,double,double,double,double,double,double,float),"
+       "wl_reg14=double(long,long,long,long,long,long,"
+       "double,double,double,double,double,double,double,double),"
+       "wl_int7=double(long,long,long,long,long,long,long,"
+       "double,double,double,double,double,double,double,double),"
+       "wl_dbl9=double(long,long,long,long,long,long,"
+       "double,double,double,double,double,double,double,double,double),"
+       "wl_flt=float(float,double,float,int),"
+       "wl_ext=long(int,short,signed char,unsigned,unsigned short),"
+       "wl_neg=int(int,int,int,int,int,int,int,short,signed char,unsigned),"
+       "wl_ptr=pointer(pointer,long)")
+# How each of them is called (docs/wrapping.md, "path" in the JSON): on
+# x86-64 6 integer and 8 floating-point arguments travel in registers.
+PATHS = {"wl_touch": "registers", "wl_mix": "registers", "wl_recurse": "registers",
+         "wl_reg14": "registers", "wl_flt": "registers", "wl_ext": "registers",
+         "wl_ptr": "registers", "wl_int7": "closure", "wl_dbl9": "closure",
+         "wl_many": "closure", "wl_neg": "closure", "wl_pair": "ffi_call",
+         "wl_small": "ffi_call"}
 
 
 def build(what, argv):
@@ -134,11 +151,18 @@ if prog:
     # recursion through the library's own PLT slot.
     bare = plain(prog, ["abi"])
     shim = wrapped(prog, ["abi"], SIG)
-    same("struct returns, 10 and 18 mixed arguments (stack ones too), recursion",
+    same("struct returns, 10 and 18 mixed arguments (stack ones too), recursion, "
+         "the register limits, floats, narrow signed integers, a pointer result",
          bare, shim)
-    for f in ("wl_pair", "wl_small", "wl_mix", "wl_many"):
+    for f in ("wl_pair", "wl_small", "wl_mix", "wl_many", "wl_reg14", "wl_int7", "wl_dbl9",
+              "wl_flt", "wl_ext", "wl_neg", "wl_ptr"):
         g = reg(shim.doc, f)
         t.eq(g and g["calls"], 1, "abi: %s called once, wrapped" % f)
+    if os.uname().machine == "x86_64":
+        got = {f: (wrap_entry(shim.doc, f) or {}).get("path") for f in PATHS}
+        t.eq(got, PATHS, "abi: each signature takes its path (registers, closure, ffi_call)")
+    else:
+        t.skip("abi: the paths taken", "the register limits stated are x86-64's")
     g = reg(shim.doc, "wl_recurse")
     t.eq(g and g["calls"], 6, "abi: wl_recurse(5): 6 calls (recursion through the PLT)")
 

@@ -1,6 +1,9 @@
 /* closure.c - the wrapper of a function: a libffi closure with the
  * function's own signature, whose handler opens the region, calls the
- * original with the same arguments (ffi_call) and closes the region.
+ * original with the same arguments (a direct call through a C prototype,
+ * or ffi_call) and closes the region.  Signatures whose arguments all
+ * travel in registers take tramp.c's trampoline instead (no libffi per
+ * call) while its stubs last.
  *
  * One closure per (spec, definition): two libraries may define the same
  * name and each slot keeps going to the definition it was bound to.  The
@@ -243,7 +246,9 @@ static void direct__call(const struct wsig *sig, void *fn, void *ret, void **arg
 
 bool hs_wrap_closure__prepare(struct wrap_spec *s)
 {
-	s->direct = direct__fits(&s->sig);
+	s->path = hs_wrap_tramp__fits(&s->sig) ? WRAP_REGISTERS :
+		  direct__fits(&s->sig)        ? WRAP_DIRECT :
+						 WRAP_FFI_CALL;
 	for (int i = 0; i < s->sig.nargs; i++)
 		if (!(s->atypes[i] = type__ffi(s, &s->sig.arg[i], i)))
 			goto bad;
@@ -271,7 +276,7 @@ static void closure__handler(ffi_cif *cif, void *ret, void **args, void *data)
 	int err;
 
 	hs_region__call_begin(&s->site, s->name, sp);
-	if (s->direct)
+	if (s->path != WRAP_FFI_CALL)
 		direct__call(&s->sig, tg->orig, ret, args);
 	else
 		ffi_call(cif, FFI_FN(tg->orig), ret, args);
@@ -292,6 +297,13 @@ struct wrap_target *hs_wrap_closure__target(struct wrap_spec *s, void *orig)
 		return NULL;
 	tg->spec = s;
 	tg->orig = orig;
+	if (s->path == WRAP_REGISTERS) {
+		if ((tg->code = hs_wrap_tramp__claim(tg)))
+			goto publish;
+		/* No stub left: a closure with the direct call (such a
+		 * signature fits it), and the spec says so. */
+		s->path = WRAP_DIRECT;
+	}
 	tg->closure = ffi_closure_alloc(sizeof(ffi_closure), &tg->code);
 	if (!tg->closure || ffi_prep_closure_loc(tg->closure, &s->cif, closure__handler,
 						 tg, tg->code) != FFI_OK) {
@@ -300,6 +312,7 @@ struct wrap_target *hs_wrap_closure__target(struct wrap_spec *s, void *orig)
 		free(tg);
 		return NULL;
 	}
+publish:
 	/* Published last: readers walk the list without the lock. */
 	tg->next = s->targets;
 	__atomic_store_n(&s->targets, tg, __ATOMIC_RELEASE);

@@ -2,6 +2,7 @@
  *
  *   spec.c     HPCSHIM_WRAP -> specs with signatures (data/wrap/NAME.sig)
  *   closure.c  a libffi closure per (spec, original): the region handler
+ *   tramp.c    the register trampoline: no libffi for register-only calls
  *   got.c      the GOT slots (PLT and GLOB_DAT) of every loaded object
  *   dlsym.c    dlsym/dlvsym answered with the wrapper
  *   wrap.c     the feature: start, dlopen, results
@@ -32,6 +33,14 @@ enum wrap_state {
 	WS_REFUSED, /* never patched; status and reason say why          */
 };
 
+/* How a wrapped call reaches the original (docs/wrapping.md). */
+enum wrap_path {
+	WRAP_REGISTERS, /* tramp.c: every argument in a register, no libffi   */
+	WRAP_DIRECT,    /* libffi closure, the original called through a C
+			 * prototype (closure.c): scalars, some on the stack */
+	WRAP_FFI_CALL,  /* libffi closure and ffi_call: the rest             */
+};
+
 struct wrap_spec {
 	char *name, *object, *set; /* object: name@object, or NULL */
 	struct wsig sig;
@@ -44,7 +53,7 @@ struct wrap_spec {
 	ffi_type *rtype;
 	ffi_type structs[WSIG_MAX_ARGS + 1];
 	ffi_type *fields[WSIG_MAX_ARGS + 1][WSIG_MAX_FIELDS + 1];
-	bool direct; /* closure.c's register fast path applies */
+	enum wrap_path path; /* how a call reaches the original          */
 	struct hpcshim_site site;
 	struct wrap_target *targets; /* under wrap_lock                 */
 	uint64_t slots, dlsym;       /* atomic                          */
@@ -77,6 +86,11 @@ bool hs_wrap_closure__prepare(struct wrap_spec *s);
 struct wrap_target *hs_wrap_closure__target(struct wrap_spec *s, void *orig);
 /* The original behind a wrapper's entry, or NULL. */
 struct wrap_target *hs_wrap_closure__by_code(const void *code);
+
+/* tramp.c: whether every argument and the result of sig travel in
+ * registers; a trampoline entry for tg (NULL: none left, use a closure). */
+bool hs_wrap_tramp__fits(const struct wsig *sig);
+void *hs_wrap_tramp__claim(struct wrap_target *tg);
 
 /* got.c: patch the slots of every loaded object (again: idempotent). */
 void hs_wrap_got__patch_all(void);

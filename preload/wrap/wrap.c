@@ -123,6 +123,10 @@ static void wrap__result(struct agg_process *p)
 		o->signature = s->has_sig ? s->sig.text : NULL;
 		o->reason = !strcmp(o->status, "wrapped") ? NULL : s->reason;
 		o->definition = s->defobj[0] ? s->defobj : NULL;
+		o->path = s->state == WS_REFUSED    ? NULL :
+			  s->path == WRAP_REGISTERS ? "registers" :
+			  s->path == WRAP_DIRECT    ? "closure" :
+						      "ffi_call";
 		o->slots = __atomic_load_n(&s->slots, __ATOMIC_RELAXED);
 		o->dlsym = __atomic_load_n(&s->dlsym, __ATOMIC_RELAXED);
 	}

@@ -177,10 +177,17 @@ gcc_log=$build/guest-build.log
 {
 	$host-gcc -O2 -Wall -Wextra -static -o "$g/init" "$here/init.c" &&
 		$host-gcc -O2 -Wall -Wextra -fPIE -pie -pthread -I"$top" \
-			-o "$g/guest_loop" "$here/guest_loop.c"
+			-o "$g/guest_loop" "$here/guest_loop.c" &&
+		$host-gcc -O2 -Wall -Wextra -fPIC -shared -I"$top" \
+			-o "$g/libpmubedwrap.so" "$here/guest_wraplib.c" &&
+		$host-gcc -O2 -Wall -Wextra -fPIE -pie -I"$top" -o "$g/guest_wrap" \
+			"$here/guest_wrap.c" -L"$g" -lpmubedwrap
 } >"$gcc_log" 2>&1 || die "building the guest programs (log: $gcc_log)" "$gcc_log"
-cp "$g/init" "$root/init" && cp "$g/guest_loop" "$root/bin/" && cp "$lib" "$root/lib/" ||
-	die "cannot fill $root"
+cp "$g/init" "$root/init" && cp "$g/guest_loop" "$g/guest_wrap" "$root/bin/" &&
+	cp "$lib" "$g/libpmubedwrap.so" "$root/lib/" || die "cannot fill $root"
+# The preset and stall-tree files (HPCSHIM_PRESET_PATH=/presets in the cases).
+mkdir -p "$root/presets" && cp "$top"/data/presets/*.preset "$top"/data/presets/*.tree "$root/presets/" ||
+	die "cannot copy data/presets into $root"
 python3 "$here/check.py" cases >"$root/cases" || die "check.py cases failed"
 
 # Shared libraries: the NEEDED closure, from the cross glibc first (what the
@@ -192,7 +199,7 @@ needed_shim() {
 	needed "$1"
 	case "$1" in */libhpcshim.so) echo libpfm.so.4 ;; esac
 }
-todo="$root/bin/guest_loop $root/lib/libhpcshim.so"
+todo="$root/bin/guest_loop $root/bin/guest_wrap $root/lib/libhpcshim.so"
 while [ -n "$todo" ]; do
 	next=
 	for f in $todo; do

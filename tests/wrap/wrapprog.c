@@ -103,6 +103,22 @@ int main(int argc, char **argv)
 		       wl_many(-1, 1L << 40, -300, 'q', 3000000000u, -5, 7, 9, 0.1,
 			       0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.5f));
 		printf("recurse %ld\n", wl_recurse(5));
+		printf("reg14 %a\n", wl_reg14(-1, 2, -3, 1L << 50, -5, 6, 0.1, -0.2,
+					      0.3, 1e-300, 0.5, -0.6, 0.7, 1e300));
+		printf("int7 %a\n", wl_int7(-1, 2, -3, 4, -5, 6, -7, 0.1, -0.2, 0.3,
+					    0.4, 0.5, -0.6, 0.7, 0.8));
+		printf("dbl9 %a\n", wl_dbl9(1, -2, 3, -4, 5, -6, 0.1, 0.2, -0.3,
+					    0.4, 0.5, 0.6, -0.7, 0.8, 0.9));
+		printf("flt %a\n", (double)wl_flt(1.25f, -3.5e10, -0.1f, -9));
+		printf("ext %ld\n",
+		       wl_ext(-2000000000, -32000, -128, 4000000000u, 65535));
+		printf("neg %d\n",
+		       wl_neg(-1, -2, 3, -4, 5, -6, 7, -300, -100, 4000000000u));
+		{
+			static char buf[64];
+
+			printf("ptr %td\n", wl_ptr(buf, 40) - buf);
+		}
 	} else if (!strcmp(mode, "dlopen")) {
 		void *h = dl_lib(argv[0]);
 		void (*wd)(char *, long) = (void (*)(char *, long))dlsym(h, "wd_touch");
