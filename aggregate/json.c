@@ -332,6 +332,7 @@ struct out {
 };
 
 #define OUT_BUF (1024 * 1024)
+#define OUT_SLACK 64 /* the longest key out__lit_key writes in one piece */
 
 static int write_all(int fd, const char *buf, size_t len);
 
@@ -379,18 +380,22 @@ static inline char *out__room(struct out *o, size_t len)
 	return o->buf + o->n;
 }
 
-static const char out_nl[] = "\n                                "
-			     "                                ";
+/* A line break and up to 31 levels of indentation, copied as one block. */
+#define OUT_NL 64
+static const char out_nl[OUT_NL + 1] = "\n                                "
+				       "                               ";
 
 /* A line break, then two spaces per level. */
 static inline void out__newline(struct out *o, int depth)
 {
 	size_t n = 1 + 2 * (size_t)depth;
-	char *b = out__room(o, n);
+	char *b;
 
-	if (likely(n < sizeof(out_nl))) {
-		memcpy(b, out_nl, n);
+	if (likely(n <= OUT_NL)) { /* one block, the rest overwritten later */
+		b = out__room(o, OUT_NL);
+		memcpy(b, out_nl, OUT_NL);
 	} else {
+		b = out__room(o, n);
 		b[0] = '\n';
 		memset(b + 1, ' ', n - 1);
 	}
@@ -500,25 +505,32 @@ static void out__end(struct out *o, int depth)
 
 /* A key known to need no escaping, with its separator: "key": */
 #define OUT_KEY(o, depth, first, key) \
-	out__lit_key(o, depth, first, "\"" key "\":", sizeof(key) + 2)
+	out__lit_key(o, depth, first, "\"" key "\":", sizeof(key) + 2, false)
 
-static inline void out__lit_key(struct out *o, int depth, bool *first,
-				const char *k, size_t len)
+/* With padded, k has OUT_SLACK readable bytes and is copied as one block. */
+static inline __attribute__((always_inline)) void
+out__lit_key(struct out *o, int depth, bool *first, const char *k, size_t len,
+	     bool padded)
 {
 	size_t nl = 1 + 2 * (size_t)depth;
 	char *b;
 
-	if (unlikely(nl >= sizeof(out_nl) || nl + len + 1 > OUT_BUF)) {
+	if (unlikely(nl > OUT_NL || len + 1 > OUT_SLACK)) {
 		out__next(o, depth, first);
 		out__write(o, k, len);
 		return;
 	}
-	b = out__room(o, 1 + nl + len);
+	b = out__room(o, 1 + OUT_NL + OUT_SLACK);
 	if (!*first)
 		*b++ = ',';
 	*first = false;
-	memcpy(b, out_nl, nl);
-	memcpy(b + nl, k, len);
+	/* The indentation copied as one block (room was asked for it): no
+	 * copy of a length known only here. */
+	memcpy(b, out_nl, OUT_NL);
+	if (padded)
+		memcpy(b + nl, k, OUT_SLACK);
+	else
+		memcpy(b + nl, k, len);
 	o->n = (size_t)(b + nl + len - o->buf);
 }
 
@@ -569,7 +581,7 @@ static void out__ev_key(struct out *o, int depth, bool *first,
 		out__key(o, depth, first, p->ev[e].name);
 		return;
 	}
-	out__lit_key(o, depth, first, o->evkey[e], o->evlen[e]);
+	out__lit_key(o, depth, first, o->evkey[e], o->evlen[e], true);
 }
 
 /* Prepares every event's key text; on ENOMEM out__ev_key escapes each. */
@@ -582,12 +594,13 @@ static void out__ev_keys(struct out *o, const struct agg_process *p)
 	if (!o->evkey || !o->evlen)
 		return;
 	for (int e = 0; e < p->nev; e++) {
-		if (!agg_json__plain(p->ev[e].name, &len) || len + 3 > OUT_BUF)
+		if (!agg_json__plain(p->ev[e].name, &len) || len + 3 > OUT_SLACK)
 			continue;
-		o->evkey[e] = malloc(len + 4);
+		/* OUT_SLACK bytes: copied as one block (out__ev_key). */
+		o->evkey[e] = calloc(1, OUT_SLACK + 1);
 		if (!o->evkey[e])
 			continue;
-		snprintf(o->evkey[e], len + 4, "\"%s\":", p->ev[e].name);
+		snprintf(o->evkey[e], OUT_SLACK + 1, "\"%s\":", p->ev[e].name);
 		o->evlen[e] = len + 3;
 	}
 }

@@ -64,18 +64,19 @@ static const char digits2[] = "0001020304050607080910111213141516171819202122232
  * returns the length. */
 static size_t fmt__u64(char *buf, uint64_t v)
 {
-	static const uint64_t pow10[] = {
-		10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u,
+	static const uint64_t p10[20] = {
+		1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u,
 		100000000u, 1000000000u, 10000000000u, 100000000000u,
 		1000000000000u, 10000000000000u, 100000000000000u,
 		1000000000000000u, 10000000000000000u, 100000000000000000u,
 		1000000000000000000u, 10000000000000000000u,
 	};
-	size_t n = 1;
+	/* Its digits: t = floor(bits x log10(2)) (1233 / 4096), then one more
+	 * when v >= 10^t. */
+	size_t t = v ? (size_t)((64 - __builtin_clzll(v)) * 1233) >> 12 : 0;
+	size_t n = v ? t + (v >= p10[t]) : 1;
 	char *c;
 
-	while (n < 20 && v >= pow10[n - 1])
-		n++;
 	c = buf + n;
 	while (v >= 100) {
 		unsigned d = (unsigned)(v % 100) * 2;
@@ -178,14 +179,28 @@ size_t agg_json__fmt_dbl(char *buf, double v)
 	return n + fd;
 }
 
-/* Bytes json-c writes as they are and agg_utf8__clean leaves alone. */
+/* Bytes json-c writes as they are and agg_utf8__clean leaves alone:
+ * printable ASCII but '"' and '\\' (not NUL either: the loop ends there). */
+#define P16(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
+static const unsigned char plain_byte[256] = {
+	P16(0), P16(0),
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20: '"' */
+	P16(1), P16(1),
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, /* 0x50: '\\' */
+	P16(1),
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, /* 0x70: DEL */
+	P16(0), P16(0), P16(0), P16(0), P16(0), P16(0), P16(0), P16(0),
+};
+#undef P16
+
 bool agg_json__plain(const char *s, size_t *len)
 {
 	const unsigned char *c = (const unsigned char *)s;
 
-	for (; *c; c++)
-		if (*c < 0x20 || *c >= 0x7f || *c == '"' || *c == '\\')
-			return false;
+	while (plain_byte[*c])
+		c++;
+	if (*c)
+		return false;
 	*len = (size_t)(c - (const unsigned char *)s);
 	return true;
 }
