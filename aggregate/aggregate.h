@@ -150,6 +150,9 @@ struct agg_thread {
 	struct agg_kfigs before; /* the kernel's figures until they opened */
 	struct agg_region *head, *tail;
 	uint32_t seq; /* odd while the owner updates its records (seqlock.h) */
+	const uint32_t *records_seq; /* NULL: seq.  A flush's view of a live
+				      * thread shares its records (head) and
+				      * reads them under that thread's seq */
 	struct agg_region **hash; /* open addressing, owner thread only */
 	size_t hash_cap, nregions;
 	struct agg_thread_warnings warn;
