@@ -63,6 +63,11 @@ struct agg_event {
 	bool downgraded;       /* user-only because paranoid forbade kernel */
 	int group;             /* group index when ok                   */
 	bool group_time;       /* no counter: its group's time running  */
+	int times_of;          /* 1 + the event whose region records carry
+				* this one's enabled/running (its group's
+				* leader: members share the group's times);
+				* 0: its own (leaders, derived clocks,
+				* dropped events, anything built elsewhere) */
 	int err;               /* errno when dropped                    */
 	const char *errname;
 	const char *reason;
@@ -98,7 +103,20 @@ struct agg_region {
 	int nev;
 	struct agg_percall percall; /* of the process's main event        */
 	struct agg_wall wall;
-	struct count c[];           /* [0, nev) inclusive, [nev, 2 nev) exclusive */
+	/* HPCSHIM_REGION_SAMPLE (docs/sampling.md), 0 or 1: every call
+	 * measured.  Otherwise one call at random in each block of `every`
+	 * is measured (calls, c[], percall, wall: those calls only) and the
+	 * others are counted in `unmeasured`; pos and pick are the owner's
+	 * place in the block.  sq (NULL in a flush's copy): sums of squares
+	 * of the measured calls' own deltas, [0, nev) inclusive, [nev, 2 nev)
+	 * exclusive, then wall inclusive and exclusive. */
+	uint32_t every, pos, pick;
+	uint64_t unmeasured;
+	double *sq;
+	/* [0, nev) inclusive, [nev, 2 nev) exclusive.  Only events that
+	 * are their own lead (agg_event.lead) accumulate enabled/running:
+	 * a group member's are its leader's, filled in by the view. */
+	struct count c[];
 };
 
 struct agg_thread_warnings {
@@ -132,6 +150,9 @@ struct agg_thread {
 	struct agg_kfigs before; /* the kernel's figures until they opened */
 	struct agg_region *head, *tail;
 	uint32_t seq; /* odd while the owner updates its records (seqlock.h) */
+	const uint32_t *records_seq; /* NULL: seq.  A flush's view of a live
+				      * thread shares its records (head) and
+				      * reads them under that thread's seq */
 	struct agg_region **hash; /* open addressing, owner thread only */
 	size_t hash_cap, nregions;
 	struct agg_thread_warnings warn;
@@ -199,6 +220,13 @@ void agg_region__add(struct agg_region *r, const struct count *incl,
 		     const struct count *excl, int nev);
 /* Accounts one call's own delta of the main event to the per-call stats. */
 void agg_region__percall(struct agg_region *r, const struct count *d);
+/* Measures r on one call in every (sampling.md); -1 on ENOMEM (then every
+ * call is measured). */
+int agg_region__sample(struct agg_region *r, uint32_t every);
+/* One measured call's own deltas into r->sq (d: inclusive per event,
+ * x: exclusive, wd, wx: wall). */
+void agg_region__sample_sq(struct agg_region *r, const uint64_t *d,
+			   const uint64_t *x, uint64_t wd, uint64_t wx);
 /* Names the thread (copied).  -1 on ENOMEM (the old name stays). */
 int agg_thread__set_name(struct agg_thread *t, const char *name);
 void agg_thread__set_totals(struct agg_thread *t, const struct count *totals);

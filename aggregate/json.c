@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "common/compiler.h"
 #include "common/sys.h"
 #include "aggregate/trace.h"
 #include "aggregate/aggregate.h"
@@ -25,33 +26,57 @@
 #include "aggregate/view.h"
 #include "aggregate/wrap.h"
 
-/* {"event": number|null, ...} over counted events, plus a sibling
- * "<key>_multiplexed" entry in parent when coverage < 1 somewhere, and
- * "<key>_metrics" with presets: one thread interval of the view. */
-static void add_counts(json_object *parent, const char *key,
-		       const struct agg_process *p, const struct agg_interval_view *iv)
+/* The optional siblings of the interval object "<key>": "<key>_multiplexed"
+ * when coverage < 1 somewhere, "<key>_metrics" and the drill-down with
+ * presets; NULL when there are none. */
+static json_object *counts__extras(const char *key, const struct agg_process *p,
+				   const struct agg_interval_view *iv)
 {
-	json_object *vals = json_object_new_object(), *mux = NULL;
+	json_object *x, *mux = NULL;
 
 	for (int i = 0; i < p->nev; i++) {
-		const struct agg_value *x = &iv->ev[i];
+		const struct agg_value *v = &iv->ev[i];
 
-		if (x->state == AGG_VALUE_ABSENT)
-			continue;
-		json_object_object_add(
-			vals, p->ev[i].name,
-			x->state == AGG_VALUE_KNOWN ? agg_json__u64(x->shown) : NULL);
-		if (x->state == AGG_VALUE_MISSING || !x->partial)
+		if (v->state == AGG_VALUE_ABSENT || v->state == AGG_VALUE_MISSING ||
+		    !v->partial)
 			continue;
 		if (!mux)
 			mux = json_object_new_object();
-		json_object_object_add(mux, p->ev[i].name, agg_mux__entry(x));
+		json_object_object_add(mux, p->ev[i].name, agg_mux__entry(v));
+	}
+	if (!mux && !p->metrics)
+		return NULL;
+	x = json_object_new_object();
+	if (mux)
+		agg_json__add_sibling(x, key, "_multiplexed", mux);
+	agg_metrics__json(x, key, p, iv->m);
+	agg_drill__interval(x, key, p, iv->ev);
+	return x;
+}
+
+/* {"event": number|null, ...} over counted events, then its siblings
+ * (counts__extras): one thread interval of the view. */
+static void add_counts(json_object *parent, const char *key,
+		       const struct agg_process *p, const struct agg_interval_view *iv)
+{
+	json_object *vals = json_object_new_object();
+	json_object *x = counts__extras(key, p, iv);
+
+	for (int i = 0; i < p->nev; i++) {
+		const struct agg_value *v = &iv->ev[i];
+
+		if (v->state == AGG_VALUE_ABSENT)
+			continue;
+		json_object_object_add(
+			vals, p->ev[i].name,
+			v->state == AGG_VALUE_KNOWN ? agg_json__u64(v->shown) : NULL);
 	}
 	json_object_object_add(parent, key, vals);
-	if (mux)
-		agg_json__add_sibling(parent, key, "_multiplexed", mux);
-	agg_metrics__json(parent, key, p, iv->m);
-	agg_drill__interval(parent, key, p, iv->ev);
+	if (!x)
+		return;
+	json_object_object_foreach(x, k, val)
+		json_object_object_add(parent, k, json_object_get(val));
+	json_object_put(x);
 }
 
 static json_object *json_process(const struct agg_process *p)
@@ -172,24 +197,6 @@ static json_object *json_warnings(const struct agg_thread_warnings *w)
 	return o;
 }
 
-/* Per-call statistics of the main event; null when no call had a value. */
-static json_object *json_percall(const struct agg_process *p,
-				 const struct agg_percall *pc)
-{
-	json_object *o;
-
-	if (p->main_ev < 0 || pc->n == 0)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "event", agg_json__text(p->ev[p->main_ev].name));
-	json_object_object_add(o, "calls", agg_json__u64(pc->n));
-	json_object_object_add(o, "min", agg_json__u64(pc->min));
-	json_object_object_add(o, "max", agg_json__u64(pc->max));
-	json_object_object_add(o, "mean",
-			       agg_json__dbl((double)pc->sum / (double)pc->n));
-	return o;
-}
-
 /* A region's wall time, always present: "wall_ns" (inclusive, exclusive)
  * and "per_call_wall_ns" (null when no call completed). */
 static void json_wall(json_object *o, const struct agg_wall *w)
@@ -285,30 +292,6 @@ static void json_region_parents(json_object *o, const struct agg_parent *pa)
 	json_object_object_add(o, "parents", a);
 }
 
-/* One region name across threads: calls, threads, sum/min/max/mean. */
-static json_object *json_region_sum(const struct agg_view *v,
-				    const struct agg_region_sum *rs)
-{
-	const struct agg_process *p = v->p;
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "name", agg_json__text(rs->name));
-	json_region_parents(o, rs->parents);
-	json_object_object_add(o, "calls", agg_json__u64(rs->calls));
-	json_object_object_add(o, "threads", json_object_new_int(rs->threads));
-	json_object_object_add(o, "inclusive", json_stats(p, rs->incl.ev));
-	agg_mux_sum__json(o, "inclusive", p, rs->incl.ev);
-	json_object_object_add(o, "exclusive", json_stats(p, rs->excl.ev));
-	agg_mux_sum__json(o, "exclusive", p, rs->excl.ev);
-	json_object_object_add(o, "per_call", json_percall(p, &rs->percall));
-	json_wall(o, &rs->wall);
-	agg_metrics__json(o, "inclusive", p, rs->incl.m);
-	agg_metrics__json(o, "exclusive", p, rs->excl.m);
-	agg_drill__sum(o, "inclusive", p, rs->incl.ev);
-	agg_drill__sum(o, "exclusive", p, rs->excl.ev);
-	return o;
-}
-
 /* Process totals: per event the sum of the threads' estimates, the metrics
  * over those sums, and their coverage and standard error. */
 static void json_totals(json_object *doc, const struct agg_process *p,
@@ -331,39 +314,54 @@ static void json_totals(json_object *doc, const struct agg_process *p,
 
 /* ---- the document, streamed ------------------------------------------- */
 
-/* The file is written piece by piece: each thread and region record is
- * built with json-c, serialised, written and freed, so memory holds one
- * record, never the document.  The text is what json-c's pretty printer
- * gives for the whole document: two spaces per level. */
+/* The file is written piece by piece, so memory holds one record, never
+ * the document: the head and each thread's head and tail are built with
+ * json-c, serialised, written and freed; the region records and summaries
+ * (64,000 of them for 64 threads x 1000 names) are written directly
+ * (below).  The text is what json-c's pretty printer gives for the whole
+ * document: two spaces per level. */
 struct out {
 	int fd;
 	int err; /* errno of the first failed write, or 0 */
 	size_t n;
 	char *buf;
+	/* Per event its key as written, "\"name\":" (NULL: needs escaping);
+	 * made once, written 10 times per region record. */
+	char **evkey;
+	size_t *evlen;
 };
 
-#define OUT_BUF (64 * 1024)
+#define OUT_BUF (1024 * 1024)
+#define OUT_SLACK 64 /* the longest key out__lit_key writes in one piece */
 
 static int write_all(int fd, const char *buf, size_t len);
 
-static void out__flush(struct out *o)
+static __attribute__((noinline)) void out__flush(struct out *o)
 {
 	if (!o->err && o->n && write_all(o->fd, o->buf, o->n) < 0)
 		o->err = errno ? errno : EIO;
 	o->n = 0;
 }
 
-static void out__write(struct out *o, const char *s, size_t len)
+static __attribute__((noinline)) void out__write_slow(struct out *o, const char *s,
+						      size_t len)
 {
-	if (o->err)
+	out__flush(o);
+	if (len <= OUT_BUF) {
+		memcpy(o->buf, s, len);
+		o->n = len;
+	} else if (!o->err && write_all(o->fd, s, len) < 0) {
+		o->err = errno ? errno : EIO;
+	}
+}
+
+/* After a write error the bytes still go to the buffer: the next flush
+ * drops them. */
+static inline void out__write(struct out *o, const char *s, size_t len)
+{
+	if (unlikely(o->n + len > OUT_BUF)) {
+		out__write_slow(o, s, len);
 		return;
-	if (o->n + len > OUT_BUF) {
-		out__flush(o);
-		if (len > OUT_BUF) {
-			if (!o->err && write_all(o->fd, s, len) < 0)
-				o->err = errno ? errno : EIO;
-			return;
-		}
 	}
 	memcpy(o->buf + o->n, s, len);
 	o->n += len;
@@ -374,14 +372,34 @@ static void out__str(struct out *o, const char *s)
 	out__write(o, s, strlen(s));
 }
 
-static void out__newline(struct out *o, int depth)
+/* Room for len <= OUT_BUF bytes at o->buf + o->n. */
+static inline char *out__room(struct out *o, size_t len)
 {
-	static const char spaces[] = "                                ";
+	if (unlikely(o->n + len > OUT_BUF))
+		out__flush(o);
+	return o->buf + o->n;
+}
 
-	out__write(o, "\n", 1);
-	for (int n = 2 * depth; n > 0; n -= (int)sizeof(spaces) - 1)
-		out__write(o, spaces,
-			   (size_t)n < sizeof(spaces) - 1 ? (size_t)n : sizeof(spaces) - 1);
+/* A line break and up to 31 levels of indentation, copied as one block. */
+#define OUT_NL 64
+static const char out_nl[OUT_NL + 1] = "\n                                "
+				       "                               ";
+
+/* A line break, then two spaces per level. */
+static inline void out__newline(struct out *o, int depth)
+{
+	size_t n = 1 + 2 * (size_t)depth;
+	char *b;
+
+	if (likely(n <= OUT_NL)) { /* one block, the rest overwritten later */
+		b = out__room(o, OUT_NL);
+		memcpy(b, out_nl, OUT_NL);
+	} else {
+		b = out__room(o, n);
+		b[0] = '\n';
+		memset(b + 1, ' ', n - 1);
+	}
+	o->n += n;
 }
 
 /* v's text at nesting depth (its inner lines indented to match); frees v. */
@@ -401,7 +419,7 @@ static void out__value(struct out *o, int depth, json_object *v)
 }
 
 /* The separator and indentation before an entry of an object or array. */
-static void out__next(struct out *o, int depth, bool *first)
+static inline void out__next(struct out *o, int depth, bool *first)
 {
 	if (!*first)
 		out__write(o, ",", 1);
@@ -438,20 +456,381 @@ static void out__close(struct out *o, int depth, bool empty, const char *c)
 	out__str(o, c);
 }
 
-static json_object *json_region(const struct agg_process *p,
-				const struct agg_region_view *rv)
+static json_object *json_se(double se)
 {
-	json_object *ro = json_object_new_object();
+	return isnan(se) ? NULL : agg_json__dbl(se);
+}
 
-	json_object_object_add(ro, "name", agg_json__text(rv->name));
-	json_object_object_add(ro, "parent",
-			       rv->parent ? agg_json__text(rv->parent) : NULL);
-	json_object_object_add(ro, "calls", agg_json__u64(rv->calls));
-	add_counts(ro, "inclusive", p, &rv->incl);
-	add_counts(ro, "exclusive", p, &rv->excl);
-	json_object_object_add(ro, "per_call", json_percall(p, &rv->percall));
-	json_wall(ro, &rv->wall);
-	return ro;
+/* HPCSHIM_REGION_SAMPLE: how a sampled region's values were estimated
+ * (docs/sampling.md). */
+static json_object *json_sample(const struct agg_process *p,
+				const struct agg_sample_view *s)
+{
+	json_object *o = json_object_new_object(), *se = json_object_new_object();
+	json_object *in = json_object_new_object(), *ex = json_object_new_object();
+	json_object *w = json_object_new_object();
+
+	json_object_object_add(o, "every", json_object_new_int64(s->every));
+	json_object_object_add(o, "measured", agg_json__u64(s->measured));
+	for (int i = 0; i < p->nev; i++) {
+		if (!p->ev[i].ok)
+			continue;
+		json_object_object_add(in, p->ev[i].name, json_se(s->se[i]));
+		json_object_object_add(ex, p->ev[i].name, json_se(s->se[p->nev + i]));
+	}
+	json_object_object_add(w, "inclusive", json_se(s->se[2 * p->nev]));
+	json_object_object_add(w, "exclusive", json_se(s->se[2 * p->nev + 1]));
+	json_object_object_add(se, "inclusive", in);
+	json_object_object_add(se, "exclusive", ex);
+	json_object_object_add(se, "wall_ns", w);
+	json_object_object_add(o, "stderr", se);
+	return o;
+}
+
+/* Closes an object written directly, opened at depth - 1: json-c puts
+ * the brace of an empty object on a line of its own too. */
+static void out__end(struct out *o, int depth)
+{
+	out__newline(o, depth - 1);
+	out__write(o, "}", 1);
+}
+
+/* ---- values written directly --------------------------------------------
+ *
+ * The records there are many of (a thread's regions, the region
+ * summaries) are written straight into the buffer, in the text json-c
+ * gives for the same values (jsonutil.h): no object per value.  What is
+ * rare or optional (multiplexed entries, metrics, drill-down, strings that
+ * need escaping) still goes through json-c. */
+
+/* A key known to need no escaping, with its separator: "key": */
+#define OUT_KEY(o, depth, first, key) \
+	out__lit_key(o, depth, first, "\"" key "\":", sizeof(key) + 2, false)
+
+/* With padded, k has OUT_SLACK readable bytes and is copied as one block. */
+static inline __attribute__((always_inline)) void
+out__lit_key(struct out *o, int depth, bool *first, const char *k, size_t len,
+	     bool padded)
+{
+	size_t nl = 1 + 2 * (size_t)depth;
+	char *b;
+
+	if (unlikely(nl > OUT_NL || len + 1 > OUT_SLACK)) {
+		out__next(o, depth, first);
+		out__write(o, k, len);
+		return;
+	}
+	b = out__room(o, 1 + OUT_NL + OUT_SLACK);
+	if (!*first)
+		*b++ = ',';
+	*first = false;
+	/* The indentation copied as one block (room was asked for it): no
+	 * copy of a length known only here. */
+	memcpy(b, out_nl, OUT_NL);
+	if (padded)
+		memcpy(b + nl, k, OUT_SLACK);
+	else
+		memcpy(b + nl, k, len);
+	o->n = (size_t)(b + nl + len - o->buf);
+}
+
+/* A string from outside between quotes, as agg_json__text would give. */
+static void out__text(struct out *o, int depth, const char *s)
+{
+	size_t len;
+	char *b;
+
+	if (!s) {
+		out__write(o, "null", 4);
+		return;
+	}
+	if (!agg_json__plain(s, &len) || len + 2 > OUT_BUF) {
+		out__value(o, depth, agg_json__text(s));
+		return;
+	}
+	b = out__room(o, len + 2);
+	b[0] = '"';
+	memcpy(b + 1, s, len);
+	b[len + 1] = '"';
+	o->n += len + 2;
+}
+
+/* A key from outside (an event name): as json-c escapes an object key. */
+static void out__name_key(struct out *o, int depth, bool *first, const char *key)
+{
+	size_t len;
+	char *b;
+
+	if (!agg_json__plain(key, &len) || len + 3 > OUT_BUF) {
+		out__key(o, depth, first, key);
+		return;
+	}
+	out__next(o, depth, first);
+	b = out__room(o, len + 3);
+	b[0] = '"';
+	memcpy(b + 1, key, len);
+	memcpy(b + len + 1, "\":", 2);
+	o->n += len + 3;
+}
+
+/* Event e's name as a key: prepared by out__ev_keys. */
+static void out__ev_key(struct out *o, int depth, bool *first,
+			const struct agg_process *p, int e)
+{
+	if (!o->evkey || !o->evkey[e]) {
+		out__key(o, depth, first, p->ev[e].name);
+		return;
+	}
+	out__lit_key(o, depth, first, o->evkey[e], o->evlen[e], true);
+}
+
+/* Prepares every event's key text; on ENOMEM out__ev_key escapes each. */
+static void out__ev_keys(struct out *o, const struct agg_process *p)
+{
+	size_t len;
+
+	o->evkey = calloc((size_t)(p->nev ? p->nev : 1), sizeof(*o->evkey));
+	o->evlen = calloc((size_t)(p->nev ? p->nev : 1), sizeof(*o->evlen));
+	if (!o->evkey || !o->evlen)
+		return;
+	for (int e = 0; e < p->nev; e++) {
+		if (!agg_json__plain(p->ev[e].name, &len) || len + 3 > OUT_SLACK)
+			continue;
+		/* OUT_SLACK bytes: copied as one block (out__ev_key). */
+		o->evkey[e] = calloc(1, OUT_SLACK + 1);
+		if (!o->evkey[e])
+			continue;
+		snprintf(o->evkey[e], OUT_SLACK + 1, "\"%s\":", p->ev[e].name);
+		o->evlen[e] = len + 3;
+	}
+}
+
+static void out__ev_keys_free(struct out *o, const struct agg_process *p)
+{
+	for (int e = 0; o->evkey && e < p->nev; e++)
+		free(o->evkey[e]);
+	free(o->evkey);
+	free(o->evlen);
+}
+
+static void out__u64(struct out *o, uint64_t v)
+{
+	o->n += agg_json__fmt_u64(out__room(o, AGG_JSON_NUM_MAX), v);
+}
+
+static void out__i64(struct out *o, int64_t v)
+{
+	o->n += agg_json__fmt_i64(out__room(o, AGG_JSON_NUM_MAX), v);
+}
+
+/* A double, null when not finite (agg_json__dbl). */
+static void out__dbl(struct out *o, double v)
+{
+	if (!isfinite(v))
+		out__write(o, "null", 4);
+	else
+		o->n += agg_json__fmt_dbl(out__room(o, AGG_JSON_NUM_MAX), v);
+}
+
+/* The optional siblings json-c built (metrics, drill-down, multiplexed):
+ * their members at depth, in order; nothing when x is NULL. */
+static void out__extras(struct out *o, int depth, bool *first, json_object *x)
+{
+	if (x)
+		out__members(o, depth, first, x);
+}
+
+/* "key": {"event": number|null, ...} and its siblings (add_counts). */
+static void out__counts(struct out *o, int depth, bool *first, const char *key,
+			const struct agg_process *p, const struct agg_interval_view *iv)
+{
+	bool f = true;
+
+	out__name_key(o, depth, first, key);
+	out__write(o, "{", 1);
+	for (int i = 0; i < p->nev; i++) {
+		const struct agg_value *x = &iv->ev[i];
+
+		if (x->state == AGG_VALUE_ABSENT)
+			continue;
+		out__ev_key(o, depth + 1, &f, p, i);
+		if (x->state == AGG_VALUE_KNOWN)
+			out__u64(o, x->shown);
+		else
+			out__write(o, "null", 4);
+	}
+	out__end(o, depth + 1);
+	out__extras(o, depth, first, counts__extras(key, p, iv));
+}
+
+/* {"calls", "min", "max", "mean"} of per-call statistics, after "event"
+ * when ev is set (json_percall, json_wall). */
+static void out__calls(struct out *o, int depth, const char *ev,
+		       const struct agg_percall *pc)
+{
+	bool f = true;
+
+	out__write(o, "{", 1);
+	if (ev) {
+		OUT_KEY(o, depth + 1, &f, "event");
+		out__text(o, depth + 1, ev);
+	}
+	OUT_KEY(o, depth + 1, &f, "calls");
+	out__u64(o, pc->n);
+	OUT_KEY(o, depth + 1, &f, "min");
+	out__u64(o, pc->min);
+	OUT_KEY(o, depth + 1, &f, "max");
+	out__u64(o, pc->max);
+	OUT_KEY(o, depth + 1, &f, "mean");
+	out__dbl(o, (double)pc->sum / (double)pc->n);
+	out__end(o, depth + 1);
+}
+
+/* "per_call" (json_percall). */
+static void out__percall(struct out *o, int depth, bool *first,
+			 const struct agg_process *p, const struct agg_percall *pc)
+{
+	OUT_KEY(o, depth, first, "per_call");
+	if (p->main_ev < 0 || pc->n == 0)
+		out__write(o, "null", 4);
+	else
+		out__calls(o, depth, p->ev[p->main_ev].name, pc);
+}
+
+/* "wall_ns" and "per_call_wall_ns" (json_wall). */
+static void out__wall(struct out *o, int depth, bool *first, const struct agg_wall *w)
+{
+	bool f = true;
+
+	OUT_KEY(o, depth, first, "wall_ns");
+	out__write(o, "{", 1);
+	OUT_KEY(o, depth + 1, &f, "inclusive");
+	out__u64(o, w->incl);
+	OUT_KEY(o, depth + 1, &f, "exclusive");
+	out__u64(o, w->excl);
+	out__end(o, depth + 1);
+	OUT_KEY(o, depth, first, "per_call_wall_ns");
+	if (w->call.n)
+		out__calls(o, depth, NULL, &w->call);
+	else
+		out__write(o, "null", 4);
+}
+
+/* One region record of a thread, an array element at depth. */
+static void write_region(struct out *o, int depth, const struct agg_process *p,
+			 const struct agg_region_view *rv)
+{
+	bool f = true;
+
+	out__write(o, "{", 1);
+	OUT_KEY(o, depth + 1, &f, "name");
+	out__text(o, depth + 1, rv->name);
+	OUT_KEY(o, depth + 1, &f, "parent");
+	out__text(o, depth + 1, rv->parent);
+	OUT_KEY(o, depth + 1, &f, "calls");
+	out__u64(o, rv->calls);
+	out__counts(o, depth + 1, &f, "inclusive", p, &rv->incl);
+	out__counts(o, depth + 1, &f, "exclusive", p, &rv->excl);
+	out__percall(o, depth + 1, &f, p, &rv->percall);
+	out__wall(o, depth + 1, &f, &rv->wall);
+	if (rv->sample.every > 1) {
+		out__key(o, depth + 1, &f, "sample");
+		out__value(o, depth + 1, json_sample(p, &rv->sample));
+	}
+	out__end(o, depth + 1);
+}
+
+/* "key": per event {"sum", "min", "max", "mean", "threads"} or null
+ * (json_stats). */
+static void out__stats(struct out *o, int depth, bool *first, const char *key,
+		       const struct agg_process *p, const struct agg_sum *sum)
+{
+	bool f = true;
+
+	out__name_key(o, depth, first, key);
+	out__write(o, "{", 1);
+	for (int i = 0; i < p->nev; i++) {
+		const struct agg_stat *st = &sum[i].st;
+		bool g = true;
+
+		if (!p->ev[i].ok)
+			continue;
+		out__ev_key(o, depth + 1, &f, p, i);
+		if (st->n == 0) {
+			out__write(o, "null", 4);
+			continue;
+		}
+		out__write(o, "{", 1);
+		OUT_KEY(o, depth + 2, &g, "sum");
+		out__dbl(o, st->sum);
+		OUT_KEY(o, depth + 2, &g, "min");
+		out__dbl(o, st->min);
+		OUT_KEY(o, depth + 2, &g, "max");
+		out__dbl(o, st->max);
+		OUT_KEY(o, depth + 2, &g, "mean");
+		out__dbl(o, agg_stat__mean(st));
+		OUT_KEY(o, depth + 2, &g, "threads");
+		out__i64(o, (int64_t)st->n);
+		out__end(o, depth + 2);
+	}
+	out__end(o, depth + 1);
+}
+
+/* "key" of a region summary and its "_multiplexed" sibling. */
+static void out__sum(struct out *o, int depth, bool *first, const char *key,
+		     const struct agg_process *p, const struct agg_sum *sum)
+{
+	out__stats(o, depth, first, key, p, sum);
+	for (int i = 0; i < p->nev; i++) {
+		if (p->ev[i].ok && sum[i].partial) {
+			json_object *x = json_object_new_object();
+
+			agg_mux_sum__json(x, key, p, sum);
+			out__members(o, depth, first, x);
+			return;
+		}
+	}
+}
+
+/* One region name across threads, an array element at depth
+ * (json_region_sum). */
+static void write_region_sum(struct out *o, int depth, const struct agg_view *v,
+			     const struct agg_region_sum *rs)
+{
+	const struct agg_process *p = v->p;
+	const struct agg_parent *pa = rs->parents;
+	bool f = true;
+
+	out__write(o, "{", 1);
+	OUT_KEY(o, depth + 1, &f, "name");
+	out__text(o, depth + 1, rs->name);
+	if (!pa || !pa->next) {
+		OUT_KEY(o, depth + 1, &f, "parent");
+		out__text(o, depth + 1, pa ? pa->name : NULL);
+	} else {
+		json_object *x = json_object_new_object();
+
+		json_region_parents(x, pa);
+		out__members(o, depth + 1, &f, x);
+	}
+	OUT_KEY(o, depth + 1, &f, "calls");
+	out__u64(o, rs->calls);
+	OUT_KEY(o, depth + 1, &f, "threads");
+	out__i64(o, rs->threads);
+	out__sum(o, depth + 1, &f, "inclusive", p, rs->incl.ev);
+	out__sum(o, depth + 1, &f, "exclusive", p, rs->excl.ev);
+	out__percall(o, depth + 1, &f, p, &rs->percall);
+	out__wall(o, depth + 1, &f, &rs->wall);
+	if (p->metrics) {
+		json_object *x = json_object_new_object();
+
+		agg_metrics__json(x, "inclusive", p, rs->incl.m);
+		agg_metrics__json(x, "exclusive", p, rs->excl.m);
+		agg_drill__sum(x, "inclusive", p, rs->incl.ev);
+		agg_drill__sum(x, "exclusive", p, rs->excl.ev);
+		out__members(o, depth + 1, &f, x);
+	}
+	out__end(o, depth + 1);
 }
 
 /* One thread object at depth: its head, then its regions one by one
@@ -521,7 +900,7 @@ static int write_thread(struct out *o, int depth, struct agg_view *v,
 			continue;
 		}
 		out__next(o, depth + 2, &rfirst);
-		out__value(o, depth + 2, json_region(p, &rv));
+		write_region(o, depth + 2, p, &rv);
 		agg_view__release(v);
 	}
 	out__close(o, depth + 2, rfirst, "]");
@@ -654,12 +1033,13 @@ static int write_document(struct out *o, struct agg_view *v)
 			return -1;
 	}
 	out__close(o, 2, afirst, "]");
+	agg_view__sums(v);
 	out__key(o, 1, &first, "regions");
 	out__str(o, "[");
 	afirst = true;
 	for (size_t k = 0; k < v->nsums; k++) {
 		out__next(o, 2, &afirst);
-		out__value(o, 2, json_region_sum(v, &v->sum[k]));
+		write_region_sum(o, 2, v, &v->sum[k]);
 	}
 	out__close(o, 2, afirst, "]");
 	if (p->range) {
@@ -733,6 +1113,7 @@ int agg_result__create(struct agg_result_file *f, const struct agg_process *p,
 		goto out;
 	}
 	o.fd = f->fd;
+	out__ev_keys(&o, p);
 	built = write_document(&o, v);
 	out__flush(&o);
 	if (built < 0 || o.err) {
@@ -747,6 +1128,7 @@ int agg_result__create(struct agg_result_file *f, const struct agg_process *p,
 	}
 	rc = 0;
 out:
+	out__ev_keys_free(&o, p);
 	free(o.buf);
 	agg_view__delete(v);
 	return rc;

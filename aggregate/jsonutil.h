@@ -7,6 +7,8 @@
 #ifndef HPCSHIM_AGGREGATE_JSONUTIL_H
 #define HPCSHIM_AGGREGATE_JSONUTIL_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct json_object;
@@ -24,5 +26,19 @@ void agg_json__add_key(struct json_object *o, const char *key, struct json_objec
 /* Adds v under "<key><suffix>" (a sibling such as "totals_metrics"). */
 void agg_json__add_sibling(struct json_object *o, const char *key,
 			   const char *suffix, struct json_object *v);
+
+/* Text writers for the streamed document (json.c): the very text json-c
+ * prints for the same value, without building an object.  buf holds at
+ * least AGG_JSON_NUM_MAX bytes; the length is returned, no NUL. */
+#define AGG_JSON_NUM_MAX 40
+/* An int64 as json_object_new_int64 prints it. */
+size_t agg_json__fmt_i64(char *buf, int64_t v);
+/* A count as agg_json__u64 prints it (clamped to INT64_MAX). */
+size_t agg_json__fmt_u64(char *buf, uint64_t v);
+/* A finite double as json_object_new_double prints it. */
+size_t agg_json__fmt_dbl(char *buf, double v);
+/* True, with its length, when s needs neither escaping nor UTF-8 repair
+ * (printable ASCII but '"' and '\\'): it can be written between quotes. */
+bool agg_json__plain(const char *s, size_t *len);
 
 #endif

@@ -43,6 +43,7 @@ void agg_thread__delete(struct agg_thread *t)
 	for (r = t->head; r; r = n) {
 		n = r->next;
 		free((char *)r->name);
+		free(r->sq);
 		free(r);
 	}
 	for (struct agg_name *nm = t->name, *p; nm; nm = p) {
@@ -163,6 +164,37 @@ void agg_region__percall(struct agg_region *r, const struct count *d)
 		v = (uint64_t)(est + 0.5);
 	}
 	agg_percall__add(pc, v);
+}
+
+int agg_region__sample(struct agg_region *r, uint32_t every)
+{
+	if (every <= 1)
+		return 0;
+	r->sq = calloc(2 * (size_t)r->nev + 2, sizeof(double));
+	if (!r->sq)
+		return -1;
+	__atomic_store_n(&r->every, every, __ATOMIC_RELAXED); /* a flush copies it */
+	return 0;
+}
+
+static void sq__add(double *p, uint64_t v)
+{
+	double x = (double)v, o;
+
+	__atomic_load(p, &o, __ATOMIC_RELAXED);
+	o += x * x;
+	__atomic_store(p, &o, __ATOMIC_RELAXED);
+}
+
+void agg_region__sample_sq(struct agg_region *r, const uint64_t *d,
+			   const uint64_t *x, uint64_t wd, uint64_t wx)
+{
+	for (int e = 0; e < r->nev; e++) {
+		sq__add(&r->sq[e], d[e]);
+		sq__add(&r->sq[r->nev + e], x[e]);
+	}
+	sq__add(&r->sq[2 * r->nev], wd);
+	sq__add(&r->sq[2 * r->nev + 1], wx);
 }
 
 int agg_thread__set_name(struct agg_thread *t, const char *name)

@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common/hash.h"
+#include "common/seqlock.h"
 #include "aggregate/metric.h"
 #include "aggregate/mux.h"
 #include "aggregate/view.h"
@@ -40,6 +42,7 @@ static const char *const why_text[AGG_WHY_KINDS] = {
 
 struct agg_view_chunk {
 	struct agg_view_chunk *next;
+	size_t cap, used; /* bytes of data[]: the scratch's bump allocator */
 	max_align_t data[];
 };
 
@@ -67,16 +70,92 @@ static void chunk__free(struct agg_view_chunk **list)
 	}
 }
 
+/* Tables that grow with the number of region names (10^5 and more):
+ * mapped apart from the heap, so that their memory goes back to the
+ * system as soon as they are freed.  From malloc, a flush's tables would
+ * stay in the flusher thread's arena while the end builds its own, and
+ * the process would peak at both. */
+static void *big__alloc(size_t n, size_t size)
+{
+	size_t len = n * size;
+	void *p;
+
+	if (n && size > SIZE_MAX / n)
+		return NULL;
+	p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p; /* zeroed */
+}
+
+static void big__free(void *p, size_t n, size_t size)
+{
+	size_t len = n * size;
+
+	if (p)
+		munmap(p, len ? len : 1);
+}
+
 /* What lives as long as the view. */
 static void *view__alloc(struct agg_view *v, size_t n, size_t size)
 {
 	return chunk__alloc(&v->mem, n, size);
 }
 
+/* One record's values: zeroed memory from a block kept from record to
+ * record (agg_view__release), so that the 2-3 passes over every region
+ * record allocate nothing once the first record is done. */
+#define SCRATCH_BLOCK (64 * 1024)
+
+static void *scratch__alloc(struct agg_view *v, size_t n, size_t size)
+{
+	struct agg_view_chunk *c = v->scratch;
+	size_t al = sizeof(max_align_t), len;
+	void *r;
+
+	if (n && size > (SIZE_MAX - 2 * al - sizeof(*c)) / n)
+		return NULL;
+	len = n * size;
+	len = len ? (len + al - 1) / al * al : al;
+	if (!c || c->cap - c->used < len) {
+		size_t cap = len > SCRATCH_BLOCK ? len : SCRATCH_BLOCK;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->cap = cap;
+		c->used = 0;
+		c->next = v->scratch;
+		v->scratch = c;
+	}
+	r = (char *)c->data + c->used;
+	c->used += len;
+	memset(r, 0, len);
+	return r;
+}
+
+/* Frees a record's scratch but one standard block, kept for the next. */
 void agg_view__release(struct agg_view *v)
 {
-	chunk__free(&v->scratch);
+	struct agg_view_chunk *keep = NULL;
+
+	while (v->scratch) {
+		struct agg_view_chunk *c = v->scratch;
+
+		v->scratch = c->next;
+		if (!keep && c->cap == SCRATCH_BLOCK) {
+			keep = c;
+			continue;
+		}
+		free(c);
+	}
+	if (keep) {
+		keep->used = 0;
+		keep->next = NULL;
+		v->scratch = keep;
+	}
 }
+
+static void names__free(struct agg_view *v);
 
 void agg_view__delete(struct agg_view *v)
 {
@@ -84,7 +163,7 @@ void agg_view__delete(struct agg_view *v)
 		return;
 	chunk__free(&v->mem);
 	chunk__free(&v->scratch);
-	free(v->names);
+	names__free(v);
 	free(v);
 }
 
@@ -192,17 +271,25 @@ static int view__interval(struct agg_view *v, const struct agg_thread *t,
 {
 	const struct agg_process *p = v->p;
 	int nev = p->nev ? p->nev : 1;
-	struct count c[nev];
+	struct count c[nev], in_raw[nev];
 	double in[nev];
 	const char *why[nev];
 
-	out->ev = chunk__alloc(&v->scratch, (size_t)nev, sizeof(*out->ev));
-	out->m = v->nmetrics ? chunk__alloc(&v->scratch, (size_t)v->nmetrics,
+	out->ev = scratch__alloc(v, (size_t)nev, sizeof(*out->ev));
+	out->m = v->nmetrics ? scratch__alloc(v, (size_t)v->nmetrics,
 					    sizeof(*out->m)) :
 			       NULL;
 	if (!out->ev || (v->nmetrics && !out->m))
 		return -1;
-	agg_mux__view(p, t->rot, raw, c);
+	/* A group member's times are its leader's (agg_event.times_of):
+	 * region records accumulate them once per group. */
+	for (int e = 0; e < p->nev; e++) {
+		int of = p->ev[e].times_of;
+		const struct count *l = &raw[of ? of - 1 : e];
+
+		in_raw[e] = (struct count){ raw[e].value, l->enabled, l->running };
+	}
+	agg_mux__view(p, t->rot, in_raw, c);
 	for (int e = 0; e < p->nev; e++) {
 		const struct agg_value *x = &out->ev[e];
 
@@ -350,14 +437,14 @@ static int view__series(struct agg_view *v, const struct agg_thread *t,
 
 	if (!s)
 		return 0;
-	sv = chunk__alloc(&v->scratch, 1, sizeof(*sv));
+	sv = scratch__alloc(v, 1, sizeof(*sv));
 	if (!sv)
 		return -1;
 	sv->n = __atomic_load_n(&s->n, __ATOMIC_ACQUIRE);
 	sv->interval_ns = s->period_ns * s->stride;
-	sv->t = chunk__alloc(&v->scratch, sv->n, sizeof(*sv->t));
-	sv->shown = chunk__alloc(&v->scratch, sv->n * nev, sizeof(*sv->shown));
-	sv->known = chunk__alloc(&v->scratch, sv->n * nev, sizeof(*sv->known));
+	sv->t = scratch__alloc(v, sv->n, sizeof(*sv->t));
+	sv->shown = scratch__alloc(v, sv->n * nev, sizeof(*sv->shown));
+	sv->known = scratch__alloc(v, sv->n * nev, sizeof(*sv->known));
 	if (!sv->t || !sv->shown || !sv->known)
 		return -1;
 	memset(prev, 0, sizeof(prev));
@@ -407,19 +494,129 @@ int agg_view__thread(struct agg_view *v, const struct agg_thread *t,
 	return 0;
 }
 
-/* The values of region r, written or not. */
+/* The standard error of C x the mean of m measured values out of C
+ * (sum s, sum of squares q), sampled without replacement; NAN when m < 2
+ * or the squares are not known (a flush). */
+static double sample__se(uint64_t C, uint64_t m, double s, const double *q)
+{
+	double var;
+
+	if (m < 2 || !q)
+		return NAN;
+	if (m >= C)
+		return 0;
+	var = (*q - s * s / (double)m) / (double)(m - 1);
+	if (var < 0) /* rounding of a constant */
+		var = 0;
+	return (double)C * sqrt((1 - (double)m / (double)C) * var / (double)m);
+}
+
+static uint64_t sample__scale(uint64_t x, double f)
+{
+	return (uint64_t)llround((double)x * f);
+}
+
+/* A sampled region (sampling.md): its counts and wall times scaled by
+ * calls / measured, with their sampling errors.  No measured call: the
+ * counts are unknown (running 0), never 0. */
+static int view__sampled(struct agg_view *v, const struct agg_thread *t,
+			 const struct agg_region *r, struct agg_region_view *rv)
+{
+	int nev = r->nev;
+	uint64_t m = rv->calls, C = m + hs_atomic__get(&r->unmeasured);
+	double f = m ? (double)C / (double)m : 0;
+	struct count c[2 * (nev ? nev : 1)];
+	double *se = scratch__alloc(v, 2 * (size_t)nev + 2, sizeof(double));
+
+	if (!se)
+		return -1;
+	rv->sample = (struct agg_sample_view){ r->every, m, se };
+	rv->calls = C;
+	for (int i = 0; i < 2 * nev; i++) {
+		c[i] = m ? (struct count){ sample__scale(r->c[i].value, f),
+					   sample__scale(r->c[i].enabled, f),
+					   sample__scale(r->c[i].running, f) } :
+			   (struct count){ 0, 1, 0 };
+		se[i] = sample__se(C, m, (double)r->c[i].value, r->sq ? &r->sq[i] : NULL);
+	}
+	se[2 * nev] = sample__se(C, m, (double)rv->wall.incl,
+				 r->sq ? &r->sq[2 * nev] : NULL);
+	se[2 * nev + 1] = sample__se(C, m, (double)rv->wall.excl,
+				     r->sq ? &r->sq[2 * nev + 1] : NULL);
+	rv->wall.incl = sample__scale(rv->wall.incl, f);
+	rv->wall.excl = sample__scale(rv->wall.excl, f);
+	if (view__interval(v, t, c, &rv->incl) < 0 ||
+	    view__interval(v, t, c + nev, &rv->excl) < 0)
+		return -1;
+	return 0;
+}
+
+/* A copy of region r, made under its thread's sequence count
+ * (common/seqlock.h): the owner may close a call of it meanwhile, and the
+ * copy has calls, counts, per-call and wall figures of the same completed
+ * calls.  The exit path and the periodic flush read live threads' records
+ * this way, one record at a time, into the record scratch.  A count that
+ * stays odd (the writer is the thread that ends the process, stopped
+ * inside an update by a fatal signal) is given up after COPY_TRIES
+ * copies, and that thread's other records are copied once each. */
+#define COPY_TRIES 1000
+
+static const struct agg_region *view__copy(struct agg_view *v,
+					   const struct agg_thread *t,
+					   const struct agg_region *r)
+{
+	const uint32_t *seq = t->records_seq ? t->records_seq : &t->seq;
+	struct agg_region *d;
+	size_t nc = 2 * (size_t)r->nev;
+
+	d = scratch__alloc(v, 1, sizeof(*d) + nc * sizeof(struct count));
+	if (!d)
+		return NULL;
+	d->name = r->name; /* both never change once published */
+	d->parent = r->parent;
+	d->nev = r->nev;
+	d->every = __atomic_load_n(&r->every, __ATOMIC_RELAXED);
+	/* A sampled region's sums of squares are not under the count: no
+	 * sampling error in a flush (NAN, docs/sampling.md). */
+	d->sq = t->records_seq ? NULL : r->sq;
+	for (int tries = 0;; tries++) {
+		uint32_t s = hs_seq__read_begin(seq);
+
+		d->calls = hs_atomic__get(&r->calls);
+		d->unmeasured = hs_atomic__get(&r->unmeasured);
+		for (size_t i = 0; i < nc; i++) {
+			d->c[i].value = hs_atomic__get(&r->c[i].value);
+			d->c[i].enabled = hs_atomic__get(&r->c[i].enabled);
+			d->c[i].running = hs_atomic__get(&r->c[i].running);
+		}
+		d->percall = percall__load(&r->percall);
+		d->wall.incl = hs_atomic__get(&r->wall.incl);
+		d->wall.excl = hs_atomic__get(&r->wall.excl);
+		d->wall.call = percall__load(&r->wall.call);
+		if (hs_seq__read_ok(seq, s))
+			return d;
+		if (seq == v->stuck_seq || tries >= COPY_TRIES) {
+			v->stuck_seq = seq;
+			return d;
+		}
+	}
+}
+
+/* The values of region r, written or not, from one copy of it. */
 static int view__region_values(struct agg_view *v, const struct agg_thread *t,
 			       const struct agg_region *r, struct agg_region_view *rv)
 {
+	r = view__copy(v, t, r);
+	if (!r)
+		return -1;
 	rv->name = r->name;
 	rv->parent = r->parent ? r->parent->name : NULL;
-	rv->calls = __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
-	rv->percall = percall__load(&r->percall);
-	rv->wall = (struct agg_wall){
-		.incl = hs_atomic__get(&r->wall.incl),
-		.excl = hs_atomic__get(&r->wall.excl),
-		.call = percall__load(&r->wall.call),
-	};
+	rv->calls = r->calls;
+	rv->percall = r->percall;
+	rv->wall = r->wall;
+	rv->sample = (struct agg_sample_view){ 0 };
+	if (r->every > 1)
+		return view__sampled(v, t, r, rv);
 	if (view__interval(v, t, r->c, &rv->incl) < 0 ||
 	    view__interval(v, t, r->c + r->nev, &rv->excl) < 0)
 		return -1;
@@ -450,12 +647,17 @@ static struct agg_view_name *name__find(struct agg_view *v, const char *name,
 	}
 }
 
+static void names__free(struct agg_view *v)
+{
+	big__free(v->names, v->names_cap, sizeof(*v->names));
+}
+
 static int names__grow(struct agg_view *v)
 {
 	size_t cap = v->names_cap ? 2 * v->names_cap : 1024, old = v->names_cap;
 	struct agg_view_name *o = v->names;
 
-	v->names = calloc(cap, sizeof(*v->names));
+	v->names = big__alloc(cap, sizeof(*v->names));
 	if (!v->names) {
 		v->names = o;
 		return -1;
@@ -464,7 +666,7 @@ static int names__grow(struct agg_view *v)
 	for (size_t i = 0; i < old; i++)
 		if (o[i].name)
 			*name__find(v, o[i].name, o[i].hash) = o[i];
-	free(o);
+	big__free(o, old, sizeof(*o));
 	return 0;
 }
 
@@ -485,6 +687,9 @@ static double view__key(const struct agg_view *v, const struct agg_interval_view
 	return iv->ev[e].est;
 }
 
+static int region_sum__add(struct agg_view *v, struct agg_region_sum *rs,
+			   const struct agg_region_view *rv);
+
 int agg_view__region(struct agg_view *v, const struct agg_thread *t,
 		     const struct agg_region *r, struct agg_region_view *rv)
 {
@@ -494,7 +699,11 @@ int agg_view__region(struct agg_view *v, const struct agg_thread *t,
 	 * result, like a folded one. */
 	if (!e || !e->name || e->sum < 0)
 		return 0;
-	return view__region_values(v, t, r, rv) < 0 ? -1 : 1;
+	if (view__region_values(v, t, r, rv) < 0)
+		return -1;
+	if (v->sums_pending && region_sum__add(v, &v->sum[e->sum], rv) < 0)
+		return -1;
+	return 1;
 }
 
 /* ---- folding: the records beyond a limit, smallest key first ---------- */
@@ -622,8 +831,7 @@ out:
 	return rc;
 }
 
-/* Pass 1 over the region records: one entry per name with its key (the
- * inclusive main event summed over threads) and calls. */
+/* Pass 1 over the region records: one entry per name with its calls. */
 static int view__names(struct agg_view *v, size_t *nnames)
 {
 	const struct agg_process *p = v->p;
@@ -632,17 +840,11 @@ static int view__names(struct agg_view *v, size_t *nnames)
 	for (const struct agg_thread *t = p->threads; t; t = t->next) {
 		for (const struct agg_region *r = region__first(t); r;
 		     r = region__next(r)) {
-			struct agg_region_view rv;
 			struct agg_view_name *e;
 			uint64_t h = hs_hash__str(HS_HASH_INIT, r->name);
-			double key;
 
 			if (2 * (order + 1) > v->names_cap && names__grow(v) < 0)
 				return -1;
-			if (view__region_values(v, t, r, &rv) < 0)
-				return -1;
-			key = view__key(v, &rv.incl);
-			agg_view__release(v);
 			e = name__find(v, r->name, h);
 			if (!e->name) {
 				e->name = r->name;
@@ -650,12 +852,39 @@ static int view__names(struct agg_view *v, size_t *nnames)
 				e->order = order++;
 				e->sum = -1;
 			}
-			e->calls += rv.calls;
+			e->calls += __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
+		}
+	}
+	*nnames = order;
+	return 0;
+}
+
+/* The folding keys, only when there are more names than the limit: per
+ * name the inclusive main event summed over threads.  A record published
+ * after pass 1 waits for the next result. */
+static int view__keys(struct agg_view *v)
+{
+	const struct agg_process *p = v->p;
+
+	for (const struct agg_thread *t = p->threads; t; t = t->next) {
+		for (const struct agg_region *r = region__first(t); r;
+		     r = region__next(r)) {
+			struct agg_view_name *e = view__name(v, r->name);
+			const struct agg_region *c;
+			struct agg_interval_view iv;
+			double key;
+
+			if (!e || !e->name)
+				continue;
+			c = view__copy(v, t, r);
+			if (!c || view__interval(v, t, c->c, &iv) < 0)
+				return -1;
+			key = view__key(v, &iv);
+			agg_view__release(v);
 			if (key > 0)
 				e->key += key;
 		}
 	}
-	*nnames = order;
 	return 0;
 }
 
@@ -664,13 +893,17 @@ static int view__names(struct agg_view *v, size_t *nnames)
 static int view__select_names(struct agg_view *v, size_t n)
 {
 	struct agg_folded *f = &v->regions_folded;
-	struct rank *rk = calloc(n ? n : 1, sizeof(*rk)), cut;
-	struct agg_view_name **by = calloc(n ? n : 1, sizeof(*by));
+	struct rank *rk = big__alloc(n, sizeof(*rk)), cut;
+	struct agg_view_name **by = big__alloc(n, sizeof(*by));
 	bool folding, by_calls = v->p->main_ev < 0;
 	double largest = -INFINITY;
 	int rc = -1;
 
 	if (!rk || !by || folded__init(v, f, v->p->max_regions, n) < 0)
+		goto out;
+	/* Without folding no key is printed: no pass over the values. */
+	if (v->p->max_regions > 0 && n > (size_t)v->p->max_regions && !by_calls &&
+	    view__keys(v) < 0)
 		goto out;
 	for (size_t i = 0; i < v->names_cap; i++) {
 		struct agg_view_name *e = &v->names[i];
@@ -708,8 +941,8 @@ static int view__select_names(struct agg_view *v, size_t n)
 	f->kept = v->nsums;
 	rc = 0;
 out:
-	free(rk);
-	free(by);
+	big__free(rk, n, sizeof(*rk));
+	big__free(by, n, sizeof(*by));
 	return rc;
 }
 
@@ -729,8 +962,35 @@ static int sum__parent(struct agg_view *v, struct agg_region_sum *rs, const char
 	return 0;
 }
 
+/* One thread's record of a name written into its summary. */
+static int region_sum__add(struct agg_view *v, struct agg_region_sum *rs,
+			   const struct agg_region_view *rv)
+{
+	if (sum__parent(v, rs, rv->parent) < 0)
+		return -1;
+	rs->calls += rv->calls;
+	rs->threads++;
+	percall__merge(&rs->percall, &rv->percall);
+	wall__merge(&rs->wall, &rv->wall);
+	sum__add(&rs->incl, v->p, &rv->incl);
+	sum__add(&rs->excl, v->p, &rv->excl);
+	return 0;
+}
+
+static void view__sums_finish(struct agg_view *v)
+{
+	for (size_t k = 0; k < v->nsums; k++) {
+		sum__finish(v, &v->sum[k].incl);
+		sum__finish(v, &v->sum[k].excl);
+	}
+}
+
 /* Pass 2: per name written, calls, threads and sums across threads; the
- * folded names' values into regions_folded. */
+ * folded names' values into regions_folded.  When nothing is folded, no
+ * thread and no name, the summaries are instead added up while the
+ * records are written (agg_view__region, agg_view__sums), in the same
+ * order: every record's values are then computed once for the summary
+ * and the file together, not twice. */
 static int view__regions(struct agg_view *v)
 {
 	const struct agg_process *p = v->p;
@@ -739,6 +999,11 @@ static int view__regions(struct agg_view *v)
 
 	if (view__names(v, &n) < 0 || view__select_names(v, n) < 0)
 		return -1;
+	if (f->count == 0 && v->threads_folded.count == 0) {
+		v->sums_pending = true;
+		folded__finish(v, f);
+		return 0;
+	}
 	for (const struct agg_thread *t = p->threads; t; t = t->next) {
 		for (const struct agg_region *r = region__first(t); r;
 		     r = region__next(r)) {
@@ -750,16 +1015,8 @@ static int view__regions(struct agg_view *v)
 			if (view__region_values(v, t, r, &rv) < 0)
 				return -1;
 			if (e->sum >= 0) {
-				struct agg_region_sum *rs = &v->sum[e->sum];
-
-				if (sum__parent(v, rs, rv.parent) < 0)
+				if (region_sum__add(v, &v->sum[e->sum], &rv) < 0)
 					return -1;
-				rs->calls += rv.calls;
-				rs->threads++;
-				percall__merge(&rs->percall, &rv.percall);
-				wall__merge(&rs->wall, &rv.wall);
-				sum__add(&rs->incl, p, &rv.incl);
-				sum__add(&rs->excl, p, &rv.excl);
 			} else {
 				f->calls += rv.calls;
 				wall__merge(&f->wall, &rv.wall);
@@ -769,12 +1026,17 @@ static int view__regions(struct agg_view *v)
 			agg_view__release(v);
 		}
 	}
-	for (size_t k = 0; k < v->nsums; k++) {
-		sum__finish(v, &v->sum[k].incl);
-		sum__finish(v, &v->sum[k].excl);
-	}
+	view__sums_finish(v);
 	folded__finish(v, f);
 	return 0;
+}
+
+void agg_view__sums(struct agg_view *v)
+{
+	if (!v->sums_pending)
+		return;
+	view__sums_finish(v);
+	v->sums_pending = false;
 }
 
 struct agg_view *agg_view__new(const struct agg_process *p)

@@ -74,10 +74,21 @@ struct agg_sum_view {
 	struct agg_mvalue *m;
 };
 
+/* HPCSHIM_REGION_SAMPLE: a region measured on a sample of its calls; its
+ * counts and wall times are scaled to all calls (docs/sampling.md). */
+struct agg_sample_view {
+	uint32_t every;    /* 0: not sampled (every call measured)       */
+	uint64_t measured; /* calls measured                              */
+	/* Standard errors of the scaled estimates, NAN when unknown: [0, nev)
+	 * inclusive, [nev, 2 nev) exclusive, then wall inclusive, exclusive. */
+	double *se;
+};
+
 struct agg_region_view {
 	const char *name;
 	const char *parent; /* the enclosing region at creation, or NULL */
-	uint64_t calls;
+	uint64_t calls;     /* every call, measured or not              */
+	struct agg_sample_view sample;
 	struct agg_percall percall;
 	struct agg_wall wall;
 	struct agg_interval_view incl, excl;
@@ -154,6 +165,9 @@ struct agg_view {
 	bool *thread_kept;          /* [threads in p->threads] in list order */
 	size_t nsums;               /* region names written                */
 	struct agg_region_sum *sum; /* [nsums] in order of first appearance */
+	bool sums_pending;          /* sum[] added up as the records are
+				     * written: agg_view__sums             */
+	const uint32_t *stuck_seq;  /* a thread's count that stayed odd      */
 	struct agg_folded regions_folded, threads_folded;
 	struct agg_view_name *names; /* name -> summary (view.c)          */
 	size_t names_cap;
@@ -175,9 +189,16 @@ uint64_t agg_thread__wall_ns(const struct agg_thread *t);
 int agg_view__thread(struct agg_view *v, const struct agg_thread *t,
 		     struct agg_thread_view *tv);
 /* Region r of thread t: 1 and rv filled when its name is written, 0 when
- * folded, -1 on ENOMEM.  Valid until agg_view__release. */
+ * folded, -1 on ENOMEM.  Valid until agg_view__release.  Call it once per
+ * record, for every written thread's records in list order (the
+ * summaries may be added up here: agg_view__sums). */
 int agg_view__region(struct agg_view *v, const struct agg_thread *t,
 		     const struct agg_region *r, struct agg_region_view *rv);
+/* The region summaries (sum[]) complete: call after every thread's
+ * records went through agg_view__region, before reading sum[].  When
+ * nothing is folded the view adds each record to its summary there, so
+ * that its values are computed once. */
+void agg_view__sums(struct agg_view *v);
 /* Frees what agg_view__thread and agg_view__region returned. */
 void agg_view__release(struct agg_view *v);
 

@@ -9,11 +9,13 @@
  * system call at all.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/atomic.h"
 #include "common/compiler.h"
+#include "common/sys.h"
 #include "pmu/internal.h"
 #include "pmu/userread.h"
 
@@ -31,19 +33,6 @@ static void counters__unmap_group(struct pmu_counters *c, int g)
 		c->page[i] = NULL;
 	}
 	c->user[g] = false;
-}
-
-static void counters__close_group(struct pmu_counters *c, int g)
-{
-	const struct pmu_group *grp = &c->el->grp[g];
-
-	counters__unmap_group(c, g);
-	for (int m = 0; m < grp->n; m++) {
-		int i = grp->idx[m];
-		if (c->fd[i] >= 0)
-			pmu_sys__close(c->fd[i]);
-		c->fd[i] = -1;
-	}
 }
 
 /* Maps every member's page, or none: a group is read one way or the other.
@@ -70,25 +59,32 @@ static void counters__map_group(struct pmu_counters *c, int g)
 }
 
 /* Opens one group; on any failure the whole group is closed again, since a
- * missing member would break the group's read layout. */
+ * missing member would break the group's read layout.  The members open
+ * where the kernel puts them and move to our space together
+ * (pmu_fdspace__place_n): their old numbers go in one close_range, not one
+ * close each (a thread's start opens a group per thread). */
 static int counters__open_group(struct pmu_counters *c, int g)
 {
 	const struct pmu_group *grp = &c->el->grp[g];
-	int leader = -1;
+	int fd[PMU_MAX_EVENTS];
 
 	for (int m = 0; m < grp->n; m++) {
-		int i = grp->idx[m];
-		struct perf_event_attr attr = c->el->ev[i].attr;
-		int fd = pmu_sys__open(&attr, leader);
-		int err = errno;
+		struct perf_event_attr attr = c->el->ev[grp->idx[m]].attr;
+		int err;
 
-		if (fd < 0) {
-			counters__close_group(c, g);
-			return -err;
-		}
-		if (m == 0)
-			leader = fd;
-		c->fd[i] = fd;
+		fd[m] = pmu_sys__open_unplaced(&attr, m ? fd[0] : -1);
+		if (fd[m] >= 0)
+			continue;
+		err = errno;
+		while (m-- > 0)
+			hs_sys__close(fd[m]);
+		return -err;
+	}
+	if (pmu_fdspace__place_n(fd, grp->n) != 0)
+		return -EMFILE;
+	for (int m = 0; m < grp->n; m++) {
+		pmu_fdtab__own(fd[m]);
+		c->fd[grp->idx[m]] = fd[m];
 	}
 	if (c->el->user_read)
 		counters__map_group(c, g);
@@ -286,13 +282,34 @@ void pmu_counters__forget_pages(struct pmu_counters *c)
 	memset(c->user, 0, sizeof(c->user));
 }
 
+/* A thread's descriptors usually sit side by side (fdspace.c hands out the
+ * lowest free numbers of our space): then one close_range closes them all,
+ * not one close each.  Only numbers still ours (pmu_fdtab__revoke) and
+ * only when they fill the range exactly; else one close each. */
 void pmu_counters__close(struct pmu_counters *c)
 {
+	int mine[PMU_MAX_EVENTS], n = 0, lo = INT_MAX, hi = -1;
+
 	for (int g = 0; c->el && g < c->el->ngroups; g++)
 		counters__unmap_group(c, g);
 	for (int i = 0; i < PMU_MAX_EVENTS; i++) {
-		if (c->fd[i] >= 0)
-			pmu_sys__close(c->fd[i]);
+		int fd = c->fd[i];
+
 		c->fd[i] = -1;
+		if (fd < 0)
+			continue;
+		if (!pmu_fdtab__revoke(fd)) { /* the program's number now */
+			if (!pmu_fdtab__tracked(fd))
+				hs_sys__close(fd);
+			continue;
+		}
+		mine[n++] = fd;
+		lo = fd < lo ? fd : lo;
+		hi = fd > hi ? fd : hi;
 	}
+	if (n > 1 && hi - lo + 1 == n &&
+	    syscall(SYS_close_range, (unsigned int)lo, (unsigned int)hi, 0) == 0)
+		return;
+	for (int i = 0; i < n; i++)
+		hs_sys__close(mine[i]);
 }

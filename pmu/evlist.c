@@ -401,12 +401,35 @@ static void evlist__partition(struct pmu_evlist *el, bool pinned, bool software)
 	close_all(fds, nfds);
 }
 
+/* An Arm common event the core does not implement opens (the kernel takes
+ * any raw number) and reads 0 for ever: dropped with the reason, so what
+ * is computed over it is null, never 0.  It leaves its user group alone
+ * (it would take no counter's worth of counts): the rest of the group
+ * still counts together (a stall tree's level-1 group on a core that
+ * lacks its slot events keeps its cycles and instructions). */
+static bool evlist__unimplemented(struct pmu_evlist *el, struct pmu_event *ev)
+{
+	unsigned long long n = ev->attr.config & 0xffff;
+
+	if (ev->attr.type != PERF_TYPE_RAW ||
+	    pmu_sys__arm_implements(el->cpu_pmu, n) != 0)
+		return false;
+	ev->status = PMU_EV_DROPPED;
+	ev->err = EOPNOTSUPP;
+	ev->ugroup = -1;
+	snprintf(ev->reason, sizeof(ev->reason),
+		 "%s does not implement event %#llx (PMCEID bit clear, not in "
+		 "its events/): it would count nothing",
+		 el->cpu_pmu, n);
+	return true;
+}
+
 int pmu_evlist__probe(struct pmu_evlist *el)
 {
 	el->paranoid = pmu_sys__paranoid();
 	pmu_sys__cpu_pmu(el->cpu_pmu, sizeof(el->cpu_pmu));
 	for (int i = 0; i < el->nevents; i++)
-		if (el->ev[i].status == PMU_EV_OK)
+		if (el->ev[i].status == PMU_EV_OK && !evlist__unimplemented(el, &el->ev[i]))
 			evlist__probe_one(el, &el->ev[i], el->user_read);
 	evlist__ugroups_whole(el);
 	/* Pinned classes first: they get the lower group numbers, and the

@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sys/resource.h>
 #include <sys/select.h>
@@ -43,7 +44,7 @@ static struct {
 	pthread_mutex_t lock;
 	struct rlimit prog; /* the program's view                          */
 	rlim_t top;         /* the soft limit we set for ourselves, or 0    */
-	rlim_t nr_open;
+	rlim_t nr_open;     /* read when the hard limit is first raised     */
 	int base;           /* atomic: where our numbers start              */
 	bool fixed;         /* atomic: the limit cannot be raised: fallback */
 	rlim_t lo;          /* fallback: our numbers start here, or 0       */
@@ -84,7 +85,6 @@ static void fdspace__init(void)
 {
 	if (fdspace__prlimit(NULL, &fs.prog) != 0)
 		fs.prog.rlim_cur = fs.prog.rlim_max = FD_SETSIZE;
-	fs.nr_open = fdspace__nr_open();
 	fdspace__set_base();
 }
 
@@ -104,6 +104,8 @@ static int fdspace__grow(int base)
 	want.rlim_cur = (now.rlim_cur > (rlim_t)base ? now.rlim_cur : (rlim_t)base) + 1;
 	want.rlim_max = now.rlim_max;
 	if (want.rlim_cur > now.rlim_max) {
+		if (!fs.nr_open) /* only now: three system calls at start */
+			fs.nr_open = fdspace__nr_open();
 		want.rlim_max = now.rlim_max + HARD_CHUNK;
 		if (want.rlim_max > fs.nr_open)
 			want.rlim_max = fs.nr_open;
@@ -114,6 +116,13 @@ static int fdspace__grow(int base)
 		return -1; /* EPERM: no CAP_SYS_RESOURCE for the hard limit */
 	fs.top = want.rlim_cur;
 	return 0;
+}
+
+/* fs.lo is read without the lock by the fallback's fast path
+ * (pmu_fdspace__place); written under it. */
+static void fdspace__set_lo(rlim_t lo)
+{
+	__atomic_store_n(&fs.lo, lo, __ATOMIC_RELAXED);
 }
 
 /* No raising the limit (the program's soft limit is its hard one and we
@@ -131,14 +140,17 @@ static int fdspace__place_top(int fd)
 	floor = now.rlim_cur / 2 > FD_SETSIZE ? now.rlim_cur / 2 : FD_SETSIZE;
 	if (now.rlim_cur <= floor || now.rlim_cur > NR_OPEN_MAX)
 		return -1;
-	if (!fs.lo || fs.lo >= now.rlim_cur)
-		fs.lo = now.rlim_cur - TOP_CHUNK > floor ? now.rlim_cur - TOP_CHUNK : floor;
+	if (!fs.lo || fs.lo >= now.rlim_cur) {
+		rlim_t lo = now.rlim_cur - TOP_CHUNK;
+
+		fdspace__set_lo(lo > floor ? lo : floor);
+	}
 	for (;;) {
 		int nfd = fcntl(fd, F_DUPFD_CLOEXEC, (int)fs.lo);
 
 		if (nfd >= 0 || errno != EMFILE || fs.lo <= floor)
 			return nfd;
-		fs.lo = fs.lo - TOP_CHUNK > floor ? fs.lo - TOP_CHUNK : floor;
+		fdspace__set_lo(fs.lo - TOP_CHUNK > floor ? fs.lo - TOP_CHUNK : floor);
 	}
 }
 
@@ -164,23 +176,81 @@ static int fdspace__place_slow(int fd)
 	return nfd;
 }
 
-int pmu_fdspace__place(int fd)
+/* The new number for fd, fd left open; -1 when there is no room.  The
+ * common cases take one fcntl and no lock: a free number in our space
+ * above the limit, or, when the limit cannot be raised, at the top of the
+ * program's range where the last placement found one (no prlimit each
+ * time: a thread's start places one descriptor per event). */
+static int fdspace__move(int fd)
 {
-	int nfd, base;
+	int nfd = -1, base = __atomic_load_n(&fs.base, __ATOMIC_ACQUIRE);
 
-	fdspace__ready();
-	base = __atomic_load_n(&fs.base, __ATOMIC_ACQUIRE);
 	if (fd >= base)
 		return fd; /* the program's range was full: it landed in ours */
-	nfd = __atomic_load_n(&fs.fixed, __ATOMIC_RELAXED) ?
-		      -1 :
-		      fcntl(fd, F_DUPFD_CLOEXEC, base);
+	if (!__atomic_load_n(&fs.fixed, __ATOMIC_RELAXED)) {
+		nfd = fcntl(fd, F_DUPFD_CLOEXEC, base);
+	} else {
+		rlim_t lo = __atomic_load_n(&fs.lo, __ATOMIC_RELAXED);
+
+		if (lo)
+			nfd = fcntl(fd, F_DUPFD_CLOEXEC, (int)lo);
+	}
 	if (nfd < 0)
 		nfd = fdspace__place_slow(fd);
-	hs_sys__close(fd);
+	return nfd;
+}
+
+int pmu_fdspace__place(int fd)
+{
+	int nfd;
+
+	fdspace__ready();
+	nfd = fdspace__move(fd);
+	if (nfd != fd)
+		hs_sys__close(fd);
 	if (nfd < 0)
 		errno = EMFILE;
 	return nfd;
+}
+
+/* n new descriptors at once (one group's members, opened one after the
+ * other in the program's range): each moved to our space, the old numbers
+ * closed with one close_range when they are consecutive (they were free
+ * and are ours, so nothing else is in between).  fd[] gets the new
+ * numbers; on failure every old and new descriptor is closed, -1 with
+ * errno EMFILE. */
+int pmu_fdspace__place_n(int *fd, int n)
+{
+	int nfd[PMU_MAX_EVENTS], moved = 0, lo = INT_MAX, hi = -1;
+	bool all_moved = true;
+
+	fdspace__ready();
+	for (; moved < n; moved++) {
+		nfd[moved] = fdspace__move(fd[moved]);
+		if (nfd[moved] < 0)
+			break;
+		all_moved &= nfd[moved] != fd[moved];
+		lo = fd[moved] < lo ? fd[moved] : lo;
+		hi = fd[moved] > hi ? fd[moved] : hi;
+	}
+	if (moved < n) {
+		for (int i = 0; i < n; i++) {
+			if (i < moved && nfd[i] != fd[i])
+				hs_sys__close(nfd[i]);
+			hs_sys__close(fd[i]);
+			fd[i] = -1;
+		}
+		errno = EMFILE;
+		return -1;
+	}
+	if (!all_moved || hi - lo + 1 != n ||
+	    syscall(SYS_close_range, (unsigned int)lo, (unsigned int)hi, 0) != 0)
+		for (int i = 0; i < n; i++)
+			if (nfd[i] != fd[i])
+				hs_sys__close(fd[i]);
+	for (int i = 0; i < n; i++)
+		fd[i] = nfd[i];
+	return 0;
 }
 
 /* perf_event_open found no free number at all (EMFILE): the program's
@@ -234,7 +304,7 @@ int pmu_fdspace__set_program(const struct rlimit *want)
 	fs.prog = *want;
 	fdspace__set_base();
 	__atomic_store_n(&fs.fixed, false, __ATOMIC_RELAXED);
-	fs.lo = 0;
+	fdspace__set_lo(0);
 	keep = *want;
 	if (fs.top > keep.rlim_cur) {
 		keep.rlim_cur = fs.top;

@@ -11,15 +11,24 @@
 /* The same as pmu_sys__open for thread tid of this process (0: the
  * calling thread), for breakpoints armed in threads already running. */
 int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd);
+/* The calling thread's event, left where the kernel put it (the program's
+ * range): to be placed with pmu_fdspace__place_n, then registered. */
+int pmu_sys__open_unplaced(struct perf_event_attr *attr, int group_fd);
 /* Opens a group leader or lone event for tid below ceiling
  * (pmu_sys__fd_ceiling); -1 with EMFILE above it. */
 int pmu_sys__open_below(struct perf_event_attr *attr, pid_t tid, int ceiling);
 /* The kernel's core PMU name ("cpu", "cpu_core", "armv8_*"), or "". */
 void pmu_sys__cpu_pmu(char *buf, size_t len);
+/* Whether the Arm core PMU implements common event n (< 0x40): 1, 0, or
+ * -1 when it cannot tell (not Arm, no events/ listing). */
+int pmu_sys__arm_implements(const char *cpu_pmu, unsigned long long n);
 
 /* fdspace.c: moves a new descriptor to our space (closing fd): the new
  * number, or -1 with EMFILE when there is no room. */
 int pmu_fdspace__place(int fd);
+/* The same for n descriptors (a group's members) at once, their old
+ * numbers closed together: 0, or -1 (EMFILE) with all of them closed. */
+int pmu_fdspace__place_n(int *fd, int n);
 /* One more number in our space for a perf_event_open that found none. */
 bool pmu_fdspace__make_room(void);
 

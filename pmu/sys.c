@@ -36,7 +36,7 @@ static bool sys__out_of_numbers(void)
 	return false;
 }
 
-int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd)
+static int sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd)
 {
 	long fd = syscall(SYS_perf_event_open, attr, tid, -1, group_fd,
 			  PERF_FLAG_FD_CLOEXEC);
@@ -45,9 +45,21 @@ int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd)
 	    pmu_fdspace__make_room())
 		fd = syscall(SYS_perf_event_open, attr, tid, -1, group_fd,
 			     PERF_FLAG_FD_CLOEXEC);
+	return (int)fd;
+}
+
+int pmu_sys__open_unplaced(struct perf_event_attr *attr, int group_fd)
+{
+	return sys__open_task(attr, 0, group_fd);
+}
+
+int pmu_sys__open_task(struct perf_event_attr *attr, pid_t tid, int group_fd)
+{
+	int fd = sys__open_task(attr, tid, group_fd);
+
 	if (fd < 0)
 		return -1;
-	fd = pmu_fdspace__place((int)fd);
+	fd = pmu_fdspace__place(fd);
 	if (fd < 0)
 		return -1;
 	pmu_fdtab__own((int)fd);
@@ -119,4 +131,49 @@ void pmu_sys__cpu_pmu(char *buf, size_t len)
 		}
 	}
 	closedir(d);
+}
+
+/* Whether the Arm core PMU cpu_pmu implements the common event n
+ * (0x00-0x3f): 1 yes, 0 no, -1 cannot tell.  The kernel lists in
+ * <pmu>/events/ exactly the common events whose PMCEID bit is set
+ * (armv8pmu_event_attr_is_visible; since Linux 5.x it names all 64), and a
+ * counter on an event the core does not implement counts nothing: its 0
+ * is no measurement (QEMU's emulated PMUv3 implements 0x00, 0x08, 0x11,
+ * 0x23, 0x24 and 0x3c, and SW_INCR unlisted). */
+int pmu_sys__arm_implements(const char *cpu_pmu, unsigned long long n)
+{
+	char path[512], text[64];
+	unsigned long long v;
+	struct dirent *de;
+	int listed = 0, found = 0;
+	DIR *d;
+
+	/* SW_INCR (0) is mandatory and counts only writes to PMSWINC_EL0; QEMU
+	 * 7.2 leaves it out of PMCEID0 all the same. */
+	if (strncmp(cpu_pmu, "armv8_", 6) || n == 0 || n >= 0x40)
+		return -1;
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%.64s/events",
+		 cpu_pmu);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while (!found && (de = readdir(d)) != NULL) {
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%.64s/events/%.256s",
+			 cpu_pmu, de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(text, sizeof(text), f) && sscanf(text, "event=%llx", &v) == 1 &&
+		    v < 0x40) {
+			listed++;
+			found = v == n;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return found ? 1 : listed ? 0 : -1;
 }

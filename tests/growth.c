@@ -10,6 +10,10 @@
  *                 calls of region "u"
  *   touch N       N distinct names "p<i>", region i first-touching i % 3
  *                 fresh pages: exactly i % 3 page faults each
+ *   flushes K     wait until K results files were published in
+ *                 HPCSHIM_OUTPUT after the step began (HPCSHIM_FLUSH
+ *                 publishes by link or rename; inotify, no timing): with
+ *                 K = 2 one whole flush ran after the steps before it
  *   rusage        print "maxrss_kb <ru_maxrss>" (of this process so far)
  *   measure PRELOAD STEP...  (first) runs this program with the steps
  *                 in a child with LD_PRELOAD=PRELOAD, and prints the child's
@@ -23,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -95,6 +100,33 @@ static void threads(long n)
 	printf("threads %ld\n", n);
 }
 
+static void flushes(long k)
+{
+	const char *dir = getenv("HPCSHIM_OUTPUT");
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	int fd = inotify_init1(IN_CLOEXEC);
+	long seen = 0;
+
+	if (!dir || fd < 0 || inotify_add_watch(fd, dir, IN_CREATE | IN_MOVED_TO) < 0)
+		exit(96);
+	while (seen < k) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n <= 0)
+			exit(96);
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const void *)p;
+
+			/* The hidden temporary names start with a dot. */
+			if (ev->len && strncmp(ev->name, "hpcshim-", 8) == 0)
+				seen++;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	close(fd);
+	printf("flushes %ld\n", k);
+}
+
 static int measure(char **argv)
 {
 	struct rusage ru;
@@ -129,6 +161,8 @@ int main(int argc, char **argv)
 			touch_names(atol(argv[++i]));
 		} else if (strcmp(argv[i], "threads") == 0 && i + 1 < argc) {
 			threads(atol(argv[++i]));
+		} else if (strcmp(argv[i], "flushes") == 0 && i + 1 < argc) {
+			flushes(atol(argv[++i]));
 		} else if (strcmp(argv[i], "rusage") == 0) {
 			struct rusage ru;
 

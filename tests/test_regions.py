@@ -16,14 +16,15 @@ touch = region(main_thread(r.doc), "touch")
 t.eq(touch["inclusive"]["page-faults"], 10000, "touch 10,000 fresh pages: exact page faults")
 t.eq(touch["exclusive"]["page-faults"], 10000, "touch: exclusive == inclusive without children")
 
-# 50 us: a sleep whose timer expires before the task gets to schedule()
+# 200 us: a sleep whose timer expires before the task gets to schedule()
 # returns without a switch (2 us sleeps switched 5 times in 1000 here, 10 us
-# ones 998 of 1000 under load); from 20 us on every one blocks.
-r = workload("sleep", 1000, 50)
+# ones 998 of 1000 under load, 50 us ones 988 of 1000 once with four builds
+# and test runs beside it on 2 vCPUs).
+r = workload("sleep", 1000, 200)
 sl = region(main_thread(r.doc), "sleep")
 t.eq(r.doc["pmu"]["privilege"], "user+kernel", "root counts user+kernel")
 t.ok(sl["inclusive"]["context-switches"] >= 1000,
-     "1000 x nanosleep(50 us): >= 1000 context switches (got %r)" % sl["inclusive"]["context-switches"])
+     "1000 x nanosleep(200 us): >= 1000 context switches (got %r)" % sl["inclusive"]["context-switches"])
 t.ok(sl["inclusive"]["context-switches"] <= 1100,
      "sleep: no more than 10%% extra switches (got %r)" % sl["inclusive"]["context-switches"])
 

@@ -283,22 +283,75 @@ ICX_C2 = dict(ICX_C1, m_bad=0.0, clears_count=3.0e7, fe_0uops=2.5e8)
 check("icx", ICX, ICX_M, ICX_N, ICX_A, ICX_C1, label=" (set 1)")
 check("icx", ICX, ICX_M, ICX_N, ICX_A, ICX_C2, label=" (set 2, clamped)")
 
-# ---- Sapphire Rapids: the level-1 metrics read from spr-metrics.json ---------
+# ---- Sapphire Rapids (PERF_METRICS with the level-2 metrics) ----------------
+# Every level-1 and level-2 MetricExpr and the own term of each
+# MetricThreshold as spr-metrics.json has them at commit 26f4b26f76bd
+# (read in full; tma_info_thread_slots = TOPDOWN.SLOTS there too).  The
+# level-2 metric events are the kernel's INTEL_TD_METRIC_HEAVY_OPS,
+# _BR_MISPREDICT, _FETCH_LAT, _MEM_BOUND = 0x8400 .. 0x8700
+# (arch/x86/include/asm/perf_event.h).
 SPR = "tools/perf/pmu-events/arch/x86/sapphirerapids/spr-metrics.json"
+SPR_SUM = r"(topdown\-fe\-bound + topdown\-bad\-spec + topdown\-retiring + topdown\-be\-bound)"
 SPR_M = {
-    "tma_backend_bound": r"topdown\-be\-bound / (topdown\-fe\-bound + topdown\-bad\-spec + topdown\-retiring + topdown\-be\-bound)",
-    "tma_bad_speculation": "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
-    # tma_frontend_bound and tma_retiring: as icx-metrics.json (the tree's
-    # spr form; not re-read from spr-metrics.json, docs/drilldown.md).
-    "tma_frontend_bound": ICX_M["tma_frontend_bound"],
-    "tma_retiring": ICX_M["tma_retiring"],
     "tma_info_thread_slots": "TOPDOWN.SLOTS",
+    "tma_frontend_bound": r"topdown\-fe\-bound / " + SPR_SUM + " - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
+    "tma_fetch_latency": r"topdown\-fetch\-lat / " + SPR_SUM + " - INT_MISC.UOP_DROPPING / tma_info_thread_slots",
+    "tma_fetch_bandwidth": "max(0, tma_frontend_bound - tma_fetch_latency)",
+    "tma_bad_speculation": "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
+    "tma_branch_mispredicts": r"topdown\-br\-mispredict / " + SPR_SUM,
+    "tma_machine_clears": "max(0, tma_bad_speculation - tma_branch_mispredicts)",
+    "tma_backend_bound": r"topdown\-be\-bound / " + SPR_SUM,
+    "tma_memory_bound": r"topdown\-mem\-bound / " + SPR_SUM,
+    "tma_core_bound": "max(0, tma_backend_bound - tma_memory_bound)",
+    "tma_retiring": r"topdown\-retiring / " + SPR_SUM,
+    "tma_heavy_operations": r"topdown\-heavy\-ops / " + SPR_SUM,
+    "tma_light_operations": "max(0, tma_retiring - tma_heavy_operations)",
 }
-SPR_A = {k: v for k, v in ICX_A.items() if v in ("slots_ev", "m_ret", "m_bad", "m_fe", "m_be", "uop_drop")}
-SPR_C = {"slots_ev": 6.0e9, "m_ret": 2.4e9, "m_bad": 0.6e9, "m_fe": 1.2e9, "m_be": 1.8e9,
-         "uop_drop": 1.0e7, "m_heavy": 0.3e9, "m_br": 0.5e9, "m_fetch_lat": 0.7e9, "m_mem": 1.1e9}
-check("spr", SPR, SPR_M, {"backend_bound": "tma_backend_bound", "bad_speculation": "tma_bad_speculation"},
-      SPR_A, SPR_C)
+# perf's MetricThreshold of each; the tree keeps the first term (the node's
+# own), the '& tma_parent > T' chain is the evaluator's bottleneck rule.
+SPR_T = {
+    "tma_frontend_bound": "tma_frontend_bound > 0.15",
+    "tma_fetch_latency": "tma_fetch_latency > 0.1 & tma_frontend_bound > 0.15",
+    "tma_fetch_bandwidth": "tma_fetch_bandwidth > 0.2",
+    "tma_bad_speculation": "tma_bad_speculation > 0.15",
+    "tma_branch_mispredicts": "tma_branch_mispredicts > 0.1 & tma_bad_speculation > 0.15",
+    "tma_machine_clears": "tma_machine_clears > 0.1 & tma_bad_speculation > 0.15",
+    "tma_backend_bound": "tma_backend_bound > 0.2",
+    "tma_memory_bound": "tma_memory_bound > 0.2 & tma_backend_bound > 0.2",
+    "tma_core_bound": "tma_core_bound > 0.1 & tma_backend_bound > 0.2",
+    "tma_retiring": "tma_retiring > 0.7 | tma_heavy_operations > 0.1",
+    "tma_heavy_operations": "tma_heavy_operations > 0.1",
+    "tma_light_operations": "tma_light_operations > 0.6",
+}
+SPR_A = {"TOPDOWN.SLOTS": "slots_ev", "topdown-retiring": "m_ret", "topdown-bad-spec": "m_bad",
+         "topdown-fe-bound": "m_fe", "topdown-be-bound": "m_be", "topdown-heavy-ops": "m_heavy",
+         "topdown-br-mispredict": "m_br", "topdown-fetch-lat": "m_fetch_lat",
+         "topdown-mem-bound": "m_mem", "INT_MISC.UOP_DROPPING": "uop_drop"}
+SPR_N = {n: "tma_" + n for n in ("frontend_bound", "fetch_latency", "fetch_bandwidth",
+                                  "bad_speculation", "branch_mispredicts", "machine_clears",
+                                  "backend_bound", "memory_bound", "core_bound", "retiring",
+                                  "heavy_operations", "light_operations")}
+SPR_N["slots"] = "tma_info_thread_slots"
+# Set 1: the four metrics sum to 6.02e9, not slots (8-bit fractions);
+# fetch bandwidth 0.15 lies between 0.1 and perf's 0.2, heavy operations
+# and memory bound are over their thresholds.
+SPR_C1 = {"slots_ev": 6.0e9, "m_ret": 2.4e9, "m_bad": 0.62e9, "m_fe": 1.2e9, "m_be": 1.8e9,
+          "uop_drop": 1.0e7, "m_heavy": 0.9e9, "m_br": 0.5e9, "m_fetch_lat": 0.3e9, "m_mem": 1.3e9}
+# Set 2: each level-2 metric above its parent's (possible with the 8-bit
+# rounding of each fraction): every sibling by subtraction clamps at 0.
+SPR_C2 = dict(SPR_C1, m_fetch_lat=1.3e9, m_heavy=2.5e9, m_mem=1.9e9, m_br=0.7e9)
+for label, counts in ((" (set 1)", SPR_C1), (" (set 2, clamped)", SPR_C2)):
+    check("spr", SPR, SPR_M, SPR_N, SPR_A, counts, label=label)
+    got = drill("spr", counts)
+    events = {perf: counts[a] for perf, a in SPR_A.items()}
+    for node, metric in SPR_N.items():
+        if metric not in SPR_T:
+            continue
+        own = re.split(r" [&|] ", SPR_T[metric])[0]
+        want = bool(PerfExpr(own, lambda n: perf_eval(SPR_M, events, n)).value())
+        over = got.get(node, {}).get("over")
+        t.ok(over is want, "spr%s: %s over its threshold = %s MetricThreshold '%s' = %s (tree %s)"
+             % (label, node, metric, own, want, over))
 
 # ---- AMD Zen 4 ----------------------------------------------------------------
 ZEN4 = "tools/perf/pmu-events/arch/x86/amdzen4/pipeline.json"

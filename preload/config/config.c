@@ -156,6 +156,7 @@ void hs_config__from_env(struct hs_config *cfg)
 	hs_limits__from_env(&cfg->limits);
 	cfg->flush_ns = hs_flush_config__from_env(getenv("HPCSHIM_FLUSH"));
 	cfg->trace = config__trace(getenv("HPCSHIM_TRACE"));
+	hs_sample_config__from_env(&cfg->sample, getenv("HPCSHIM_REGION_SAMPLE"));
 	cfg->mpi_job_only = hs_mpi_config__job_only(getenv("HPCSHIM_MPI_FILES"));
 	if (ev)
 		config__events(cfg, ev);
@@ -185,4 +186,7 @@ void hs_config__free(struct hs_config *cfg)
 	free(cfg->preset_path);
 	cfg->presets = cfg->opcodes = cfg->preset_path = NULL;
 	hs_speclist__free(&cfg->mux.pinned);
+	for (int i = 0; i < cfg->sample.n; i++)
+		free(cfg->sample.name[i]);
+	cfg->sample.n = 0;
 }

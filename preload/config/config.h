@@ -74,6 +74,17 @@ struct hs_limits {
 
 void hs_limits__from_env(struct hs_limits *l);
 
+/* HPCSHIM_REGION_SAMPLE (sampleconfig.c): one call in `every` of a
+ * region is measured, the others only counted. */
+#define HS_SAMPLE_MAX 64
+struct hs_sample_config {
+	uint32_t every; /* for regions not named, 1: every call */
+	int n;
+	int ignored; /* names beyond HS_SAMPLE_MAX */
+	char *name[HS_SAMPLE_MAX];
+	uint32_t name_every[HS_SAMPLE_MAX];
+};
+
 struct hs_config {
 	char *events[PMU_MAX_EVENTS]; /* specs, in order                   */
 	int nevents;
@@ -95,7 +106,14 @@ struct hs_config {
 	uint64_t flush_ns; /* HPCSHIM_FLUSH period, 0: off (flushconfig.c) */
 	uint32_t trace;    /* HPCSHIM_TRACE: region calls kept per thread, 0: off */
 	bool mpi_job_only; /* HPCSHIM_MPI_FILES=job (mpiconfig.c) */
+	struct hs_sample_config sample; /* HPCSHIM_REGION_SAMPLE (sampleconfig.c) */
 };
+
+/* sampleconfig.c: HPCSHIM_REGION_SAMPLE.  The number of calls in which
+ * one is measured, for a region name (1: every call). */
+uint32_t hs_sample_config__every(const struct hs_sample_config *sc,
+				 const char *name);
+void hs_sample_config__from_env(struct hs_sample_config *sc, const char *v);
 
 /* mpiconfig.c: HPCSHIM_MPI_FILES=job -> true (no per-rank files when the
  * in-job document was written); all, unset or empty -> false. */

@@ -31,6 +31,7 @@ struct hs_frame {
 	uint64_t wstart;     /* monotonic ns at BEGIN               */
 	uint64_t wchild;     /* children's inclusive wall time      */
 	uintptr_t sp;        /* a wrapped call's stack position, else 0 */
+	bool skip;           /* a sampled region's call not measured  */
 };
 
 struct hs_thread {
@@ -48,6 +49,7 @@ struct hs_thread {
 	int main_ev;              /* event of the per-call stats, or -1   */
 	struct agg_region **byid; /* records by process-wide region id  */
 	int nids;                 /* entries in byid                      */
+	uint64_t rng;             /* HPCSHIM_REGION_SAMPLE's picks (xorshift) */
 	struct hs_rot *rot;       /* rotation and series (mux/rotate.c), or NULL */
 	struct hs_thread *prev, *next; /* live list, under hs_proc.lock   */
 };
@@ -66,6 +68,10 @@ struct hs_process {
 	struct agg_event ev[PMU_MAX_EVENTS];
 	char fallback[512];
 	int main_ev; /* first counted event, or -1      */
+	/* Events whose region records accumulate enabled/running (agg_event.times_of
+	 * 0); the others accumulate values only. */
+	int ntimed;
+	int timed[PMU_MAX_EVENTS];
 	uint64_t start_ns;
 	uint64_t start_mono; /* the constructor, monotonic: "wall_ns" */
 	char **argv;

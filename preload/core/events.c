@@ -52,6 +52,28 @@ static int events__main(const struct pmu_evlist *el)
 	return -1;
 }
 
+/* agg_event.times_of of event i: a counted group member shares its
+ * leader's times; a derived clock has its own (its value is its times). */
+static int events__times_of(const struct pmu_evlist *el, int i)
+{
+	const struct pmu_event *e = &el->ev[i];
+	int lead;
+
+	if (e->status != PMU_EV_OK || e->derived || e->group < 0)
+		return 0;
+	lead = el->grp[e->group].idx[0];
+	return lead == i ? 0 : lead + 1;
+}
+
+/* The events that carry times, for the region path's accumulation. */
+static void events__timed(void)
+{
+	hs_proc.ntimed = 0;
+	for (int i = 0; i < hs_proc.evlist.nevents; i++)
+		if (hs_proc.ev[i].times_of == 0)
+			hs_proc.timed[hs_proc.ntimed++] = i;
+}
+
 /* The agg_event view of the evlist: what the results say about events. */
 static void events__describe(void)
 {
@@ -68,6 +90,7 @@ static void events__describe(void)
 			.downgraded = e->downgraded,
 			.group = e->group,
 			.group_time = e->derived,
+			.times_of = events__times_of(el, i),
 			.err = e->err,
 			.errname = pmu_errno__name(e->err),
 			.reason = e->reason,
@@ -157,5 +180,6 @@ void hs_events__publish(void)
 {
 	hs_proc.main_ev = events__main(&hs_proc.evlist);
 	events__describe();
+	events__timed();
 	events__report();
 }

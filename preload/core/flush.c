@@ -14,11 +14,12 @@
  * live thread its counters read now (the descriptors stay open while the
  * lock is held), its tallies and missing events; the finished threads as
  * they are (never changed again).  The live threads' region records are
- * copied after the lock is released: records are never freed or moved,
- * and each one is copied under the thread's sequence count
- * (common/seqlock.h), so every region in a flush is consistent (calls,
- * inclusive, exclusive and per-call statistics of the same completed
- * calls).  Open regions are not in it (only their closed calls), nor the
+ * not copied: records are never freed or moved, and the writer copies
+ * each one, when it reads it, under the thread's sequence count
+ * (common/seqlock.h, aggregate/view.c) into a buffer of one record, so
+ * every region in a flush is consistent (calls, inclusive, exclusive and
+ * per-call statistics of the same completed calls) and a flush needs
+ * memory for one record at a time, not a copy of them all.  Open regions are not in it (only their closed calls), nor the
  * features' parts (rotation, series, ranges, metrics): a flush contains
  * what the end would write if the open regions had not been closed.
  *
@@ -41,13 +42,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/seqlock.h"
 #include "preload/base/log.h"
 #include "preload/base/real.h"
 #include "preload/core/core.h"
 
 #define FLUSH_DUTY 10   /* period >= FLUSH_DUTY x the last flush's time */
-#define COPY_TRIES 1000 /* a record that changes under every copy... */
 
 static void flush__launch(void);
 static int launched; /* the thread was created in this image (CAS) */
@@ -71,8 +70,10 @@ static void flush__main_exit(void *v)
 	pthread_mutex_unlock(&wake_mu);
 }
 
-/* A live thread as the flush writes it: its own agg_thread, holding
- * copies of the records and the counters read at the flush. */
+/* A live thread as the flush writes it: an agg_thread of its own with the
+ * counters read at the flush and the tallies, sharing the thread's region
+ * records, which the view copies one at a time under the thread's
+ * sequence count (aggregate/view.c). */
 static struct agg_thread *flush__new_copy(const struct hs_thread *t,
 					  const struct count *now, uint64_t at,
 					  uint64_t at_mono)
@@ -103,66 +104,15 @@ static struct agg_thread *flush__new_copy(const struct hs_thread *t,
 	c->missing = a->missing;
 	c->err = a->err;
 	c->reason = a->reason;
-	return c;
-}
-
-static void flush__copy_record(struct agg_region *dst, const struct agg_region *src,
-			       const uint32_t *seq)
-{
-	for (int tries = 0; tries < COPY_TRIES; tries++) {
-		uint32_t s = hs_seq__read_begin(seq);
-
-		dst->calls = hs_atomic__get(&src->calls);
-		for (int i = 0; i < 2 * src->nev; i++) {
-			dst->c[i].value = hs_atomic__get(&src->c[i].value);
-			dst->c[i].enabled = hs_atomic__get(&src->c[i].enabled);
-			dst->c[i].running = hs_atomic__get(&src->c[i].running);
-		}
-		dst->percall.n = hs_atomic__get(&src->percall.n);
-		dst->percall.min = hs_atomic__get(&src->percall.min);
-		dst->percall.max = hs_atomic__get(&src->percall.max);
-		dst->percall.sum = hs_atomic__get(&src->percall.sum);
-		dst->wall.incl = hs_atomic__get(&src->wall.incl);
-		dst->wall.excl = hs_atomic__get(&src->wall.excl);
-		dst->wall.call.n = hs_atomic__get(&src->wall.call.n);
-		dst->wall.call.min = hs_atomic__get(&src->wall.call.min);
-		dst->wall.call.max = hs_atomic__get(&src->wall.call.max);
-		dst->wall.call.sum = hs_atomic__get(&src->wall.call.sum);
-		if (hs_seq__read_ok(seq, s))
-			return;
-	}
-	/* The owner closed a region of this thread during every one of the
-	 * copies: keep the last one (off by at most the call under way). */
-}
-
-/* Copies the records of a (the original thread) into c, outside the
- * lock.  Stops at the first allocation failure: fewer regions. */
-static void flush__copy_regions(struct agg_thread *c, const struct agg_thread *a)
-{
-	struct agg_region *tail = NULL;
-
-	for (const struct agg_region *r = __atomic_load_n(&a->head, __ATOMIC_ACQUIRE);
-	     r; r = __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)) {
-		struct agg_region *d = calloc(
-			1, sizeof(*d) + 2 * (size_t)r->nev * sizeof(struct count));
-
-		if (!d)
-			break;
-		d->name = r->name; /* never freed while the process runs */
-		d->nev = r->nev;
-		flush__copy_record(d, r, &a->seq);
-		if (tail)
-			tail->next = d;
-		else
-			c->head = d;
-		tail = d;
-		c->nregions++;
-	}
-	c->tail = tail;
+	/* Records are never freed or moved while the process runs; those
+	 * published after this are read too (the list is append-only). */
+	c->head = __atomic_load_n(&a->head, __ATOMIC_ACQUIRE);
+	c->records_seq = &a->seq;
 	c->warn.unmatched_end = hs_atomic__get(&a->warn.unmatched_end);
 	c->warn.auto_closed = hs_atomic__get(&a->warn.auto_closed);
 	c->warn.depth_overflow = hs_atomic__get(&a->warn.depth_overflow);
 	c->warn.read_errors = hs_atomic__get(&a->warn.read_errors);
+	return c;
 }
 
 static void flush__free_copies(struct agg_thread *c, const struct agg_thread *done)
@@ -170,10 +120,6 @@ static void flush__free_copies(struct agg_thread *c, const struct agg_thread *do
 	while (c && c != done) {
 		struct agg_thread *next = c->next;
 
-		for (struct agg_region *r = c->head, *rn; r; r = rn) {
-			rn = r->next;
-			free(r);
-		}
 		free(c->totals);
 		free(c);
 		c = next;
@@ -184,10 +130,9 @@ static void flush__free_copies(struct agg_thread *c, const struct agg_thread *do
  * false when the image is no longer running. */
 static bool flush__once(enum hs_end end)
 {
-	struct agg_thread *copies = NULL, *done, **orig = NULL;
+	struct agg_thread *copies = NULL, *done;
 	struct agg_uncovered *unc = NULL;
 	struct count now[PMU_MAX_EVENTS];
-	size_t n = 0, cap = 0;
 	uint64_t at, at_mono;
 	int nunc;
 
@@ -205,27 +150,15 @@ static bool flush__once(enum hs_end end)
 
 		if (pmu_counters__read_other(&t->ctr, now) != 0)
 			hs_atomic__add(&t->agg->warn.read_errors, 1);
-		if (n == cap) {
-			struct agg_thread **o = realloc(orig, (cap = 2 * cap + 8) *
-								      sizeof(*o));
-			if (!o)
-				break;
-			orig = o;
-		}
 		c = flush__new_copy(t, now, at, at_mono);
 		if (!c)
 			break;
-		orig[n++] = t->agg;
 		c->next = copies;
 		copies = c;
 	}
 	nunc = hs_uncovered__scan(&unc);
 	pthread_mutex_unlock(&hs_proc.lock);
 
-	/* copies is in the reverse order of orig. */
-	for (struct agg_thread *c = copies; c; c = c->next)
-		flush__copy_regions(c, orig[--n]);
-	free(orig);
 	/* The copies first, then the finished threads as they are. */
 	if (copies) {
 		struct agg_thread *last = copies;

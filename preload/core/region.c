@@ -37,17 +37,35 @@ static void region__uncovered(void)
 		__atomic_fetch_add(&hs_proc.uncovered_calls, 1, __ATOMIC_RELAXED);
 }
 
+/* A sampled region's measured call: its own deltas' squares, for the
+ * estimate's error (sampling.md). */
+static __attribute__((noinline, cold)) void
+frame__sample_sq(const struct hs_thread *t, const struct hs_frame *f, uint64_t wd)
+{
+	uint64_t d[PMU_MAX_EVENTS], x[PMU_MAX_EVENTS];
+
+	for (int e = 0; e < t->nev; e++) {
+		d[e] = t->now[e].value - f->start[e].value;
+		x[e] = d[e] - f->child[e].value;
+	}
+	agg_region__sample_sq(f->region, d, x, wd, wd - f->wchild);
+}
+
 /* Pops frame i.  Without both readings the interval is unknown: the call
  * is not accounted (read_errors says so) rather than reported as 0 or as
- * everything since the thread started.  One pass over the events: the
- * call's delta goes to the region (inclusive only from the outermost
- * instance of a recursion; exclusive = delta - children) and to the
- * parent frame's children. */
+ * everything since the thread started.  The call's delta goes to the
+ * region (inclusive only from the outermost instance of a recursion;
+ * exclusive = delta - children) and to the parent frame's children:
+ * values for every event, enabled/running only for the events that carry
+ * their group's times (hs_proc.timed; a member's are its leader's, the
+ * view fills them in). */
 static void frame__close(struct hs_thread *t, int i, bool now_ok)
 {
 	struct hs_frame *f = &t->frames[i];
 	struct agg_region *r = f->region;
 	struct count *parent = i > 0 ? t->frames[i - 1].child : NULL;
+	const struct count *now = t->now, *st = f->start, *ch = f->child;
+	struct count *inc, *exc = r->c + r->nev;
 	bool outermost;
 
 	uint64_t wd = t->wnow - f->wstart;
@@ -55,7 +73,12 @@ static void frame__close(struct hs_thread *t, int i, bool now_ok)
 	t->depth = i;
 	if (f->sp)
 		t->nsp--;
+	if (unlikely(f->skip)) { /* counted, not measured (sampling.md) */
+		hs_atomic__add(&r->unmeasured, 1);
+		return;
+	}
 	outermost = --r->open == 0;
+	inc = outermost ? r->c : NULL;
 	agg_region__add_wall(r, wd, wd - f->wchild, outermost);
 	if (i > 0)
 		t->frames[i - 1].wchild += wd;
@@ -63,15 +86,37 @@ static void frame__close(struct hs_thread *t, int i, bool now_ok)
 		return;
 	hs_atomic__add(&r->calls, 1);
 	for (int e = 0; e < t->nev; e++) {
-		struct count d, x;
+		uint64_t d = now[e].value - st[e].value;
 
-		count__sub(&d, &t->now[e], &f->start[e]);
-		count__sub(&x, &d, &f->child[e]);
-		agg_region__add_event(r, e, outermost ? &d : NULL, &x);
+		if (inc)
+			hs_atomic__add(&inc[e].value, d);
+		hs_atomic__add(&exc[e].value, d - ch[e].value);
 		if (parent)
-			count__add(&parent[e], &d);
-		if (e == t->main_ev)
-			agg_region__percall(r, &d);
+			parent[e].value += d;
+	}
+	for (int k = 0; k < hs_proc.ntimed; k++) {
+		int e = hs_proc.timed[k];
+		uint64_t de = now[e].enabled - st[e].enabled;
+		uint64_t dr = now[e].running - st[e].running;
+
+		if (inc) {
+			hs_atomic__add(&inc[e].enabled, de);
+			hs_atomic__add(&inc[e].running, dr);
+		}
+		hs_atomic__add(&exc[e].enabled, de - ch[e].enabled);
+		hs_atomic__add(&exc[e].running, dr - ch[e].running);
+		if (parent) {
+			parent[e].enabled += de;
+			parent[e].running += dr;
+		}
+	}
+	if (unlikely(r->sq))
+		frame__sample_sq(t, f, wd);
+	if (t->main_ev >= 0) { /* a reading has every event's times */
+		struct count d;
+
+		count__sub(&d, &now[t->main_ev], &st[t->main_ev]);
+		agg_region__percall(r, &d);
 	}
 	if (unlikely(t->agg->trace))
 		agg_trace__add(t->agg->trace, r, f->wstart, t->wnow, i,
@@ -186,6 +231,25 @@ static struct hs_thread *begin__thread(uintptr_t sp)
 	return t;
 }
 
+/* Whether this call of a sampled region is measured: one call at random
+ * in each block of r->every (an unbiased sample whatever the calls'
+ * pattern, unlike every Nth call). */
+static bool sample__take(struct hs_thread *t, struct agg_region *r)
+{
+	bool take;
+
+	if (r->pos == 0) {
+		t->rng ^= t->rng << 13; /* xorshift64 */
+		t->rng ^= t->rng >> 7;
+		t->rng ^= t->rng << 17;
+		r->pick = (uint32_t)(t->rng % r->every);
+	}
+	take = r->pos == r->pick;
+	if (++r->pos == r->every)
+		r->pos = 0;
+	return take;
+}
+
 /* Pushes a frame for r; the readings come last (the clock, then the
  * counters) so that the bookkeeping falls outside the measured intervals. */
 static void frame__push(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
@@ -199,9 +263,18 @@ static void frame__push(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 	f->region = r;
 	f->sp = sp;
 	t->nsp += sp != 0;
+	f->skip = unlikely(r->every > 1) && !sample__take(t, r);
+	if (f->skip) { /* no reading: the cost sampling saves */
+		t->depth++;
+		return;
+	}
 	r->open++;
-	for (int e = 0; e < t->nev; e++)
-		f->child[e] = (struct count){ 0, 0, 0 };
+	for (int e = 0; e < t->nev; e++) /* only what frame__close adds to */
+		f->child[e].value = 0;
+	for (int k = 0; k < hs_proc.ntimed; k++) {
+		f->child[hs_proc.timed[k]].enabled = 0;
+		f->child[hs_proc.timed[k]].running = 0;
+	}
 	f->wchild = 0;
 	t->depth++;
 	f->wstart = hs_clock__monotonic();
@@ -234,6 +307,13 @@ static void end__close(struct hs_thread *t, int k)
 		hs_atomic__add(&t->agg->warn.unmatched_end, 1);
 		return;
 	}
+	if (unlikely(t->frames[k].skip) && k == t->depth - 1) {
+		/* A sampled region's unmeasured call: nothing to read. */
+		hs_seq__write_begin(&t->agg->seq);
+		frame__close(t, k, false);
+		hs_seq__write_end(&t->agg->seq);
+		return;
+	}
 	ok = thread__read(t, t->now);
 	t->wnow = hs_clock__monotonic();
 	if (unlikely(k != t->depth - 1))
@@ -256,8 +336,13 @@ static struct agg_region *thread__region(struct hs_thread *t, const char *name)
 
 	if (likely(r))
 		return r;
-	return agg_thread__add(t->agg, name,
-			       t->depth ? t->frames[t->depth - 1].region : NULL);
+	r = agg_thread__add(t->agg, name,
+			    t->depth ? t->frames[t->depth - 1].region : NULL);
+	/* Out of memory for the squares: every call measured, still right. */
+	if (r)
+		(void)agg_region__sample(r, hs_sample_config__every(&hs_proc.cfg.sample,
+								    name));
+	return r;
 }
 
 HPCSHIM_API void hpcshim_region_begin(const char *name)

@@ -68,6 +68,9 @@ struct hs_thread *hs_thread__start(void)
 		return NULL;
 	t->nev = nev;
 	t->main_ev = hs_proc.main_ev;
+	/* Any nonzero seed; threads differ by tid and start time. */
+	t->rng = ((uint64_t)gettid() * 0x9E3779B97F4A7C15ull) ^ hs_clock__monotonic();
+	t->rng |= 1;
 	t->now = calloc((size_t)nev, sizeof(struct count));
 	t->agg = agg_thread__new(gettid(), nev);
 	if (!t->now || !t->agg || hs_stack__reserve(t, FRAMES_INIT) < 0 ||

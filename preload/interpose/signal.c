@@ -31,6 +31,7 @@
  * finished, so the handler does not try twice).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -84,39 +85,58 @@ static void sig__handler(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
+static void sig__ours(struct sigaction *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sa_sigaction = sig__handler;
+	sa->sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+	sigfillset(&sa->sa_mask); /* no other handler runs inside ours */
+}
+
 static int sig__install_ours(int sig)
 {
 	struct sigaction sa;
-	int rc;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = sig__handler;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-	sigfillset(&sa.sa_mask); /* no other handler runs inside ours */
-	rc = real_sigaction(sig, &sa, NULL);
-	return rc;
+	sig__ours(&sa);
+	return real_sigaction(sig, &sa, NULL);
 }
 
+/* One system call per signal in the usual case (a default action, all a
+ * fresh process has): ours goes in and the old action comes back in the
+ * same call; only an action that was not the default (SIG_IGN inherited,
+ * a handler from a constructor before ours) is put back with a second
+ * one.  Signals are blocked meanwhile (hs_signal__init), so none can
+ * arrive while ours stands in for that action. */
 static void sig__cover(int sig, bool only_default)
 {
-	if (real_sigaction(sig, NULL, &view[sig]) != 0)
+	struct sigaction ours;
+
+	sig__ours(&ours);
+	if (real_sigaction(sig, &ours, &view[sig]) != 0)
 		return;
+	if (!is_default(&view[sig]))
+		real_sigaction(sig, &view[sig], NULL);
 	if (only_default && !is_default(&view[sig]))
 		return;
 	covered[sig] = true;
-	if (is_default(&view[sig]))
-		sig__install_ours(sig);
 }
 
 void hs_signal__init(void)
 {
+	sigset_t all, old;
+	bool masked;
+
 	real_sigaction = hs_real__sigaction();
 	if (!real_sigaction)
 		return;
+	sigfillset(&all);
+	masked = pthread_sigmask(SIG_SETMASK, &all, &old) == 0;
 	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
 		sig__cover(fatal_signals[i], false);
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX && sig < NSIG; sig++)
 		sig__cover(sig, true);
+	if (masked)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 HPCSHIM_API int sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)

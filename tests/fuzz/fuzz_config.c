@@ -2,7 +2,8 @@
  * parsers: the input's lines become HPCSHIM_EVENTS, HPCSHIM_VERBOSE,
  * HPCSHIM_OUTPUT, HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD, HPCSHIM_CHECKPOINT,
  * HPCSHIM_TRIGGER, HPCSHIM_PRIVILEGE, HPCSHIM_MUX, HPCSHIM_MUX_SLICE,
- * HPCSHIM_INTERVAL and HPCSHIM_MUX_PINNED (missing lines: empty), are
+ * HPCSHIM_INTERVAL, HPCSHIM_MUX_PINNED and HPCSHIM_REGION_SAMPLE (missing
+ * lines: empty), are
  * parsed into a config, every event spec (pinned ones too) is resolved
  * (generic table, raw, libpfm4), and every string that could reach the
  * JSON is made valid UTF-8.  The whole input is also read as a preset
@@ -57,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		"HPCSHIM_RANGE", "HPCSHIM_RANGE_PERIOD", "HPCSHIM_CHECKPOINT",
 		"HPCSHIM_TRIGGER", "HPCSHIM_PRIVILEGE",
 		"HPCSHIM_MUX", "HPCSHIM_MUX_SLICE", "HPCSHIM_INTERVAL",
-		"HPCSHIM_MUX_PINNED",
+		"HPCSHIM_MUX_PINNED", "HPCSHIM_REGION_SAMPLE",
 	};
 	char *val[sizeof(vars) / sizeof(vars[0])];
 	char *events;
@@ -69,6 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	events = val[0];
 	hs_config__from_env(&cfg);
+	for (int i = 0; i < cfg.sample.n; i++)
+		(void)hs_sample_config__every(&cfg.sample, cfg.sample.name[i]);
 	for (int i = 0; i < cfg.mux.pinned.n; i++) {
 		struct pmu_event ev;
 

