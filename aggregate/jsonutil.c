@@ -64,6 +64,7 @@ static const char digits2[] = "0001020304050607080910111213141516171819202122232
  * returns the length. */
 static size_t fmt__u64(char *buf, uint64_t v)
 {
+	/* clang-format off */
 	static const uint64_t p10[20] = {
 		1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u,
 		100000000u, 1000000000u, 10000000000u, 100000000000u,
@@ -71,6 +72,7 @@ static size_t fmt__u64(char *buf, uint64_t v)
 		1000000000000000u, 10000000000000000u, 100000000000000000u,
 		1000000000000000000u, 10000000000000000000u,
 	};
+	/* clang-format on */
 	/* Its digits: t = floor(bits x log10(2)) (1233 / 4096), then one more
 	 * when v >= 10^t. */
 	size_t t = v ? (size_t)((64 - __builtin_clzll(v)) * 1233) >> 12 : 0;
@@ -145,7 +147,7 @@ size_t agg_json__fmt_dbl(char *buf, double v)
 
 	if (!(a < 0x1p50))
 		return fmt__dbl_printf(buf, v);
-	i = (uint64_t)a; /* below 2^50: exact, truncated */
+	i = (uint64_t)a;      /* below 2^50: exact, truncated */
 	if ((double)i == a) { /* the common case: a whole number, "<digits>.0" */
 		if (signbit(v))
 			buf[n++] = '-';
@@ -182,6 +184,7 @@ size_t agg_json__fmt_dbl(char *buf, double v)
 /* Bytes json-c writes as they are and agg_utf8__clean leaves alone:
  * printable ASCII but '"' and '\\' (not NUL either: the loop ends there). */
 #define P16(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
+/* clang-format off */
 static const unsigned char plain_byte[256] = {
 	P16(0), P16(0),
 	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20: '"' */
@@ -191,6 +194,7 @@ static const unsigned char plain_byte[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, /* 0x70: DEL */
 	P16(0), P16(0), P16(0), P16(0), P16(0), P16(0), P16(0), P16(0),
 };
+/* clang-format on */
 #undef P16
 
 bool agg_json__plain(const char *s, size_t *len)

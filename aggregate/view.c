@@ -276,9 +276,9 @@ static int view__interval(struct agg_view *v, const struct agg_thread *t,
 	const char *why[nev];
 
 	out->ev = scratch__alloc(v, (size_t)nev, sizeof(*out->ev));
-	out->m = v->nmetrics ? scratch__alloc(v, (size_t)v->nmetrics,
-					    sizeof(*out->m)) :
-			       NULL;
+	out->m = v->nmetrics ?
+			 scratch__alloc(v, (size_t)v->nmetrics, sizeof(*out->m)) :
+			 NULL;
 	if (!out->ev || (v->nmetrics && !out->m))
 		return -1;
 	/* A group member's times are its leader's (agg_event.times_of):

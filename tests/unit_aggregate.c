@@ -3,6 +3,8 @@
  * TAP through tests/tap.h.  The JSON part builds an agg_process by hand,
  * writes it with agg_process__write into a fresh directory and reads it back
  * with json-c, so every number checked is what a reader of the file sees.
+ * The streamed writer's formatters are checked against the text json-c
+ * itself prints for the same values (the file must not change).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include <json-c/json.h>
 
 #include "aggregate/aggregate.h"
+#include "aggregate/jsonutil.h"
 #include "tests/tap.h"
 
 static bool near(double a, double b)
@@ -787,9 +790,100 @@ static void test_json(void)
 	}
 }
 
+/* ---- agg_json__fmt_*, agg_json__plain against json-c ------------------- */
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Whether our text for v is json-c's (a double when dbl, else an int64). */
+static bool fmt__same(double d, int64_t i, bool dbl, char *first, size_t len)
+{
+	json_object *o = dbl ? json_object_new_double(d) : json_object_new_int64(i);
+	const char *want = json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	char got[AGG_JSON_NUM_MAX];
+	size_t n = dbl ? agg_json__fmt_dbl(got, d) : agg_json__fmt_i64(got, i);
+	bool same = n == strlen(want) && memcmp(got, want, n) == 0;
+
+	if (!same && !first[0])
+		snprintf(first, len, "json-c '%s', ours '%.*s'", want, (int)n, got);
+	json_object_put(o);
+	return same;
+}
+
+static void test_json_text(void)
+{
+	static const double fixed[] = {
+		0.0, -0.0, 1.0, -1.0, 0.5, 2018.0, 4421.5, 1136.5, 0.1, 1.0 / 3,
+		1e-5, 9.765625e-4, 0x1p50, 0x1p50 - 0.5, 0x1p53, 1e15, 1e16, 1e17,
+		123456789012345.0625, 1e300, 5e-324, -2.5e-8,
+	};
+	static const int64_t ints[] = { INT64_MIN, INT64_MAX, 0, -1, 9, 10, 99, 100 };
+	uint64_t seed = 88172645463325252ull, bad = 0, n = 0;
+	char first[160] = "";
+
+	for (size_t k = 0; k < sizeof(fixed) / sizeof(fixed[0]); k++, n++)
+		bad += !fmt__same(fixed[k], 0, true, first, sizeof(first));
+	for (long k = 0; k < 200000; k++, n += 2) {
+		uint64_t r = xorshift(&seed), b = xorshift(&seed);
+		double d;
+
+		switch (k % 5) {
+		case 0: /* sums and means of counts: multiples of 2^-b */
+			d = (double)(r % 1000000000000ull) / (double)(1 + b % 64);
+			break;
+		case 1:
+			d = (double)(r % (1ull << 53)) / (double)(1ull << (b % 12));
+			break;
+		case 2: /* any finite bit pattern */
+			memcpy(&d, &r, sizeof(d));
+			if (!isfinite(d))
+				d = 1.5;
+			break;
+		case 3:
+			d = -ldexp((double)(r % 1000000), (int)(b % 80) - 40);
+			break;
+		default:
+			d = (double)(r >> (b % 64));
+		}
+		bad += !fmt__same(d, 0, true, first, sizeof(first));
+		bad += !fmt__same(0, (int64_t)r >> (b % 64), false, first, sizeof(first));
+	}
+	for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++, n++)
+		bad += !fmt__same(0, ints[k], false, first, sizeof(first));
+	for (int64_t p = 1, k = 0; k < 18; k++, p *= 10, n += 3)
+		for (int64_t d = -1; d <= 1; d++)
+			bad += !fmt__same(0, p + d, false, first, sizeof(first));
+	TAP_OK(bad == 0, "%llu doubles and integers printed as json-c prints them%s%s",
+	       (unsigned long long)n, bad ? ": first difference " : "", first);
+
+	{
+		char s[2] = { 0 }, c;
+		size_t len = 99, wrong = 0;
+
+		for (int b = 1; b < 256; b++) {
+			c = (char)b;
+			s[0] = c;
+			bool want = b >= 0x20 && b < 0x7f && c != '"' && c != '\\';
+			if (agg_json__plain(s, &len) != want || (want && len != 1))
+				wrong++;
+		}
+		TAP_OK(wrong == 0 && agg_json__plain("region.7 a/b", &len) && len == 12 &&
+			       !agg_json__plain("caf\xc3\xa9", &len),
+		       "plain strings: printable ASCII but quote and backslash (%zu bytes wrong)",
+		       wrong);
+	}
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_json_text();
 	test_count();
 	test_stat();
 	test_thread();
