@@ -505,7 +505,11 @@ static double sample__se(uint64_t C, uint64_t m, double s, const double *q)
 		return NAN;
 	if (m >= C)
 		return 0;
-	var = (*q - s * s / (double)m) / (double)(m - 1);
+	double sq;
+
+	/* A thread alive at exit may still be adding to it. */
+	__atomic_load(q, &sq, __ATOMIC_RELAXED);
+	var = (sq - s * s / (double)m) / (double)(m - 1);
 	if (var < 0) /* rounding of a constant */
 		var = 0;
 	return (double)C * sqrt((1 - (double)m / (double)C) * var / (double)m);
