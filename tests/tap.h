@@ -15,6 +15,14 @@ static int tap_n, tap_failed;
 		printf(" (line %d)\n", __LINE__);                           \
 	} while (0)
 
+/* A skipped test, with its reason. */
+#define SKIP(...)                                                           \
+	do {                                                                \
+		printf("ok %d - # SKIP ", ++tap_n);                         \
+		printf(__VA_ARGS__);                                        \
+		printf("\n");                                               \
+	} while (0)
+
 static inline int tap_done(void)
 {
 	printf("1..%d\n", tap_n);

@@ -21,14 +21,7 @@
 #include "common/formula.h"
 #include "pmu/pmu.h"
 #include "presets/preset.h"
-#include "tests/tap.h"
-
-#define SKIP(...)                                                           \
-	do {                                                                \
-		printf("ok %d - # SKIP ", ++tap_n);                         \
-		printf(__VA_ARGS__);                                        \
-		printf("\n");                                               \
-	} while (0)
+#include "tests/tap_model.h"
 
 /* ---- formulas: values ------------------------------------------------- */
 
@@ -488,23 +481,6 @@ static const char *data_dir(char *buf, size_t len)
 	return buf;
 }
 
-/* Child: one verdict per line, "1 text" or "0 text".  With out NULL (one
- * model named on the command line, checked in this process) a TAP line. */
-__attribute__((format(printf, 3, 4)))
-static void verdict(FILE *out, bool ok, const char *fmt, ...)
-{
-	char text[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	if (out)
-		fprintf(out, "%d %s\n", ok ? 1 : 0, text);
-	else
-		TAP_OK(ok, "%s", text);
-}
-
 static void child_names(FILE *out, const struct preset_table *t, const char *model,
 			enum preset_kind kind, const char *const *names, size_t n)
 {
@@ -610,50 +586,6 @@ static void check_model(const char *model, FILE *out)
 	pmu_preset_table__free(&t);
 }
 
-static void child_main(const char *model, int fd)
-{
-	FILE *out = fdopen(fd, "w");
-
-	if (!out)
-		_exit(3);
-	check_model(model, out);
-	fclose(out);
-	_exit(0);
-}
-
-static void test_model(const char *model)
-{
-	char line[2048];
-	int fds[2], status = -1, n = 0;
-	FILE *in;
-	pid_t pid;
-
-	fflush(stdout);
-	if (pipe(fds) < 0 || (pid = fork()) < 0) {
-		TAP_OK(0, "pipe/fork for %s: %s", model, strerror(errno));
-		return;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		child_main(model, fds[1]);
-	}
-	close(fds[1]);
-	in = fdopen(fds[0], "r");
-	while (in && fgets(line, sizeof(line), in)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == 'S')
-			SKIP("%s", line + 2);
-		else
-			TAP_OK(line[0] == '1', "%s", line + 2);
-		n++;
-	}
-	if (in)
-		fclose(in);
-	waitpid(pid, &status, 0);
-	TAP_OK(WIFEXITED(status) && WEXITSTATUS(status) == 0 && n > 0,
-	       "%s: child ran and reported %d verdicts (status %#x)", model, n, status);
-}
-
 /* "unit_preset MODEL" checks one model's encodings in this process, no
  * fork: for emulators whose fork does not work (qemu-user) and for a
  * guest with another libpfm4 build (Arm tables on aarch64). */
@@ -672,6 +604,6 @@ int main(int argc, char **argv)
 	test_block_content();
 	test_select();
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
-		test_model(models[i]);
+		tap_model__forked(models[i], check_model);
 	return tap_done();
 }

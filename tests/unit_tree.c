@@ -23,14 +23,7 @@
 #include "pmu/pfm.h"
 #include "pmu/pmu.h"
 #include "presets/tree_file.h"
-#include "tests/tap.h"
-
-#define SKIP(...)                                                           \
-	do {                                                                \
-		printf("ok %d - # SKIP ", ++tap_n);                         \
-		printf(__VA_ARGS__);                                        \
-		printf("\n");                                               \
-	} while (0)
+#include "tests/tap_model.h"
 
 static const char *const models[] = {
 	"skx", "clx", "icx", "spr", "amd64_fam19h_zen4", "arm_v1", "arm_n1",
@@ -73,23 +66,6 @@ static void collect(void *ctx, const char *msg)
 {
 	(*(int *)ctx)++;
 	fprintf(stderr, "%s\n", msg);
-}
-
-/* One verdict: "1 text" / "0 text" on out (a child's pipe), or a TAP line
- * when out is NULL (one model checked in this process). */
-__attribute__((format(printf, 3, 4)))
-static void verdict(FILE *out, bool ok, const char *fmt, ...)
-{
-	char text[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	if (out)
-		fprintf(out, "%d %s\n", ok ? 1 : 0, text);
-	else
-		TAP_OK(ok, "%s", text);
 }
 
 static int tree_event(const struct tree *t, const char *alias)
@@ -181,44 +157,6 @@ static void check_model(const char *model, FILE *out)
 	pmu_tree_table__free(&tt);
 }
 
-static void test_model(const char *model)
-{
-	char line[2048];
-	int fds[2], status = -1, n = 0;
-	FILE *in, *out;
-	pid_t pid;
-
-	fflush(stdout);
-	if (pipe(fds) < 0 || (pid = fork()) < 0) {
-		TAP_OK(0, "pipe/fork for %s: %s", model, strerror(errno));
-		return;
-	}
-	if (pid == 0) {
-		close(fds[0]);
-		out = fdopen(fds[1], "w");
-		if (!out)
-			_exit(3);
-		check_model(model, out);
-		fclose(out);
-		_exit(0);
-	}
-	close(fds[1]);
-	in = fdopen(fds[0], "r");
-	while (in && fgets(line, sizeof(line), in)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == 'S')
-			SKIP("%s", line + 2);
-		else
-			TAP_OK(line[0] == '1', "%s", line + 2);
-		n++;
-	}
-	if (in)
-		fclose(in);
-	waitpid(pid, &status, 0);
-	TAP_OK(WIFEXITED(status) && WEXITSTATUS(status) == 0 && n > 0,
-	       "%s: child ran and reported %d verdicts (status %#x)", model, n, status);
-}
-
 int main(int argc, char **argv)
 {
 	unsetenv("LIBPFM_FORCE_PMU");
@@ -228,6 +166,6 @@ int main(int argc, char **argv)
 		return tap_done();
 	}
 	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
-		test_model(models[i]);
+		tap_model__forked(models[i], check_model);
 	return tap_done();
 }
