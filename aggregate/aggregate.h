@@ -218,8 +218,18 @@ struct agg_region *agg_thread__find(struct agg_thread *t, const char *name);
  * one only for the outermost instance of a recursion (incl may be NULL). */
 void agg_region__add(struct agg_region *r, const struct count *incl,
 		     const struct count *excl, int nev);
-/* Accounts one call's own delta of the main event to the per-call stats. */
-void agg_region__percall(struct agg_region *r, const struct count *d);
+/* Accounts one call's own delta of the main event to the per-call stats:
+ * the value as is when the event ran all the call long (inline: every
+ * region END does it), else its scaled estimate (out of line). */
+void agg_region__percall_scaled(struct agg_region *r, const struct count *d);
+static inline void agg_region__percall(struct agg_region *r, const struct count *d)
+{
+	if (d->running != d->enabled) { /* multiplexed inside the call */
+		agg_region__percall_scaled(r, d);
+		return;
+	}
+	agg_percall__add(&r->percall, d->value);
+}
 /* Measures r on one call in every (sampling.md); -1 on ENOMEM (then every
  * call is measured). */
 int agg_region__sample(struct agg_region *r, uint32_t every);

@@ -152,18 +152,12 @@ void agg_region__add(struct agg_region *r, const struct count *incl,
 		agg_region__add_event(r, i, incl ? &incl[i] : NULL, &excl[i]);
 }
 
-void agg_region__percall(struct agg_region *r, const struct count *d)
+void agg_region__percall_scaled(struct agg_region *r, const struct count *d)
 {
-	struct agg_percall *pc = &r->percall;
-	uint64_t v = d->value;
 	double est;
 
-	if (d->running != d->enabled) { /* multiplexed inside the call */
-		if (!hs_count__estimate(d, &est))
-			return;
-		v = (uint64_t)(est + 0.5);
-	}
-	agg_percall__add(pc, v);
+	if (hs_count__estimate(d, &est))
+		agg_percall__add(&r->percall, (uint64_t)(est + 0.5));
 }
 
 int agg_region__sample(struct agg_region *r, uint32_t every)

@@ -116,6 +116,31 @@ static int counters__no_room(struct pmu_counters *c)
 	return 0;
 }
 
+/* The lean read's plan (struct pmu_counters.plan), or none: every group
+ * must be read from user space and fill out[] entirely. */
+static void counters__plan(struct pmu_counters *c)
+{
+	const struct pmu_evlist *el = c->el;
+	int n = 0;
+
+	c->nplan = c->nplan_groups = 0;
+	if (el->ndropped || el->nderived || c->missing || el->ngroups == 0)
+		return;
+	for (int g = 0; g < el->ngroups; g++) {
+		const struct pmu_group *grp = &el->grp[g];
+
+		if (!c->user[g])
+			return;
+		for (int m = 0; m < grp->n; m++)
+			c->plan[n++] = (struct pmu_plan){ c->page[grp->idx[m]],
+							  grp->idx[m], m == 0 };
+	}
+	if (n != el->nevents)
+		return;
+	c->nplan_groups = el->ngroups;
+	c->nplan = n;
+}
+
 int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
 {
 	int opened = 0;
@@ -142,6 +167,7 @@ int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el)
 			c->reason = pmu_errno__reason(-rc);
 		c->missing |= counters__group_bits(grp);
 	}
+	counters__plan(c);
 	return opened;
 }
 
@@ -164,11 +190,16 @@ static void counters__lose_group(struct pmu_counters *c,
 {
 	__atomic_or_fetch(&c->missing, counters__group_bits(grp), __ATOMIC_RELAXED);
 	__atomic_store_n(&c->reason, why, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->nplan, 0, __ATOMIC_RELAXED); /* out[] is not all read */
 }
 
 /* One read() of group g into out[]; false when it failed (then the
- * group's events read as zeros and are missing from now on). */
-static bool counters__read_syscall(struct pmu_counters *c, int g, struct count *out)
+ * group's events read as zeros and are missing from now on).  check: a
+ * descriptor was revoked since the last read found all intact, so the
+ * members' ownership is checked again before the read (always for a
+ * group read from user space, whose descriptors are not checked then). */
+static bool counters__read_syscall(struct pmu_counters *c, int g, struct count *out,
+				   bool check)
 {
 	const struct pmu_group *grp = &c->el->grp[g];
 	/* nr, time_enabled, time_running, then {value, id} per member */
@@ -177,13 +208,16 @@ static bool counters__read_syscall(struct pmu_counters *c, int g, struct count *
 	ssize_t want = (ssize_t)((3 + 2 * grp->n) * sizeof(uint64_t));
 	ssize_t got;
 
-	if (fd >= 0 && !counters__group_intact(c, grp)) {
+	if (unlikely(__atomic_load_n(&c->revoked, __ATOMIC_RELAXED) & (1ull << g)))
+		fd = -1;
+	else if (unlikely(check || c->user[g]) && fd >= 0 && !counters__group_intact(c, grp)) {
 		/* Closed by the program: the number may be its file now. */
+		__atomic_or_fetch(&c->revoked, 1ull << g, __ATOMIC_RELAXED);
 		counters__lose_group(c, grp, revoked_reason);
 		fd = -1;
 	}
 	got = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
-	if (got != want || buf[0] != (uint64_t)grp->n) {
+	if (unlikely(got != want || buf[0] != (uint64_t)grp->n)) {
 		for (int m = 0; m < grp->n; m++)
 			memset(&out[grp->idx[m]], 0, sizeof(struct count));
 		if (fd < 0)
@@ -212,11 +246,11 @@ static bool counters__read_user(struct pmu_counters *c, int g, struct count *out
 	const struct pmu_group *grp = &c->el->grp[g];
 	struct count *lead = &out[grp->idx[0]];
 
-	if (!pmu_userread__read(c->page[grp->idx[0]], lead, true))
+	if (!pmu_userread__read(c->page[grp->idx[0]], lead, true, NULL))
 		return false;
 	for (int m = 1; m < grp->n; m++) {
 		struct count *o = &out[grp->idx[m]];
-		if (!pmu_userread__read(c->page[grp->idx[m]], o, false))
+		if (!pmu_userread__read(c->page[grp->idx[m]], o, false, NULL))
 			return false;
 		o->enabled = lead->enabled;
 		o->running = lead->running;
@@ -225,20 +259,54 @@ static bool counters__read_user(struct pmu_counters *c, int g, struct count *out
 	return true;
 }
 
+/* The plan's read: one pass over the pages, a leader's times handed to
+ * its members; false when some event is not on a counter right now (then
+ * the general read does the whole read again). */
+static bool counters__read_plan(struct pmu_counters *c, struct count *out, int n,
+				uint64_t *clock)
+{
+	uint64_t enabled = 0, running = 0;
+
+	for (int k = 0; k < n; k++) {
+		const struct pmu_plan *p = &c->plan[k];
+		struct count *o = &out[p->ev];
+
+		if (p->lead) {
+			/* The first leader's instant is the reading's. */
+			if (!pmu_userread__read(p->page, o, true, k ? NULL : clock))
+				return false;
+			enabled = o->enabled;
+			running = o->running;
+			continue;
+		}
+		if (!pmu_userread__read(p->page, o, false, NULL))
+			return false;
+		o->enabled = enabled;
+		o->running = running;
+	}
+	hs_atomic__add(&c->user_reads, (uint64_t)c->nplan_groups);
+	return true;
+}
+
 static int counters__read(struct pmu_counters *c, struct count *out, bool self)
 {
 	const struct pmu_evlist *el = c->el;
+	uint64_t gen = pmu_fdtab__generation();
+	bool check = gen != __atomic_load_n(&c->fdgen, __ATOMIC_RELAXED);
 	int rc = 0;
 
 	/* Dropped events belong to no group: give them defined zeros. */
-	if (el->ndropped)
+	if (unlikely(el->ndropped))
 		memset(out, 0, (size_t)el->nevents * sizeof(*out));
 	for (int g = 0; g < el->ngroups; g++) {
 		if (self && c->user[g] && counters__read_user(c, g, out))
 			continue;
-		if (!counters__read_syscall(c, g, out))
+		if (!counters__read_syscall(c, g, out, check))
 			rc = -1;
 	}
+	/* Every group checked at gen: not again until a revocation. */
+	if (unlikely(check))
+		__atomic_store_n(&c->fdgen, gen, __ATOMIC_RELAXED);
 	/* After the groups, once: a read with no derived clock pays one test
 	 * (a failed group read its leader as zeros, so its clocks too). */
 	if (unlikely(el->nderived))
@@ -248,13 +316,20 @@ static int counters__read(struct pmu_counters *c, struct count *out, bool self)
 	return rc;
 }
 
-int pmu_counters__read(struct pmu_counters *c, struct count *out)
+int pmu_counters__read_at(struct pmu_counters *c, struct count *out, uint64_t *clock)
 {
-	int rc;
+	/* Another thread's read_other may drop the plan (counters__lose_group). */
+	int rc, n = __atomic_load_n(&c->nplan, __ATOMIC_RELAXED);
 
+	*clock = 0;
 	c->reading = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rc = counters__read(c, out, true);
+	if (likely(n) && counters__read_plan(c, out, n, clock))
+		rc = 0;
+	else {
+		*clock = 0;
+		rc = counters__read(c, out, true);
+	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	c->reading = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -269,6 +344,18 @@ int pmu_counters__read(struct pmu_counters *c, struct count *out)
 	return rc;
 }
 
+uint64_t pmu_counters__clock(const struct pmu_counters *c)
+{
+	return pmu_counters__planned(c) ? pmu_userread__clock(c->plan[0].page) : 0;
+}
+
+int pmu_counters__read(struct pmu_counters *c, struct count *out)
+{
+	uint64_t clock;
+
+	return pmu_counters__read_at(c, out, &clock);
+}
+
 int pmu_counters__read_other(struct pmu_counters *c, struct count *out)
 {
 	return counters__read(c, out, false);
@@ -280,6 +367,7 @@ void pmu_counters__forget_pages(struct pmu_counters *c)
 {
 	memset(c->page, 0, sizeof(c->page));
 	memset(c->user, 0, sizeof(c->user));
+	__atomic_store_n(&c->nplan, 0, __ATOMIC_RELAXED);
 }
 
 /* A thread's descriptors usually sit side by side (fdspace.c hands out the
@@ -290,6 +378,7 @@ void pmu_counters__close(struct pmu_counters *c)
 {
 	int mine[PMU_MAX_EVENTS], n = 0, lo = INT_MAX, hi = -1;
 
+	__atomic_store_n(&c->nplan, 0, __ATOMIC_RELAXED);
 	for (int g = 0; c->el && g < c->el->ngroups; g++)
 		counters__unmap_group(c, g);
 	for (int i = 0; i < PMU_MAX_EVENTS; i++) {

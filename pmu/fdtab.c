@@ -26,6 +26,10 @@
 #define MAX_FDS (1u << 30) /* the kernel's ceiling for nr_open */
 #define NPAGES (MAX_FDS / PAGE_SIZE_FDS)
 
+/* Bumped by every revocation: a reader that checked its descriptors at
+ * generation g need not check them again while it is still g. */
+uint64_t pmu_fdtab__gen = 1;
+
 static uint8_t first_page[PAGE_SIZE_FDS];
 static uint8_t *pages[NPAGES] = { first_page };
 
@@ -78,13 +82,17 @@ bool pmu_fdtab__revoke(int fd)
 {
 	uint8_t *s = fdtab__slot(fd, false);
 
-	return s && __atomic_exchange_n(s, 0, __ATOMIC_RELAXED) != 0;
+	if (!s || __atomic_exchange_n(s, 0, __ATOMIC_RELAXED) == 0)
+		return false;
+	__atomic_fetch_add(&pmu_fdtab__gen, 1, __ATOMIC_RELEASE);
+	return true;
 }
 
 /* Only the pages that exist: closefrom(3) costs one pass over the numbers
  * of the pages in use, not over 2^30. */
 void pmu_fdtab__revoke_range(unsigned int first, unsigned int last)
 {
+	__atomic_fetch_add(&pmu_fdtab__gen, 1, __ATOMIC_RELEASE);
 	if (last >= MAX_FDS)
 		last = MAX_FDS - 1;
 	for (unsigned int p = first >> PAGE_BITS; first <= last && p < NPAGES; p++) {

@@ -35,6 +35,13 @@ bool pmu_fdspace__make_room(void);
 /* fdtab.c: whether fd is in the table at all; numbers beyond it are not
  * tracked, so their ownership cannot be checked. */
 bool pmu_fdtab__tracked(int fd);
+/* The revocation count (fdtab.c): unchanged since a check, no descriptor
+ * checked then was revoked since. */
+extern uint64_t pmu_fdtab__gen;
+static inline uint64_t pmu_fdtab__generation(void)
+{
+	return __atomic_load_n(&pmu_fdtab__gen, __ATOMIC_ACQUIRE);
+}
 
 /* userread.c: counters read from user space through the mmap page. */
 bool pmu_userread__supported(void);

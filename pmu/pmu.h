@@ -148,6 +148,9 @@ struct pmu_counters {
 	uint64_t user_reads;        /* group reads done in user space (atomic)   */
 	uint64_t syscall_reads;     /* group reads done with read() (atomic)     */
 	uint64_t missing;           /* bit i: OK event i not counted here        */
+	uint64_t revoked;           /* bit g: group g's descriptors closed by the
+				     * program: never read again (atomic)      */
+	uint64_t fdgen;             /* pmu_fdtab__gen when last all intact       */
 	int err;                    /* errno of the first failure, or 0          */
 	const char *reason;         /* static text for missing events, or NULL   */
 	/* A read of all groups by the owner is one snapshot for the caller
@@ -159,6 +162,17 @@ struct pmu_counters {
 	volatile int reading, deferred;
 	void (*defer_fn)(void *arg);
 	void *defer_arg;
+	/* The owner's lean read (counters__plan): when every group is read
+	 * from user space and out[] holds nothing else (no dropped, derived
+	 * or missing event), each page in group order with its event index
+	 * and whether it leads its group; nplan 0 otherwise.  One loop, no
+	 * per-group lookups: the region hot path. */
+	int nplan, nplan_groups;
+	struct pmu_plan {
+		const void *page;
+		int ev;
+		bool lead;
+	} plan[PMU_MAX_EVENTS];
 };
 int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el);
 /* One read() per group.  out[] is indexed by event index (nevents
@@ -166,6 +180,19 @@ int pmu_counters__open(struct pmu_counters *c, const struct pmu_evlist *el);
  * all-zero.  A group whose descriptor the program closed becomes missing.
  * Returns 0, or -1 with errno when a read failed. */
 int pmu_counters__read(struct pmu_counters *c, struct count *out);
+/* The same, and the instant of the reading on the perf clock (the kernel's
+ * sched_clock, in ns) in *clock when the counters were read from user
+ * space through their plan, else 0: the region path's wall time then
+ * comes with the counts, not from a clock read of its own. */
+int pmu_counters__read_at(struct pmu_counters *c, struct count *out, uint64_t *clock);
+/* The perf clock now from the planned pages, as read_at gives it; 0 when
+ * reads are not planned or the pages do not give it. */
+uint64_t pmu_counters__clock(const struct pmu_counters *c);
+/* Whether reads are planned (pmu_counters__read_at may give a clock). */
+static inline bool pmu_counters__planned(const struct pmu_counters *c)
+{
+	return __atomic_load_n(&c->nplan, __ATOMIC_RELAXED) != 0;
+}
 /* The same from a thread other than the owner: read() only, since the
  * hardware counters hold the calling thread's counts. */
 int pmu_counters__read_other(struct pmu_counters *c, struct count *out);

@@ -11,7 +11,7 @@
 
 #if defined(__x86_64__)
 
-static inline uint64_t hw__counter(uint32_t idx)
+static inline __attribute__((always_inline)) uint64_t hw__counter(uint32_t idx)
 {
 	uint32_t lo, hi;
 
@@ -21,7 +21,7 @@ static inline uint64_t hw__counter(uint32_t idx)
 	return (uint64_t)hi << 32 | lo;
 }
 
-static inline uint64_t hw__clock(void)
+static inline __attribute__((always_inline)) uint64_t hw__clock(void)
 {
 	uint32_t lo, hi;
 
@@ -39,7 +39,7 @@ static inline uint64_t hw__clock(void)
 	case n + 1:                                                       \
 		__asm__ volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); \
 		break
-static inline uint64_t hw__counter(uint32_t idx)
+static inline __attribute__((always_inline)) uint64_t hw__counter(uint32_t idx)
 {
 	uint64_t v = 0;
 
@@ -85,7 +85,7 @@ static inline uint64_t hw__counter(uint32_t idx)
 }
 #undef EVCNTR
 
-static inline uint64_t hw__clock(void)
+static inline __attribute__((always_inline)) uint64_t hw__clock(void)
 {
 	uint64_t v;
 
@@ -103,11 +103,14 @@ static inline uint64_t hw__clock(void)
 /* capabilities bits (the uapi bitfield, read once as a word). */
 #define USERREAD_CAP_RDPMC (1ull << 2)
 #define USERREAD_CAP_TIME (1ull << 3)
+#define USERREAD_CAP_TIME_ZERO (1ull << 4)
 #define USERREAD_CAP_TIME_SHORT (1ull << 5)
 
-/* ns since the page's last update: the kernel's cyc -> ns conversion. */
-static inline uint64_t page__time_delta(const volatile struct perf_event_mmap_page *pc,
-					uint64_t caps)
+/* The clock counter now in ns, the kernel's cyc -> ns conversion: plus
+ * time_offset, the time since the page's last update; plus time_zero,
+ * the perf clock (the kernel's sched_clock, the base of perf timestamps). */
+static inline uint64_t page__time_ns(const volatile struct perf_event_mmap_page *pc,
+				     uint64_t caps)
 {
 	uint64_t cyc = hw__clock(), quot, rem;
 	uint16_t shift = pc->time_shift;
@@ -117,20 +120,46 @@ static inline uint64_t page__time_delta(const volatile struct perf_event_mmap_pa
 		cyc = pc->time_cycles + ((cyc - pc->time_cycles) & pc->time_mask);
 	quot = cyc >> shift;
 	rem = cyc & (((uint64_t)1 << shift) - 1);
-	return pc->time_offset + quot * mult + ((rem * mult) >> shift);
+	return quot * mult + ((rem * mult) >> shift);
 }
 #endif
 
-/* Reads one event into out->value; with times also out->enabled and
- * out->running, extended to now.  False when the event is not on a
- * counter (software event, multiplexed out) or user access is off: then
- * only read() knows. */
-static inline __attribute__((always_inline)) bool
-pmu_userread__read(const void *page, struct count *out, bool times)
+/* The perf clock now (ns), from the page's conversion of the clock
+ * counter; 0 when the page does not give it. */
+static inline uint64_t pmu_userread__clock(const void *page)
 {
 #if HW_USER_READ
 	const volatile struct perf_event_mmap_page *pc = page;
-	uint64_t caps, enabled = 0, running = 0, pmc;
+	uint64_t caps, now;
+	uint32_t seq;
+
+	do {
+		seq = pc->lock;
+		__asm__ volatile("" ::: "memory");
+		caps = pc->capabilities;
+		if (!(caps & USERREAD_CAP_TIME_ZERO))
+			return 0;
+		now = pc->time_zero + page__time_ns(pc, caps);
+		__asm__ volatile("" ::: "memory");
+	} while (pc->lock != seq);
+	return now;
+#else
+	(void)page;
+	return 0;
+#endif
+}
+
+/* Reads one event into out->value; with times also out->enabled and
+ * out->running, extended to now, and (clock not NULL) the perf clock of
+ * that instant in *clock, 0 when the page does not give it.  False when
+ * the event is not on a counter (software event, multiplexed out) or user
+ * access is off: then only read() knows. */
+static inline __attribute__((always_inline)) bool
+pmu_userread__read(const void *page, struct count *out, bool times, uint64_t *clock)
+{
+#if HW_USER_READ
+	const volatile struct perf_event_mmap_page *pc = page;
+	uint64_t caps, enabled = 0, running = 0, pmc, now = 0;
 	uint32_t seq, idx;
 	unsigned int width;
 
@@ -145,7 +174,10 @@ pmu_userread__read(const void *page, struct count *out, bool times)
 			uint64_t d;
 			if (!(caps & USERREAD_CAP_TIME))
 				return false;
-			d = page__time_delta(pc, caps);
+			d = page__time_ns(pc, caps);
+			if (clock)
+				now = caps & USERREAD_CAP_TIME_ZERO ? pc->time_zero + d : 0;
+			d += pc->time_offset;
 			enabled = pc->time_enabled + d;
 			running = pc->time_running + d;
 		}
@@ -161,12 +193,15 @@ pmu_userread__read(const void *page, struct count *out, bool times)
 	if (times) {
 		out->enabled = enabled;
 		out->running = running;
+		if (clock)
+			*clock = now;
 	}
 	return true;
 #else
 	(void)page;
 	(void)out;
 	(void)times;
+	(void)clock;
 	return false;
 #endif
 }

@@ -46,7 +46,14 @@ struct hs_thread {
 	struct count *store;      /* cap x 2 x nev readings for the frames */
 	struct count *now;        /* scratch reading [nev]               */
 	uint64_t wnow;            /* monotonic ns beside that reading    */
+	/* Wall time from the readings themselves (pmu_counters__read_at):
+	 * their perf clock + woff is CLOCK_MONOTONIC (thread.c). */
+	bool clocked;
+	uint64_t woff;
 	int main_ev;              /* event of the per-call stats, or -1   */
+	/* hs_proc.timed, copied at start: the hot path reads it per frame. */
+	int ntimed;
+	int timed[PMU_MAX_EVENTS];
 	struct agg_region **byid; /* records by process-wide region id  */
 	int nids;                 /* entries in byid                      */
 	uint64_t rng;             /* HPCSHIM_REGION_SAMPLE's picks (xorshift) */

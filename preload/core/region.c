@@ -59,7 +59,8 @@ frame__sample_sq(const struct hs_thread *t, const struct hs_frame *f, uint64_t w
  * values for every event, enabled/running only for the events that carry
  * their group's times (hs_proc.timed; a member's are its leader's, the
  * view fills them in). */
-static void frame__close(struct hs_thread *t, int i, bool now_ok)
+static inline __attribute__((always_inline)) void
+frame__close_inline(struct hs_thread *t, int i, bool now_ok)
 {
 	struct hs_frame *f = &t->frames[i];
 	struct agg_region *r = f->region;
@@ -94,8 +95,8 @@ static void frame__close(struct hs_thread *t, int i, bool now_ok)
 		if (parent)
 			parent[e].value += d;
 	}
-	for (int k = 0; k < hs_proc.ntimed; k++) {
-		int e = hs_proc.timed[k];
+	for (int k = 0; k < t->ntimed; k++) {
+		int e = t->timed[k];
 		uint64_t de = now[e].enabled - st[e].enabled;
 		uint64_t dr = now[e].running - st[e].running;
 
@@ -122,6 +123,12 @@ static void frame__close(struct hs_thread *t, int i, bool now_ok)
 		agg_trace__add(t->agg->trace, r, f->wstart, t->wnow, i,
 			       t->main_ev >= 0 ? &t->now[t->main_ev] : NULL,
 			       t->main_ev >= 0 ? &f->start[t->main_ev] : NULL);
+}
+
+/* The same, out of line: for every caller but END's common case. */
+static __attribute__((noinline)) void frame__close(struct hs_thread *t, int i, bool now_ok)
+{
+	frame__close_inline(t, i, now_ok);
 }
 
 void hs_region__close_all(struct hs_thread *t, bool now_ok)
@@ -166,6 +173,20 @@ static bool thread__read(struct hs_thread *t, struct count *out)
 	return false;
 }
 
+/* The same with the reading's wall time in *wall: its own instant when the
+ * read gives one (t->clocked), else a monotonic clock read after it. */
+static inline __attribute__((always_inline)) bool
+thread__read_at(struct hs_thread *t, struct count *out, uint64_t *wall)
+{
+	uint64_t clock;
+	bool ok = pmu_counters__read_at(&t->ctr, out, &clock) == 0;
+
+	if (unlikely(!ok))
+		hs_atomic__add(&t->agg->warn.read_errors, 1);
+	*wall = likely(clock && t->clocked) ? clock + t->woff : hs_clock__monotonic();
+	return ok;
+}
+
 /* Frames of wrapped calls that a longjmp or an exception left: their
  * stack position is below sp, the caller's now, so the call's frame is
  * gone.  Wrapped frames lie above older ones at higher positions; frames
@@ -186,9 +207,8 @@ static void region__unwind(struct hs_thread *t, uintptr_t sp)
 	}
 	if (likely(k < 0))
 		return;
-	bool ok = thread__read(t, t->now);
+	bool ok = thread__read_at(t, t->now, &t->wnow);
 
-	t->wnow = hs_clock__monotonic();
 	hs_atomic__add(&t->agg->warn.auto_closed, (uint64_t)(t->depth - k));
 	hs_seq__write_begin(&t->agg->seq);
 	while (t->depth > k)
@@ -250,6 +270,36 @@ static bool sample__take(struct hs_thread *t, struct agg_region *r)
 	return take;
 }
 
+/* Opens a measured frame for r on top of the stack (room checked by the
+ * caller); the readings come last (the clock, then the counters) so that
+ * the bookkeeping falls outside the measured intervals. */
+static inline __attribute__((always_inline)) void
+frame__open(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
+{
+	struct hs_frame *f = &t->frames[t->depth];
+	struct count *ch = f->child;
+
+	f->region = r;
+	f->sp = sp;
+	t->nsp += sp != 0;
+	f->skip = false;
+	r->open++;
+	for (int e = 0; e < t->nev; e++) /* only what frame__close adds to */
+		ch[e].value = 0;
+	for (int k = 0; k < t->ntimed; k++) {
+		ch[t->timed[k]].enabled = 0;
+		ch[t->timed[k]].running = 0;
+	}
+	f->wchild = 0;
+	t->depth++;
+	if (likely(t->clocked)) { /* the wall time comes with the reading */
+		f->valid = thread__read_at(t, f->start, &f->wstart);
+		return;
+	}
+	f->wstart = hs_clock__monotonic();
+	f->valid = thread__read(t, f->start);
+}
+
 /* Pushes a frame for r; the readings come last (the clock, then the
  * counters) so that the bookkeeping falls outside the measured intervals. */
 static void frame__push(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
@@ -260,25 +310,16 @@ static void frame__push(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 		t->skipped++;
 		return;
 	}
-	f->region = r;
-	f->sp = sp;
-	t->nsp += sp != 0;
-	f->skip = unlikely(r->every > 1) && !sample__take(t, r);
-	if (f->skip) { /* no reading: the cost sampling saves */
+	if (unlikely(r->every > 1) && !sample__take(t, r)) {
+		/* No reading: the cost sampling saves. */
+		f->region = r;
+		f->sp = sp;
+		t->nsp += sp != 0;
+		f->skip = true;
 		t->depth++;
 		return;
 	}
-	r->open++;
-	for (int e = 0; e < t->nev; e++) /* only what frame__close adds to */
-		f->child[e].value = 0;
-	for (int k = 0; k < hs_proc.ntimed; k++) {
-		f->child[hs_proc.timed[k]].enabled = 0;
-		f->child[hs_proc.timed[k]].running = 0;
-	}
-	f->wchild = 0;
-	t->depth++;
-	f->wstart = hs_clock__monotonic();
-	f->valid = thread__read(t, f->start);
+	frame__open(t, r, sp);
 }
 
 /* The thread's state when an END can be matched; NULL when not counted or
@@ -314,8 +355,7 @@ static void end__close(struct hs_thread *t, int k)
 		hs_seq__write_end(&t->agg->seq);
 		return;
 	}
-	ok = thread__read(t, t->now);
-	t->wnow = hs_clock__monotonic();
+	ok = thread__read_at(t, t->now, &t->wnow);
 	if (unlikely(k != t->depth - 1))
 		hs_atomic__add(&t->agg->warn.auto_closed, (uint64_t)(t->depth - 1 - k));
 	/* A flush may be copying the records (core/flush.c). */
@@ -396,48 +436,65 @@ static struct agg_region *thread__by_id(struct hs_thread *t, int id,
 	return t->byid[id] = thread__region(t, name);
 }
 
-HPCSHIM_API void hpcshim_site_begin(struct hpcshim_site *site, const char *name)
-{
-	struct hs_thread *t;
-	int id;
+/* ---- the common case, in one pass ------------------------------------
+ *
+ * A BEGIN whose thread is counted, has room for a frame, has no frame of a
+ * wrapped call open (no longjmp repair to look for) and has looked up its
+ * OpenMP number, at a resolved site whose region this thread has a record
+ * of and does not sample; an END of the top frame under the same
+ * conditions.  Everything else takes the general path below, which
+ * handles it the same way, only with more tests. */
 
-	if (unlikely(!name)) {
-		hpcshim_region_begin(name);
-		return;
-	}
-	t = begin__thread(SP_HERE);
-	if (!t)
-		return;
-	id = site__id(site, name);
-	frame__push(t, id ? thread__by_id(t, id, name, true) : thread__region(t, name),
-		    0);
+/* The site's id when resolved for this name and within t's records. */
+static inline __attribute__((always_inline)) struct agg_region *
+site__record(const struct hs_thread *t, const struct hpcshim_site *site, const char *name)
+{
+	int id = __atomic_load_n(&site->id, __ATOMIC_ACQUIRE);
+
+	if (unlikely(id <= 0 || id >= t->nids ||
+		     __atomic_load_n(&site->name, __ATOMIC_RELAXED) != name))
+		return NULL;
+	return t->byid[id];
 }
 
-HPCSHIM_API void hpcshim_site_end(struct hpcshim_site *site, const char *name)
+static inline __attribute__((always_inline)) bool
+begin__fast(struct hpcshim_site *site, const char *name, uintptr_t sp)
 {
-	struct hs_thread *t;
+	struct hs_thread *t = hs_self;
 	struct agg_region *r;
-	int id, k;
 
-	if (unlikely(!name)) {
-		hpcshim_region_end(name);
-		return;
-	}
-	t = end__thread(SP_HERE);
-	if (!t)
-		return;
-	id = site__id(site, name);
-	/* No record yet: never begun on this thread. */
-	r = id ? thread__by_id(t, id, name, false) : agg_thread__find(t->agg, name);
-	for (k = t->depth - 1; k >= 0 && r; k--)
-		if (t->frames[k].region == r)
-			break;
-	end__close(t, r ? k : -1);
+	if (unlikely(!t || t->nsp || t->depth >= t->cap || !t->omp_checked))
+		return false;
+	r = site__record(t, site, name);
+	if (unlikely(!r || r->every > 1))
+		return false;
+	frame__open(t, r, sp);
+	return true;
 }
 
-/* ---- wrapped calls (preload/wrap/): a site, and a stack position ----- */
+/* sp: a wrapped call's own frame is the only one with a position. */
+static inline __attribute__((always_inline)) bool
+end__fast(struct hpcshim_site *site, const char *name, uintptr_t sp)
+{
+	struct hs_thread *t = hs_self;
+	const struct hs_frame *f;
+	bool ok;
 
-void hs_region__call_begin(struct hpcshim_site *site, const char *name, uintptr_t sp)
+	if (unlikely(!t || t->nsp != (sp != 0) || t->skipped || t->depth == 0))
+		return false;
+	f = &t->frames[t->depth - 1];
+	if (unlikely(f->sp != sp || f->skip || site__record(t, site, name) != f->region))
+		return false;
+	ok = thread__read_at(t, t->now, &t->wnow);
+	/* A flush may be copying the records (core/flush.c). */
+	hs_seq__write_begin(&t->agg->seq);
+	frame__close_inline(t, t->depth - 1, ok);
+	hs_seq__write_end(&t->agg->seq);
+	return true;
+}
+
+static __attribute__((noinline)) void site__begin(struct hpcshim_site *site,
+						  const char *name, uintptr_t sp)
 {
 	struct hs_thread *t = begin__thread(sp);
 	int id;
@@ -449,7 +506,8 @@ void hs_region__call_begin(struct hpcshim_site *site, const char *name, uintptr_
 		    sp);
 }
 
-void hs_region__call_end(struct hpcshim_site *site, const char *name, uintptr_t sp)
+static __attribute__((noinline)) void site__end(struct hpcshim_site *site,
+						const char *name, uintptr_t sp)
 {
 	struct hs_thread *t = end__thread(sp);
 	struct agg_region *r;
@@ -458,12 +516,48 @@ void hs_region__call_end(struct hpcshim_site *site, const char *name, uintptr_t 
 	if (!t)
 		return;
 	id = site__id(site, name);
+	/* No record yet: never begun on this thread. */
 	r = id ? thread__by_id(t, id, name, false) : agg_thread__find(t->agg, name);
-	/* Its own frame: the top one once the gone ones are closed. */
+	/* A wrapped call's frame is its own (the top one once the gone ones
+	 * are closed); an annotation's, the innermost of its region. */
 	for (k = t->depth - 1; k >= 0 && r; k--)
-		if (t->frames[k].region == r && t->frames[k].sp == sp)
+		if (t->frames[k].region == r && (!sp || t->frames[k].sp == sp))
 			break;
 	end__close(t, r ? k : -1);
+}
+
+HPCSHIM_API void hpcshim_site_begin(struct hpcshim_site *site, const char *name)
+{
+	if (unlikely(!name)) {
+		hpcshim_region_begin(name);
+		return;
+	}
+	if (!begin__fast(site, name, 0))
+		site__begin(site, name, 0);
+}
+
+HPCSHIM_API void hpcshim_site_end(struct hpcshim_site *site, const char *name)
+{
+	if (unlikely(!name)) {
+		hpcshim_region_end(name);
+		return;
+	}
+	if (!end__fast(site, name, 0))
+		site__end(site, name, 0);
+}
+
+/* ---- wrapped calls (preload/wrap/): a site, and a stack position ----- */
+
+void hs_region__call_begin(struct hpcshim_site *site, const char *name, uintptr_t sp)
+{
+	if (!begin__fast(site, name, sp))
+		site__begin(site, name, sp);
+}
+
+void hs_region__call_end(struct hpcshim_site *site, const char *name, uintptr_t sp)
+{
+	if (!end__fast(site, name, sp))
+		site__end(site, name, sp);
 }
 
 HPCSHIM_API int hpcshim_active(void)

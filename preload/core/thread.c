@@ -47,12 +47,34 @@ void hs_thread__sync_missing(struct hs_thread *t)
  * counted for the thread until now (since its clone or fork, through any
  * exec) is its "before start" bucket: taken last, right before the open,
  * so that the two add up to the thread's whole life. */
+/* With planned reads (user space) a region boundary's wall time is the
+ * instant of its reading on the perf clock, which the same clock counter
+ * read gives, so the hot path makes no clock read of its own.  The offset
+ * onto CLOCK_MONOTONIC is taken here, between two monotonic reads; the
+ * two clocks then differ by the monotonic clock's frequency correction
+ * (NTP's, parts per million) over the thread's life.  docs/internals.md,
+ * "Wall time". */
+static void thread__calibrate(struct hs_thread *t)
+{
+	uint64_t m0, m1, p;
+
+	t->clocked = false;
+	m0 = hs_clock__monotonic();
+	p = pmu_counters__clock(&t->ctr);
+	m1 = hs_clock__monotonic();
+	if (!p)
+		return;
+	t->woff = m0 + (m1 - m0) / 2 - p; /* modulo 2^64: may be "negative" */
+	t->clocked = true;
+}
+
 static void thread__open(struct hs_thread *t)
 {
 	t->agg->start_ns = hs_clock__realtime();
 	t->agg->start_mono = hs_clock__monotonic();
 	hs_taskstat__self(&t->agg->before);
 	pmu_counters__open(&t->ctr, &hs_proc.evlist);
+	thread__calibrate(t);
 	hs_thread__sync_missing(t);
 	if (t->ctr.missing)
 		hs_log(HS_LOG_DEBUG, "thread %d: some counters not opened: %s",
@@ -68,6 +90,8 @@ struct hs_thread *hs_thread__start(void)
 		return NULL;
 	t->nev = nev;
 	t->main_ev = hs_proc.main_ev;
+	t->ntimed = hs_proc.ntimed;
+	memcpy(t->timed, hs_proc.timed, sizeof(t->timed));
 	/* Any nonzero seed; threads differ by tid and start time. */
 	t->rng = ((uint64_t)gettid() * 0x9E3779B97F4A7C15ull) ^ hs_clock__monotonic();
 	t->rng |= 1;
