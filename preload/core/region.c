@@ -493,10 +493,13 @@ end__fast(struct hpcshim_site *site, const char *name, uintptr_t sp)
 	return true;
 }
 
+/* The general paths: sp is the frame's stack position (a wrapped call's,
+ * else 0), here the boundary's own (for frames a longjmp left). */
 static __attribute__((noinline)) void site__begin(struct hpcshim_site *site,
-						  const char *name, uintptr_t sp)
+						  const char *name, uintptr_t sp,
+						  uintptr_t here)
 {
-	struct hs_thread *t = begin__thread(sp);
+	struct hs_thread *t = begin__thread(here);
 	int id;
 
 	if (!t)
@@ -507,9 +510,10 @@ static __attribute__((noinline)) void site__begin(struct hpcshim_site *site,
 }
 
 static __attribute__((noinline)) void site__end(struct hpcshim_site *site,
-						const char *name, uintptr_t sp)
+						const char *name, uintptr_t sp,
+						uintptr_t here)
 {
-	struct hs_thread *t = end__thread(sp);
+	struct hs_thread *t = end__thread(here);
 	struct agg_region *r;
 	int id, k;
 
@@ -533,7 +537,7 @@ HPCSHIM_API void hpcshim_site_begin(struct hpcshim_site *site, const char *name)
 		return;
 	}
 	if (!begin__fast(site, name, 0))
-		site__begin(site, name, 0);
+		site__begin(site, name, 0, SP_HERE);
 }
 
 HPCSHIM_API void hpcshim_site_end(struct hpcshim_site *site, const char *name)
@@ -543,7 +547,7 @@ HPCSHIM_API void hpcshim_site_end(struct hpcshim_site *site, const char *name)
 		return;
 	}
 	if (!end__fast(site, name, 0))
-		site__end(site, name, 0);
+		site__end(site, name, 0, SP_HERE);
 }
 
 /* ---- wrapped calls (preload/wrap/): a site, and a stack position ----- */
@@ -551,13 +555,13 @@ HPCSHIM_API void hpcshim_site_end(struct hpcshim_site *site, const char *name)
 void hs_region__call_begin(struct hpcshim_site *site, const char *name, uintptr_t sp)
 {
 	if (!begin__fast(site, name, sp))
-		site__begin(site, name, sp);
+		site__begin(site, name, sp, sp);
 }
 
 void hs_region__call_end(struct hpcshim_site *site, const char *name, uintptr_t sp)
 {
 	if (!end__fast(site, name, sp))
-		site__end(site, name, sp);
+		site__end(site, name, sp, sp);
 }
 
 HPCSHIM_API int hpcshim_active(void)

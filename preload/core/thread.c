@@ -81,6 +81,26 @@ static void thread__open(struct hs_thread *t)
 		       t->agg->tid, t->ctr.reason);
 }
 
+/* A thread's region records are made at the first BEGIN of each name,
+ * often while an enclosing region is open (region.c): an allocation that
+ * reaches a fresh heap page would add that page fault to the enclosing
+ * region.  Touching the allocator's next pages now, outside any region,
+ * keeps the records of a thread's first names (some 50, about 300 bytes
+ * each) from faulting; past them a record may still fault once per page
+ * (docs/internals.md). */
+#define WARM_HEAP (16 * 1024)
+
+static void thread__warm_heap(void)
+{
+	volatile char *p = malloc(WARM_HEAP);
+
+	if (!p)
+		return;
+	for (size_t i = 0; i < WARM_HEAP; i += 1024)
+		p[i] = 0;
+	free((void *)p);
+}
+
 struct hs_thread *hs_thread__start(void)
 {
 	struct hs_thread *t = calloc(1, sizeof(*t));
@@ -101,6 +121,7 @@ struct hs_thread *hs_thread__start(void)
 	    agg_trace__attach(t->agg, hs_proc.cfg.trace) < 0)
 		goto fail_free;
 	thread__open(t);
+	thread__warm_heap();
 
 	pthread_mutex_lock(&hs_proc.lock);
 	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING) {

@@ -63,9 +63,11 @@ OVH_MT = 270  # 313 before session 6 (see OVH)
 # (586 before the preload/ restructure, with the same exports: +7 in this
 # one-time path, cause not pinned; the steady region path is unchanged).
 # Session 6: the first region's lazy binding differs by read method by
-# one instruction (the general path's clock test): 616 (user), 617 (read()).
-LAZY_SYS = 617
-LAZY = 616  # 543 with the flush thread lazy (a multi-threaded process binds more lazily before its first region); 579 before session 4's merge; 610 on main before issue 18 (603 stated, stale); 596 with
+# one instruction (the general path's clock test): 616 (user), 617 (read());
+# then 575 and 576 with the heap warmed at thread start (thread.c: malloc
+# and free are bound before the first region).
+LAZY_SYS = 576
+LAZY = 575  # 543 with the flush thread lazy (a multi-threaded process binds more lazily before its first region); 579 before session 4's merge; 610 on main before issue 18 (603 stated, stale); 596 with
 # libpfm4 no longer linked (one object less in the lazy binding's scope);
 # 579 with the flush thread lazy (glibc's single-threaded paths in the
 # binding: no thread yet)
@@ -80,9 +82,10 @@ OVH_SITE_SYS = 357  # 439 before session 6; 365 with the flush thread lazy (see 
 # flush thread lazy since (see OVH_SYS)
 # A site's first call takes the general path (the fast one needs the
 # site resolved and the record made), which differs by read method in
-# session 6: 822 (user), 823 (read()).
-LAZY_SITE_SYS = 823
-LAZY_SITE = 822  # 770 before session 6; 744 with the flush thread lazy; 773 before session 4's merge; 765 before issue 18, 806 with its derived clocks (cause not
+# session 6: 822 (user), 823 (read()); 830 and 831 with the boundary's
+# own stack position passed down to the general path.
+LAZY_SITE_SYS = 831
+LAZY_SITE = 830  # 770 before session 6; 744 with the flush thread lazy; 773 before session 4's merge; 765 before issue 18, 806 with its derived clocks (cause not
 # pinned), 773 with the flush thread lazy; 732 before issue 13's exports
 # A whole begin+end pair (literal name, 4 hardware events in one group),
 # user-level instructions, over PAIR_K pairs: (pairs_on - pairs_off).
