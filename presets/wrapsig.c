@@ -415,7 +415,8 @@ static int parse__in(struct lex *L, const char *text, bool named,
 		return -1;
 	lex__accept(L, ";");
 	if (L->i != L->n)
-		return lex__fail(L, "unexpected '%s' after the prototype", lex__peek(L));
+		return lex__fail(L, "unexpected '%s' after the prototype",
+				 lex__peek(L));
 	return 0;
 }
 

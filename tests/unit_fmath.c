@@ -17,11 +17,23 @@ static int llround_bad(double x)
 
 int main(void)
 {
-	static const double edges[] = { 0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5,
-					0.49999999999999994, -0.49999999999999994,
-					4503599627370495.5, 4503599627370496.0,
-					9007199254740993.0, 4611686018427387904.0,
-					-4611686018427387904.0, 1e18, 123456789.5 };
+	static const double edges[] = { 0.0,
+					-0.0,
+					0.5,
+					-0.5,
+					1.5,
+					-1.5,
+					2.5,
+					-2.5,
+					0.49999999999999994,
+					-0.49999999999999994,
+					4503599627370495.5,
+					4503599627370496.0,
+					9007199254740993.0,
+					4611686018427387904.0,
+					-4611686018427387904.0,
+					1e18,
+					123456789.5 };
 	unsigned seed = 18;
 	int bad = 0, badmax = 0, badhyp = 0;
 
@@ -38,10 +50,11 @@ int main(void)
 		badmax += hs_fmax(x, y) != fmax(x, y);
 		badhyp += fabs(hs_hypot(x, y) - h) > nextafter(h, INFINITY) - h;
 	}
-	TAP_OK(bad == 0, "hs_llround == llround: halves, neighbours, 10^6 values (%d differ)",
+	TAP_OK(bad == 0,
+	       "hs_llround == llround: halves, neighbours, 10^6 values (%d differ)",
 	       bad);
-	TAP_OK(badmax == 0 && hs_fmax(NAN, 1.0) == 1.0 && hs_fmax(1.0, NAN) == 1.0 &&
-		       isnan(hs_fmax(NAN, NAN)),
+	TAP_OK(badmax == 0 && hs_fmax(NAN, 1.0) == 1.0 &&
+		       hs_fmax(1.0, NAN) == 1.0 && isnan(hs_fmax(NAN, NAN)),
 	       "hs_fmax == fmax, a NaN loses to a number (%d differ)", badmax);
 	TAP_OK(badhyp == 0 && hs_hypot(3, 4) == 5 && hs_hypot(0, 7) == 7,
 	       "hs_hypot within an ulp of hypot (%d beyond)", badhyp);

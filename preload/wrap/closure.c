@@ -51,7 +51,8 @@ static ffi_type *kind__ffi(enum wsig_kind k)
 	 * undefined upper half, harmless in a register but not in general,
 	 * so the width is the loaded MPI's. */
 	case WSIG_HANDLE:
-		return hs_wrap.handle_is_pointer ? hs_wrap_ffi.t_pointer : hs_wrap_ffi.t_sint32;
+		return hs_wrap.handle_is_pointer ? hs_wrap_ffi.t_pointer :
+						   hs_wrap_ffi.t_sint32;
 	default:
 		return NULL;
 	}
@@ -259,8 +260,9 @@ bool hs_wrap_closure__prepare(struct wrap_spec *s)
 		if (!(s->atypes[i] = type__ffi(s, &s->sig.arg[i], i)))
 			goto bad;
 	s->rtype = type__ffi(s, &s->sig.ret, WSIG_MAX_ARGS);
-	if (!s->rtype || hs_wrap_ffi.prep_cif(&s->cif, FFI_DEFAULT_ABI, (unsigned)s->sig.nargs,
-				      s->rtype, s->atypes) != FFI_OK)
+	if (!s->rtype ||
+	    hs_wrap_ffi.prep_cif(&s->cif, FFI_DEFAULT_ABI, (unsigned)s->sig.nargs,
+				 s->rtype, s->atypes) != FFI_OK)
 		goto bad;
 	return true;
 bad:
@@ -311,8 +313,9 @@ struct wrap_target *hs_wrap_closure__target(struct wrap_spec *s, void *orig)
 		s->path = WRAP_DIRECT;
 	}
 	tg->closure = hs_wrap_ffi.closure_alloc(sizeof(ffi_closure), &tg->code);
-	if (!tg->closure || hs_wrap_ffi.prep_closure_loc(tg->closure, &s->cif, closure__handler,
-						 tg, tg->code) != FFI_OK) {
+	if (!tg->closure ||
+	    hs_wrap_ffi.prep_closure_loc(tg->closure, &s->cif, closure__handler, tg,
+					 tg->code) != FFI_OK) {
 		if (tg->closure)
 			hs_wrap_ffi.closure_free(tg->closure);
 		free(tg);

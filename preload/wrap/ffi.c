@@ -25,7 +25,7 @@ static void ffi__load(void)
 
 	if (!sym || !(h = dlmopen(LM_ID_BASE, HS_FFI_SONAME, RTLD_NOW | RTLD_LOCAL)))
 		return;
-#define X(field, name)                                                          \
+#define X(field, name)                                                           \
 	if (!(hs_wrap_ffi.field = (__typeof__(hs_wrap_ffi.field))sym(h, #name))) \
 		return;
 	WRAP_FFI_NAMES(X)
