@@ -36,6 +36,7 @@
 
 #include <json-c/json.h>
 
+#include "common/fmath.h"
 #include "aggregate/drill.h"
 #include "aggregate/job.h"
 #include "aggregate/jobdoc.h"
@@ -842,7 +843,7 @@ static bool job__drill_rank(const struct agg_jobdoc *j, size_t k,
 		if (!tm)
 			continue;
 		if (is_number(se))
-			s->stderr_ = hypot(s->stderr_, json_object_get_double(se));
+			s->stderr_ = hs_hypot(s->stderr_, json_object_get_double(se));
 		else
 			*has_err = false;
 	}

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "common/fmath.h"
 #include "aggregate/mux.h"
 
 struct agg_rotation *agg_rotation__new(int nev, int ngroups)
@@ -146,7 +147,7 @@ void agg_mux__view(const struct agg_process *p, const struct agg_rotation *rot,
 	 * group ran all along: no switch inside the interval, no gap. */
 	if (ran > 1)
 		base = ref > base ? ref :
-				    base + (uint64_t)llround((double)base *
+				    base + (uint64_t)hs_llround((double)base *
 							     view__gap_fraction(rot));
 	for (int g = 0; g < p->mux->ngroups; g++) {
 		const struct agg_group *grp = &p->mux->grp[g];

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/fmath.h"
 #include "common/hash.h"
 #include "common/seqlock.h"
 #include "aggregate/metric.h"
@@ -243,7 +244,7 @@ static void value__estimate(struct agg_value *x, const struct agg_process *p,
 	}
 	x->state = AGG_VALUE_KNOWN;
 	/* A count that needed no scaling is printed exactly, even above 2^53. */
-	x->shown = x->partial ? (uint64_t)llround(x->est) : c->value;
+	x->shown = x->partial ? (uint64_t)hs_llround(x->est) : c->value;
 }
 
 /* value__estimate, then the standard error and the 95% interval. */
@@ -255,7 +256,7 @@ static void value__set(struct agg_value *x, const struct agg_process *p,
 		return;
 	x->has_se = true;
 	/* The events seen happened: the truth is at least raw. */
-	x->lo = fmax(x->est - 1.96 * x->se, (double)c->value);
+	x->lo = hs_fmax(x->est - 1.96 * x->se, (double)c->value);
 	x->hi = x->est + 1.96 * x->se;
 }
 
@@ -348,7 +349,7 @@ static void sum__finish(const struct agg_view *v, struct agg_sum_view *s)
 	for (int e = 0; e < p->nev; e++) {
 		const struct agg_sum *a = &s->ev[e];
 
-		s->ev[e].shown = (uint64_t)llround(a->st.sum);
+		s->ev[e].shown = (uint64_t)hs_llround(a->st.sum);
 		in[e] = a->st.sum;
 		why[e] = NULL;
 		if (!v->why)
@@ -517,7 +518,7 @@ static double sample__se(uint64_t C, uint64_t m, double s, const double *q)
 
 static uint64_t sample__scale(uint64_t x, double f)
 {
-	return (uint64_t)llround((double)x * f);
+	return (uint64_t)hs_llround((double)x * f);
 }
 
 /* A sampled region (sampling.md): its counts and wall times scaled by

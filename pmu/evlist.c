@@ -13,11 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/memclear.h"
 #include "pmu/internal.h"
 
 void pmu_evlist__init(struct pmu_evlist *el)
 {
-	memset(el, 0, sizeof(*el));
+	hs_mem__clear(el, sizeof(*el)); /* mostly untouched .bss */
 	el->paranoid = -99;
 }
 

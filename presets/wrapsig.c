@@ -404,45 +404,79 @@ done:
 	return 0;
 }
 
-int wsig__parse(const char *text, bool named, const struct wsig_typedefs *td,
-		struct wsig *out, char *err, size_t errlen)
+/* The lexer's 10 KiB come from the heap: in .tbss every thread the
+ * program starts would get (and clear) them, for a parser that runs a few
+ * times at start. */
+static int parse__in(struct lex *L, const char *text, bool named,
+		     const struct wsig_typedefs *td, struct wsig *out)
 {
-	static __thread struct lex L; /* 10 KiB: not on the caller's stack */
-
-	L.err = err;
-	L.errlen = errlen;
-	L.td = td;
-	if (lex__split(&L, text) < 0 || parse__proto(&L, named, out) < 0)
+	L->td = td;
+	if (lex__split(L, text) < 0 || parse__proto(L, named, out) < 0)
 		return -1;
-	lex__accept(&L, ";");
-	if (L.i != L.n)
-		return lex__fail(&L, "unexpected '%s' after the prototype",
-				 lex__peek(&L));
+	lex__accept(L, ";");
+	if (L->i != L->n)
+		return lex__fail(L, "unexpected '%s' after the prototype",
+				 lex__peek(L));
 	return 0;
 }
 
+static struct lex *lex__new(char *err, size_t errlen)
+{
+	struct lex *L = calloc(1, sizeof(*L));
+
+	if (!L)
+		snprintf(err, errlen, "out of memory");
+	else {
+		L->err = err;
+		L->errlen = errlen;
+	}
+	return L;
+}
+
+int wsig__parse(const char *text, bool named, const struct wsig_typedefs *td,
+		struct wsig *out, char *err, size_t errlen)
+{
+	struct lex *L = lex__new(err, errlen);
+	int rc;
+
+	if (!L)
+		return -1;
+	rc = parse__in(L, text, named, td, out);
+	free(L);
+	return rc;
+}
+
 /* "typedef TYPE NAME" */
+static int typedef__in(struct lex *L, const char *text, struct wsig_typedefs *td)
+{
+	struct wsig_type t;
+
+	L->td = td;
+	if (lex__split(L, text) < 0)
+		return -1;
+	L->i = 1; /* "typedef" */
+	if (parse__type(L, &t) < 0)
+		return -1;
+	if (!is_ident(lex__peek(L)) || L->i + 1 != L->n)
+		return lex__fail(L, "typedef: expected TYPE NAME");
+	if (td->n == (int)(sizeof(td->e) / sizeof(td->e[0])))
+		return lex__fail(L, "too many typedefs");
+	snprintf(td->e[td->n].name, sizeof(td->e[0].name), "%s", lex__peek(L));
+	td->e[td->n++].t = t;
+	return 0;
+}
+
 static int parse__typedef(const char *text, struct wsig_typedefs *td, char *err,
 			  size_t errlen)
 {
-	static __thread struct lex L;
-	struct wsig_type t;
+	struct lex *L = lex__new(err, errlen);
+	int rc;
 
-	L.err = err;
-	L.errlen = errlen;
-	L.td = td;
-	if (lex__split(&L, text) < 0)
+	if (!L)
 		return -1;
-	L.i = 1; /* "typedef" */
-	if (parse__type(&L, &t) < 0)
-		return -1;
-	if (!is_ident(lex__peek(&L)) || L.i + 1 != L.n)
-		return lex__fail(&L, "typedef: expected TYPE NAME");
-	if (td->n == (int)(sizeof(td->e) / sizeof(td->e[0])))
-		return lex__fail(&L, "too many typedefs");
-	snprintf(td->e[td->n].name, sizeof(td->e[0].name), "%s", lex__peek(&L));
-	td->e[td->n++].t = t;
-	return 0;
+	rc = typedef__in(L, text, td);
+	free(L);
+	return rc;
 }
 
 int wsig__load_file(const char *file, wsig_fn *fn, wsig_bad_fn *bad, void *ctx)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/memclear.h"
 #include "preload/config/config.h"
 #include "preload/base/log.h"
 #include "preload/config/varparse.h"
@@ -143,7 +144,7 @@ void hs_config__from_env(struct hs_config *cfg)
 {
 	const char *ev = getenv("HPCSHIM_EVENTS");
 
-	memset(cfg, 0, sizeof(*cfg));
+	hs_mem__clear(cfg, sizeof(*cfg)); /* mostly untouched .bss */
 	/* Events appended later (presets) belong to no user group. */
 	for (int i = 0; i < PMU_MAX_EVENTS; i++)
 		cfg->event_group[i] = -1;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/memclear.h"
 #include "preload/config/config.h"
 #include "preload/base/log.h"
 #include "preload/config/varparse.h"
@@ -206,7 +207,7 @@ void hs_mux_config__from_env(struct hs_mux_config *m)
 {
 	const char *pinned = getenv("HPCSHIM_MUX_PINNED");
 
-	memset(m, 0, sizeof(*m));
+	hs_mem__clear(m, sizeof(*m));
 	mux__mode(m, getenv("HPCSHIM_MUX"));
 	mux__slice(m, getenv("HPCSHIM_MUX_SLICE"));
 	mux__seed(m, getenv("HPCSHIM_MUX_SEED"));

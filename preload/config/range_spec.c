@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/memclear.h"
 #include "preload/base/log.h"
 #include "preload/config/varparse.h"
 #include "preload/config/range.h"
@@ -368,7 +369,7 @@ static void parse_var(const char *var, item_fn fn, struct hs_range_config *rc)
 
 void hs_range_config__from_env(struct hs_range_config *rc)
 {
-	memset(rc, 0, sizeof(*rc));
+	hs_mem__clear(rc, sizeof(*rc));
 	rc->privilege = privilege(getenv("HPCSHIM_PRIVILEGE"));
 	parse_var("HPCSHIM_RANGE", range__item, rc);
 	parse_var("HPCSHIM_RANGE_PERIOD", period__item, rc);

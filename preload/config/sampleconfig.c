@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/memclear.h"
 #include "preload/base/log.h"
 #include "preload/config/config.h"
 #include "preload/config/varparse.h"
@@ -66,7 +67,7 @@ static void sample__item(void *ctx, const char *item, size_t len)
 
 void hs_sample_config__from_env(struct hs_sample_config *sc, const char *v)
 {
-	memset(sc, 0, sizeof(*sc));
+	hs_mem__clear(sc, sizeof(*sc));
 	sc->every = 1;
 	hs_var__each_item(v, sample__item, sc);
 	if (sc->ignored)

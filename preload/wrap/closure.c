@@ -21,37 +21,38 @@ static ffi_type *kind__ffi(enum wsig_kind k)
 {
 	switch (k) {
 	case WSIG_VOID:
-		return &ffi_type_void;
+		return hs_wrap_ffi.t_void;
 	case WSIG_S8:
-		return &ffi_type_sint8;
+		return hs_wrap_ffi.t_sint8;
 	case WSIG_U8:
-		return &ffi_type_uint8;
+		return hs_wrap_ffi.t_uint8;
 	case WSIG_S16:
-		return &ffi_type_sint16;
+		return hs_wrap_ffi.t_sint16;
 	case WSIG_U16:
-		return &ffi_type_uint16;
+		return hs_wrap_ffi.t_uint16;
 	case WSIG_S32:
-		return &ffi_type_sint32;
+		return hs_wrap_ffi.t_sint32;
 	case WSIG_U32:
-		return &ffi_type_uint32;
+		return hs_wrap_ffi.t_uint32;
 	case WSIG_S64:
-		return &ffi_type_sint64;
+		return hs_wrap_ffi.t_sint64;
 	case WSIG_U64:
-		return &ffi_type_uint64;
+		return hs_wrap_ffi.t_uint64;
 	case WSIG_FLOAT:
-		return &ffi_type_float;
+		return hs_wrap_ffi.t_float;
 	case WSIG_DOUBLE:
-		return &ffi_type_double;
+		return hs_wrap_ffi.t_double;
 	case WSIG_LDOUBLE:
-		return &ffi_type_longdouble;
+		return hs_wrap_ffi.t_longdouble;
 	case WSIG_POINTER:
-		return &ffi_type_pointer;
+		return hs_wrap_ffi.t_pointer;
 	/* An MPI handle is an int in MPICH and a pointer in Open MPI: passing
 	 * an int as a pointer-sized value would forward the register's
 	 * undefined upper half, harmless in a register but not in general,
 	 * so the width is the loaded MPI's. */
 	case WSIG_HANDLE:
-		return hs_wrap.handle_is_pointer ? &ffi_type_pointer : &ffi_type_sint32;
+		return hs_wrap.handle_is_pointer ? hs_wrap_ffi.t_pointer :
+						   hs_wrap_ffi.t_sint32;
 	default:
 		return NULL;
 	}
@@ -246,6 +247,12 @@ static void direct__call(const struct wsig *sig, void *fn, void *ret, void **arg
 
 bool hs_wrap_closure__prepare(struct wrap_spec *s)
 {
+	if (!hs_wrap_ffi__load()) {
+		s->state = WS_REFUSED;
+		s->status = "refused: no libffi";
+		s->reason = "libffi (" HS_FFI_SONAME ") cannot be loaded";
+		return false;
+	}
 	s->path = hs_wrap_tramp__fits(&s->sig) ? WRAP_REGISTERS :
 		  direct__fits(&s->sig)        ? WRAP_DIRECT :
 						 WRAP_FFI_CALL;
@@ -253,8 +260,9 @@ bool hs_wrap_closure__prepare(struct wrap_spec *s)
 		if (!(s->atypes[i] = type__ffi(s, &s->sig.arg[i], i)))
 			goto bad;
 	s->rtype = type__ffi(s, &s->sig.ret, WSIG_MAX_ARGS);
-	if (!s->rtype || ffi_prep_cif(&s->cif, FFI_DEFAULT_ABI, (unsigned)s->sig.nargs,
-				      s->rtype, s->atypes) != FFI_OK)
+	if (!s->rtype ||
+	    hs_wrap_ffi.prep_cif(&s->cif, FFI_DEFAULT_ABI, (unsigned)s->sig.nargs,
+				 s->rtype, s->atypes) != FFI_OK)
 		goto bad;
 	return true;
 bad:
@@ -279,7 +287,7 @@ static void closure__handler(ffi_cif *cif, void *ret, void **args, void *data)
 	if (s->path != WRAP_FFI_CALL)
 		direct__call(&s->sig, tg->orig, ret, args);
 	else
-		ffi_call(cif, FFI_FN(tg->orig), ret, args);
+		hs_wrap_ffi.call(cif, FFI_FN(tg->orig), ret, args);
 	err = errno;
 	hs_region__call_end(&s->site, s->name, sp);
 	errno = err;
@@ -304,11 +312,12 @@ struct wrap_target *hs_wrap_closure__target(struct wrap_spec *s, void *orig)
 		 * signature fits it), and the spec says so. */
 		s->path = WRAP_DIRECT;
 	}
-	tg->closure = ffi_closure_alloc(sizeof(ffi_closure), &tg->code);
-	if (!tg->closure || ffi_prep_closure_loc(tg->closure, &s->cif, closure__handler,
-						 tg, tg->code) != FFI_OK) {
+	tg->closure = hs_wrap_ffi.closure_alloc(sizeof(ffi_closure), &tg->code);
+	if (!tg->closure ||
+	    hs_wrap_ffi.prep_closure_loc(tg->closure, &s->cif, closure__handler, tg,
+					 tg->code) != FFI_OK) {
 		if (tg->closure)
-			ffi_closure_free(tg->closure);
+			hs_wrap_ffi.closure_free(tg->closure);
 		free(tg);
 		return NULL;
 	}

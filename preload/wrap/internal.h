@@ -1,6 +1,7 @@
 /* internal.h - the pieces of the wrap feature and the state they share.
  *
  *   spec.c     HPCSHIM_WRAP -> specs with signatures (data/wrap/NAME.sig)
+ *   ffi.c      libffi, loaded when the first closure needs it
  *   closure.c  a libffi closure per (spec, original): the region handler
  *   tramp.c    the register trampoline: no libffi for register-only calls
  *   got.c      the GOT slots (PLT and GLOB_DAT) of every loaded object
@@ -79,6 +80,49 @@ extern struct wrap_state_all hs_wrap;
  * Returns the number of specs (0: nothing to do). */
 int hs_wrap_spec__load(const char *var, const char *path);
 struct wrap_spec *hs_wrap_spec__find(const char *name);
+
+/* configure.ac finds the soname of the libffi built against. */
+#ifndef HS_FFI_SONAME
+#define HS_FFI_SONAME "libffi.so"
+#endif
+
+/* ffi.c: libffi's functions and types, found when first needed.  A
+ * closure's code calls through this table, not libffi's own names. */
+#define WRAP_FFI_NAMES(X)                                                       \
+	X(prep_cif, ffi_prep_cif)                                               \
+	X(call, ffi_call)                                                       \
+	X(closure_alloc, ffi_closure_alloc)                                     \
+	X(closure_free, ffi_closure_free)                                       \
+	X(prep_closure_loc, ffi_prep_closure_loc)                               \
+	X(t_void, ffi_type_void)                                                \
+	X(t_sint8, ffi_type_sint8)                                              \
+	X(t_uint8, ffi_type_uint8)                                              \
+	X(t_sint16, ffi_type_sint16)                                            \
+	X(t_uint16, ffi_type_uint16)                                            \
+	X(t_sint32, ffi_type_sint32)                                            \
+	X(t_uint32, ffi_type_uint32)                                            \
+	X(t_sint64, ffi_type_sint64)                                            \
+	X(t_uint64, ffi_type_uint64)                                            \
+	X(t_float, ffi_type_float)                                              \
+	X(t_double, ffi_type_double)                                            \
+	X(t_longdouble, ffi_type_longdouble)                                    \
+	X(t_pointer, ffi_type_pointer)
+
+struct wrap_ffi {
+	__typeof__(ffi_prep_cif) *prep_cif;
+	__typeof__(ffi_call) *call;
+	__typeof__(ffi_closure_alloc) *closure_alloc;
+	__typeof__(ffi_closure_free) *closure_free;
+	__typeof__(ffi_prep_closure_loc) *prep_closure_loc;
+	ffi_type *t_void, *t_sint8, *t_uint8, *t_sint16, *t_uint16, *t_sint32,
+		*t_uint32, *t_sint64, *t_uint64, *t_float, *t_double, *t_longdouble,
+		*t_pointer;
+};
+
+extern struct wrap_ffi hs_wrap_ffi;
+
+/* Loads libffi once; false when it cannot be loaded. */
+bool hs_wrap_ffi__load(void);
 
 /* closure.c: prepares the spec's cif (false: refused, status set); the
  * target for orig (created on first sight), under hs_wrap.lock. */
