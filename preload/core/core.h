@@ -50,6 +50,7 @@ struct hs_thread {
 	 * their perf clock + woff is CLOCK_MONOTONIC (thread.c). */
 	bool clocked;
 	uint64_t woff;
+	uint64_t wcal; /* CLOCK_MONOTONIC when woff is due again */
 	int main_ev;              /* event of the per-call stats, or -1   */
 	/* hs_proc.timed, copied at start: the hot path reads it per frame. */
 	int ntimed;
@@ -184,6 +185,11 @@ struct hs_thread *hs_thread__start(void);
 void hs_thread__adopt(void);
 void hs_thread__stop(struct hs_thread *t);
 void hs_thread__sync_missing(struct hs_thread *t);
+/* Takes t's perf clock -> CLOCK_MONOTONIC offset (t->woff) when its reads
+ * give their instant, and sets t->clocked; again every HS_CALIBRATE_NS
+ * (region.c), so the clocks' drift stays below ppm x that. */
+#define HS_CALIBRATE_NS 1000000000ull
+void hs_thread__calibrate(struct hs_thread *t);
 /* In a fork()ed child: reopen t's counters for the child's thread, start a
  * fresh result and rebase the open regions on it. */
 int hs_thread__rebirth(struct hs_thread *t);

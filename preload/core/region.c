@@ -174,16 +174,24 @@ static bool thread__read(struct hs_thread *t, struct count *out)
 }
 
 /* The same with the reading's wall time in *wall: its own instant when the
- * read gives one (t->clocked), else a monotonic clock read after it. */
+ * read gives one (t->clocked), else a monotonic clock read after it.  At
+ * an END (end: after the reading, outside every counted interval) the
+ * clocks' offset is taken again once it is HS_CALIBRATE_NS old. */
 static inline __attribute__((always_inline)) bool
-thread__read_at(struct hs_thread *t, struct count *out, uint64_t *wall)
+thread__read_at(struct hs_thread *t, struct count *out, uint64_t *wall, bool end)
 {
 	uint64_t clock;
 	bool ok = pmu_counters__read_at(&t->ctr, out, &clock) == 0;
 
 	if (unlikely(!ok))
 		hs_atomic__add(&t->agg->warn.read_errors, 1);
-	*wall = likely(clock && t->clocked) ? clock + t->woff : hs_clock__monotonic();
+	if (unlikely(!clock || !t->clocked)) {
+		*wall = hs_clock__monotonic();
+		return ok;
+	}
+	*wall = clock + t->woff;
+	if (end && unlikely(*wall > t->wcal))
+		hs_thread__calibrate(t); /* the next reading's; this one's stands */
 	return ok;
 }
 
@@ -207,7 +215,7 @@ static void region__unwind(struct hs_thread *t, uintptr_t sp)
 	}
 	if (likely(k < 0))
 		return;
-	bool ok = thread__read_at(t, t->now, &t->wnow);
+	bool ok = thread__read_at(t, t->now, &t->wnow, true);
 
 	hs_atomic__add(&t->agg->warn.auto_closed, (uint64_t)(t->depth - k));
 	hs_seq__write_begin(&t->agg->seq);
@@ -293,7 +301,7 @@ frame__open(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 	f->wchild = 0;
 	t->depth++;
 	if (likely(t->clocked)) { /* the wall time comes with the reading */
-		f->valid = thread__read_at(t, f->start, &f->wstart);
+		f->valid = thread__read_at(t, f->start, &f->wstart, false);
 		return;
 	}
 	f->wstart = hs_clock__monotonic();
@@ -355,7 +363,7 @@ static void end__close(struct hs_thread *t, int k)
 		hs_seq__write_end(&t->agg->seq);
 		return;
 	}
-	ok = thread__read_at(t, t->now, &t->wnow);
+	ok = thread__read_at(t, t->now, &t->wnow, true);
 	if (unlikely(k != t->depth - 1))
 		hs_atomic__add(&t->agg->warn.auto_closed, (uint64_t)(t->depth - 1 - k));
 	/* A flush may be copying the records (core/flush.c). */
@@ -485,7 +493,7 @@ end__fast(struct hpcshim_site *site, const char *name, uintptr_t sp)
 	f = &t->frames[t->depth - 1];
 	if (unlikely(f->sp != sp || f->skip || site__record(t, site, name) != f->region))
 		return false;
-	ok = thread__read_at(t, t->now, &t->wnow);
+	ok = thread__read_at(t, t->now, &t->wnow, true);
 	/* A flush may be copying the records (core/flush.c). */
 	hs_seq__write_begin(&t->agg->seq);
 	frame__close_inline(t, t->depth - 1, ok);

@@ -52,9 +52,10 @@ void hs_thread__sync_missing(struct hs_thread *t)
  * read gives, so the hot path makes no clock read of its own.  The offset
  * onto CLOCK_MONOTONIC is taken here, between two monotonic reads; the
  * two clocks then differ by the monotonic clock's frequency correction
- * (NTP's, parts per million) over the thread's life.  docs/internals.md,
- * "Wall time". */
-static void thread__calibrate(struct hs_thread *t)
+ * (NTP's, parts per million) since the offset was taken, so the region
+ * path takes it again every HS_CALIBRATE_NS.  docs/internals.md, "Wall
+ * time". */
+void hs_thread__calibrate(struct hs_thread *t)
 {
 	uint64_t m0, m1, p;
 
@@ -65,6 +66,7 @@ static void thread__calibrate(struct hs_thread *t)
 	if (!p)
 		return;
 	t->woff = m0 + (m1 - m0) / 2 - p; /* modulo 2^64: may be "negative" */
+	t->wcal = m1 + HS_CALIBRATE_NS;
 	t->clocked = true;
 }
 
@@ -74,7 +76,7 @@ static void thread__open(struct hs_thread *t)
 	t->agg->start_mono = hs_clock__monotonic();
 	hs_taskstat__self(&t->agg->before);
 	pmu_counters__open(&t->ctr, &hs_proc.evlist);
-	thread__calibrate(t);
+	hs_thread__calibrate(t);
 	hs_thread__sync_missing(t);
 	if (t->ctr.missing)
 		hs_log(HS_LOG_DEBUG, "thread %d: some counters not opened: %s",

@@ -194,10 +194,14 @@ python3 "$here/check.py" cases >"$root/cases" || die "check.py cases failed"
 # programs were linked against), then the arm64 multiarch directories.
 libdirs="/usr/$host/lib /usr/lib/$host /lib/$host"
 needed() { $host-readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'; }
-# libpfm4 is loaded by the shim when a name needs it (pmu/pfm.c), not linked.
+# libpfm4 is loaded by the shim when a name needs it (pmu/pfm.c), libffi when
+# HPCSHIM_WRAP does (preload/wrap/ffi.c, by the soname configure found):
+# neither is linked.
+ffi_soname=$(sed -n 's/^hs_cv_ffi_soname=//p' "$src/config.log" | tail -1)
+[ -n "$ffi_soname" ] || die "configure found no libffi soname ($src/config.log)"
 needed_shim() {
 	needed "$1"
-	case "$1" in */libhpcshim.so) echo libpfm.so.4 ;; esac
+	case "$1" in */libhpcshim.so) echo libpfm.so.4 "$ffi_soname" ;; esac
 }
 todo="$root/bin/guest_loop $root/bin/guest_wrap $root/lib/libpmubedwrap.so $root/lib/libhpcshim.so"
 while [ -n "$todo" ]; do
