@@ -308,26 +308,32 @@ frame__open(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 	f->valid = thread__read(t, f->start);
 }
 
-/* Pushes a frame for r; the readings come last (the clock, then the
- * counters) so that the bookkeeping falls outside the measured intervals. */
-static void frame__push(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
+/* Opens a frame for r: measured, or (a sampled region's call not picked)
+ * counted only, with no reading: the cost sampling saves. */
+static inline __attribute__((always_inline)) void
+frame__begin(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 {
-	struct hs_frame *f = &t->frames[t->depth];
-
-	if (unlikely(!r)) { /* out of memory */
-		t->skipped++;
-		return;
-	}
 	if (unlikely(r->every > 1) && !sample__take(t, r)) {
-		/* No reading: the cost sampling saves. */
+		struct hs_frame *f = &t->frames[t->depth++];
+
 		f->region = r;
 		f->sp = sp;
 		t->nsp += sp != 0;
 		f->skip = true;
-		t->depth++;
 		return;
 	}
 	frame__open(t, r, sp);
+}
+
+/* The same for the general path, where r may be missing (out of memory:
+ * the BEGIN is skipped, and its END). */
+static void frame__push(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
+{
+	if (unlikely(!r)) { /* out of memory */
+		t->skipped++;
+		return;
+	}
+	frame__begin(t, r, sp);
 }
 
 /* The thread's state when an END can be matched; NULL when not counted or
@@ -449,7 +455,7 @@ static struct agg_region *thread__by_id(struct hs_thread *t, int id,
  * A BEGIN whose thread is counted, has room for a frame, has no frame of a
  * wrapped call open (no longjmp repair to look for) and has looked up its
  * OpenMP number, at a resolved site whose region this thread has a record
- * of and does not sample; an END of the top frame under the same
+ * of (sampled or not); an END of the top frame under the same
  * conditions.  Everything else takes the general path below, which
  * handles it the same way, only with more tests. */
 
@@ -474,9 +480,9 @@ begin__fast(struct hpcshim_site *site, const char *name, uintptr_t sp)
 	if (unlikely(!t || t->nsp || t->depth >= t->cap || !t->omp_checked))
 		return false;
 	r = site__record(t, site, name);
-	if (unlikely(!r || r->every > 1))
+	if (unlikely(!r))
 		return false;
-	frame__open(t, r, sp);
+	frame__begin(t, r, sp);
 	return true;
 }
 
@@ -491,8 +497,14 @@ end__fast(struct hpcshim_site *site, const char *name, uintptr_t sp)
 	if (unlikely(!t || t->nsp != (sp != 0) || t->skipped || t->depth == 0))
 		return false;
 	f = &t->frames[t->depth - 1];
-	if (unlikely(f->sp != sp || f->skip || site__record(t, site, name) != f->region))
+	if (unlikely(f->sp != sp || site__record(t, site, name) != f->region))
 		return false;
+	if (unlikely(f->skip)) { /* a sampled region's unmeasured call */
+		hs_seq__write_begin(&t->agg->seq);
+		frame__close(t, t->depth - 1, false);
+		hs_seq__write_end(&t->agg->seq);
+		return true;
+	}
 	ok = thread__read_at(t, t->now, &t->wnow, true);
 	/* A flush may be copying the records (core/flush.c). */
 	hs_seq__write_begin(&t->agg->seq);

@@ -85,9 +85,10 @@ OVH_SITE_SYS = 357  # 439 before session 6; 365 with the flush thread lazy (see 
 # site resolved and the record made), which differs by read method in
 # session 6: 822 (user), 823 (read()); 830 and 831 with the boundary's
 # own stack position passed down to the general path; 837 and 838 with
-# the recalibration test.
-LAZY_SITE_SYS = 838
-LAZY_SITE = 837  # 770 before session 6; 744 with the flush thread lazy; 773 before session 4's merge; 765 before issue 18, 806 with its derived clocks (cause not
+# the recalibration test; 835 and 836 with a sampled region's calls on
+# the one-pass path too.
+LAZY_SITE_SYS = 836
+LAZY_SITE = 835  # 770 before session 6; 744 with the flush thread lazy; 773 before session 4's merge; 765 before issue 18, 806 with its derived clocks (cause not
 # pinned), 773 with the flush thread lazy; 732 before issue 13's exports
 # A whole begin+end pair (literal name, 4 hardware events in one group),
 # user-level instructions, over PAIR_K pairs: (pairs_on - pairs_off).
@@ -123,12 +124,13 @@ LAZY_SITE = 837  # 770 before session 6; 744 with the flush thread lazy; 773 bef
 # (every > 1, an unmeasured frame, the squares): +19, 1251 and 1455.
 # Session 6, the lean hot path (see OVH): 917 and 1048 (-334, -407); then
 # +2 for END's test whether the clocks' offset is due again (user-space
-# reads; HS_CALIBRATE_NS): 919.
-PAIR_USER = 919005
-PAIR_SYS = 1047005  # measured 1047011-1047016 (read() varies by a few)
+# reads; HS_CALIBRATE_NS): 919; +1 with a sampled region's calls on the
+# one-pass path (its test moved there): 920 and 1048.
+PAIR_USER = 920005
+PAIR_SYS = 1048005  # measured 1048011-1048016 (read() varies by a few)
 # The same pair with one hardware event (instructions:u alone): 882, 901
 # with the sampling tests.
-PAIR1_USER = 613005  # 901 before session 6's lean hot path (611 before the recalibration test)
+PAIR1_USER = 614005  # 901 before session 6's lean hot path (611 before the recalibration test, 613 before the sampling test moved)
 # Issue 18's targets for these pairs (user-space reads, literal names):
 # printed beside the figures, with MISS when above.
 PAIR_TARGET = {4: 300, 1: 150}
