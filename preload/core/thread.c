@@ -89,7 +89,8 @@ static void thread__open(struct hs_thread *t)
  * region.  Touching the allocator's next pages now, outside any region,
  * keeps the records of a thread's first names (some 50, about 300 bytes
  * each) from faulting; past them a record may still fault once per page
- * (docs/internals.md). */
+ * (docs/internals.md).  Done before the thread's counters open, so these
+ * faults are nobody's. */
 #define WARM_HEAP (16 * 1024)
 
 static void thread__warm_heap(void)
@@ -122,8 +123,8 @@ struct hs_thread *hs_thread__start(void)
 	if (!t->now || !t->agg || hs_stack__reserve(t, FRAMES_INIT) < 0 ||
 	    agg_trace__attach(t->agg, hs_proc.cfg.trace) < 0)
 		goto fail_free;
+	thread__warm_heap(); /* before the counters open: not the thread's faults */
 	thread__open(t);
-	thread__warm_heap();
 
 	pthread_mutex_lock(&hs_proc.lock);
 	if (__atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING) {
