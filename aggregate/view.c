@@ -7,6 +7,7 @@
  * kernel's times, which under rotation are not the reported ones.
  */
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -562,9 +563,12 @@ static int view__sampled(struct agg_view *v, const struct agg_thread *t,
  * calls.  The exit path and the periodic flush read live threads' records
  * this way, one record at a time, into the record scratch.  A count that
  * stays odd (the writer is the thread that ends the process, stopped
- * inside an update by a fatal signal) is given up after COPY_TRIES
- * copies, and that thread's other records are copied once each. */
+ * inside an update by a fatal signal: odd and unchanged over COPY_TRIES
+ * copies and a yield) is given up, and that thread's other records are
+ * copied once each.  A live writer's count moves; its record is copied
+ * until a copy is consistent, at most COPY_ROUNDS x COPY_TRIES times. */
 #define COPY_TRIES 1000
+#define COPY_ROUNDS 64
 
 static const struct agg_region *view__copy(struct agg_view *v,
 					   const struct agg_thread *t,
@@ -584,6 +588,8 @@ static const struct agg_region *view__copy(struct agg_view *v,
 	/* A sampled region's sums of squares are not under the count: no
 	 * sampling error in a flush (NAN, docs/sampling.md). */
 	d->sq = t->records_seq ? NULL : r->sq;
+	uint32_t last = 0; /* even: no odd count seen yet */
+
 	for (int tries = 0;; tries++) {
 		uint32_t s = hs_seq__read_begin(seq);
 
@@ -600,9 +606,21 @@ static const struct agg_region *view__copy(struct agg_view *v,
 		d->wall.call = percall__load(&r->wall.call);
 		if (hs_seq__read_ok(seq, s))
 			return d;
-		if (seq == v->stuck_seq || tries >= COPY_TRIES) {
-			v->stuck_seq = seq;
+		if (seq == v->stuck_seq)
 			return d;
+		if (tries % COPY_TRIES == COPY_TRIES - 1) {
+			uint32_t now = __atomic_load_n(seq, __ATOMIC_RELAXED);
+
+			/* Odd and unchanged over COPY_TRIES copies and a yield: stopped
+			 * inside an update.  Still moving: a live writer, whose updates
+			 * kept overlapping the copies (or one preempted on this CPU
+			 * inside an update: the yield lets it finish); copy again. */
+			if (((now & 1) && now == last) || tries >= COPY_ROUNDS * COPY_TRIES) {
+				v->stuck_seq = seq;
+				return d;
+			}
+			last = now;
+			sched_yield();
 		}
 	}
 }

@@ -185,11 +185,7 @@ struct hs_thread *hs_thread__start(void);
 void hs_thread__adopt(void);
 void hs_thread__stop(struct hs_thread *t);
 void hs_thread__sync_missing(struct hs_thread *t);
-/* Takes t's perf clock -> CLOCK_MONOTONIC offset (t->woff) when its reads
- * give their instant, and sets t->clocked; again every HS_CALIBRATE_NS
- * (region.c), so the clocks' drift stays below ppm x that. */
-#define HS_CALIBRATE_NS 1000000000ull
-void hs_thread__calibrate(struct hs_thread *t);
+
 /* In a fork()ed child: reopen t's counters for the child's thread, start a
  * fresh result and rebase the open regions on it. */
 int hs_thread__rebirth(struct hs_thread *t);
@@ -199,6 +195,13 @@ void hs_thread__discard(struct hs_thread *t);
  * array to at least n entries (new ones NULL). */
 int hs_stack__reserve(struct hs_thread *t, int cap);
 int hs_stack__reserve_ids(struct hs_thread *t, int n);
+
+/* region.c: takes t's perf clock -> CLOCK_MONOTONIC offset (t->woff) when
+ * its reads give their instant, and sets t->clocked (thread.c, when its
+ * counters open); again every HS_CALIBRATE_NS at an END, so the clocks'
+ * drift stays below ppm x that. */
+#define HS_CALIBRATE_NS 1000000000ull
+void hs_region__calibrate(struct hs_thread *t);
 
 /* region.c: closes the regions still open on t with the reading in t->now
  * (valid when now_ok); their wall time ends now. */

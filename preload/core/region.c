@@ -165,6 +165,29 @@ static void thread__omp_label(struct hs_thread *t)
 		__atomic_store_n(&t->agg->omp_thread, omp_num(), __ATOMIC_RELAXED);
 }
 
+/* With planned reads (user space) a region boundary's wall time is the
+ * instant of its reading on the perf clock, which the same clock counter
+ * read gives, so the hot path makes no clock read of its own.  The offset
+ * onto CLOCK_MONOTONIC is taken here, between two monotonic reads; the
+ * two clocks then differ by the monotonic clock's frequency correction
+ * (NTP's, parts per million) since the offset was taken, so the region
+ * path takes it again every HS_CALIBRATE_NS.  docs/internals.md, "Wall
+ * time". */
+void hs_region__calibrate(struct hs_thread *t)
+{
+	uint64_t m0, m1, p;
+
+	t->clocked = false;
+	m0 = hs_clock__monotonic();
+	p = pmu_counters__clock(&t->ctr);
+	m1 = hs_clock__monotonic();
+	if (!p)
+		return;
+	t->woff = m0 + (m1 - m0) / 2 - p; /* modulo 2^64: may be "negative" */
+	t->wcal = m1 + HS_CALIBRATE_NS;
+	t->clocked = true;
+}
+
 static bool thread__read(struct hs_thread *t, struct count *out)
 {
 	if (pmu_counters__read(&t->ctr, out) == 0)
@@ -191,7 +214,7 @@ thread__read_at(struct hs_thread *t, struct count *out, uint64_t *wall, bool end
 	}
 	*wall = clock + t->woff;
 	if (end && unlikely(*wall > t->wcal))
-		hs_thread__calibrate(t); /* the next reading's; this one's stands */
+		hs_region__calibrate(t); /* the next reading's; this one's stands */
 	return ok;
 }
 

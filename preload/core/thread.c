@@ -47,36 +47,13 @@ void hs_thread__sync_missing(struct hs_thread *t)
  * counted for the thread until now (since its clone or fork, through any
  * exec) is its "before start" bucket: taken last, right before the open,
  * so that the two add up to the thread's whole life. */
-/* With planned reads (user space) a region boundary's wall time is the
- * instant of its reading on the perf clock, which the same clock counter
- * read gives, so the hot path makes no clock read of its own.  The offset
- * onto CLOCK_MONOTONIC is taken here, between two monotonic reads; the
- * two clocks then differ by the monotonic clock's frequency correction
- * (NTP's, parts per million) since the offset was taken, so the region
- * path takes it again every HS_CALIBRATE_NS.  docs/internals.md, "Wall
- * time". */
-void hs_thread__calibrate(struct hs_thread *t)
-{
-	uint64_t m0, m1, p;
-
-	t->clocked = false;
-	m0 = hs_clock__monotonic();
-	p = pmu_counters__clock(&t->ctr);
-	m1 = hs_clock__monotonic();
-	if (!p)
-		return;
-	t->woff = m0 + (m1 - m0) / 2 - p; /* modulo 2^64: may be "negative" */
-	t->wcal = m1 + HS_CALIBRATE_NS;
-	t->clocked = true;
-}
-
 static void thread__open(struct hs_thread *t)
 {
 	t->agg->start_ns = hs_clock__realtime();
 	t->agg->start_mono = hs_clock__monotonic();
 	hs_taskstat__self(&t->agg->before);
 	pmu_counters__open(&t->ctr, &hs_proc.evlist);
-	hs_thread__calibrate(t);
+	hs_region__calibrate(t);
 	hs_thread__sync_missing(t);
 	if (t->ctr.missing)
 		hs_log(HS_LOG_DEBUG, "thread %d: some counters not opened: %s",
