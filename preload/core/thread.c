@@ -64,11 +64,11 @@ static void thread__open(struct hs_thread *t)
  * often while an enclosing region is open (region.c): an allocation that
  * reaches a fresh heap page would add that page fault to the enclosing
  * region.  Touching the allocator's next pages now, outside any region,
- * keeps the records of a thread's first names (some 50, about 300 bytes
+ * keeps the records of a thread's first names (some 25, about 300 bytes
  * each) from faulting; past them a record may still fault once per page
  * (docs/internals.md).  Done before the thread's counters open, so these
  * faults are nobody's. */
-#define WARM_HEAP (16 * 1024)
+#define WARM_HEAP (8 * 1024)
 
 static void thread__warm_heap(void)
 {
