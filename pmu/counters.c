@@ -123,7 +123,7 @@ static void counters__plan(struct pmu_counters *c)
 	const struct pmu_evlist *el = c->el;
 	int n = 0;
 
-	c->nplan = c->nplan_groups = 0;
+	c->nplan = 0;
 	if (el->ndropped || el->nderived || c->missing || el->ngroups == 0)
 		return;
 	for (int g = 0; g < el->ngroups; g++) {
@@ -137,7 +137,6 @@ static void counters__plan(struct pmu_counters *c)
 	}
 	if (n != el->nevents)
 		return;
-	c->nplan_groups = el->ngroups;
 	c->nplan = n;
 }
 
@@ -284,7 +283,7 @@ static bool counters__read_plan(struct pmu_counters *c, struct count *out, int n
 		o->enabled = enabled;
 		o->running = running;
 	}
-	hs_atomic__add(&c->user_reads, (uint64_t)c->nplan_groups);
+	hs_atomic__add(&c->user_reads, (uint64_t)c->el->ngroups); /* all, in a plan */
 	return true;
 }
 

@@ -167,7 +167,7 @@ struct pmu_counters {
 	 * or missing event), each page in group order with its event index
 	 * and whether it leads its group; nplan 0 otherwise.  One loop, no
 	 * per-group lookups: the region hot path. */
-	int nplan, nplan_groups;
+	int nplan;
 	struct pmu_plan {
 		const void *page;
 		int ev;

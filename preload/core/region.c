@@ -9,7 +9,9 @@
  * nested in itself is only added by the outermost instance, so recursion
  * is not double counted.
  *
- * Wall time (monotonic, vDSO) is read once per boundary beside the
+ * Wall time comes with the counters' reading when they are read from user
+ * space (its own clock-counter instant: thread__read_at); otherwise it
+ * (monotonic, vDSO) is read once per boundary beside the
  * counters: at BEGIN just before the counter read, at END just after it.
  * The bookkeeping stays outside both intervals, the clock reads stay
  * outside the counted one (the counts do not change), and the wall
@@ -131,6 +133,14 @@ static __attribute__((noinline)) void frame__close(struct hs_thread *t, int i, b
 	frame__close_inline(t, i, now_ok);
 }
 
+/* The top frame, a sampled region's unmeasured call: nothing to read. */
+static void frame__close_unmeasured(struct hs_thread *t)
+{
+	hs_seq__write_begin(&t->agg->seq);
+	frame__close(t, t->depth - 1, false);
+	hs_seq__write_end(&t->agg->seq);
+}
+
 void hs_region__close_all(struct hs_thread *t, bool now_ok)
 {
 	hs_atomic__add(&t->agg->warn.auto_closed, (uint64_t)t->depth);
@@ -188,9 +198,12 @@ void hs_region__calibrate(struct hs_thread *t)
 	t->clocked = true;
 }
 
-static bool thread__read(struct hs_thread *t, struct count *out)
+/* Reads t's counters into out (and the reading's perf-clock instant into
+ * *clock, 0 when the read gives none); a failure is counted. */
+static inline __attribute__((always_inline)) bool
+thread__read(struct hs_thread *t, struct count *out, uint64_t *clock)
 {
-	if (pmu_counters__read(&t->ctr, out) == 0)
+	if (likely(pmu_counters__read_at(&t->ctr, out, clock) == 0))
 		return true;
 	hs_atomic__add(&t->agg->warn.read_errors, 1);
 	return false;
@@ -204,10 +217,8 @@ static inline __attribute__((always_inline)) bool
 thread__read_at(struct hs_thread *t, struct count *out, uint64_t *wall, bool end)
 {
 	uint64_t clock;
-	bool ok = pmu_counters__read_at(&t->ctr, out, &clock) == 0;
+	bool ok = thread__read(t, out, &clock);
 
-	if (unlikely(!ok))
-		hs_atomic__add(&t->agg->warn.read_errors, 1);
 	if (unlikely(!clock || !t->clocked)) {
 		*wall = hs_clock__monotonic();
 		return ok;
@@ -327,8 +338,10 @@ frame__open(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 		f->valid = thread__read_at(t, f->start, &f->wstart, false);
 		return;
 	}
+	uint64_t clock;
+
 	f->wstart = hs_clock__monotonic();
-	f->valid = thread__read(t, f->start);
+	f->valid = thread__read(t, f->start, &clock);
 }
 
 /* Opens a frame for r: measured, or (a sampled region's call not picked)
@@ -386,10 +399,7 @@ static void end__close(struct hs_thread *t, int k)
 		return;
 	}
 	if (unlikely(t->frames[k].skip) && k == t->depth - 1) {
-		/* A sampled region's unmeasured call: nothing to read. */
-		hs_seq__write_begin(&t->agg->seq);
-		frame__close(t, k, false);
-		hs_seq__write_end(&t->agg->seq);
+		frame__close_unmeasured(t);
 		return;
 	}
 	ok = thread__read_at(t, t->now, &t->wnow, true);
@@ -522,10 +532,8 @@ end__fast(struct hpcshim_site *site, const char *name, uintptr_t sp)
 	f = &t->frames[t->depth - 1];
 	if (unlikely(f->sp != sp || site__record(t, site, name) != f->region))
 		return false;
-	if (unlikely(f->skip)) { /* a sampled region's unmeasured call */
-		hs_seq__write_begin(&t->agg->seq);
-		frame__close(t, t->depth - 1, false);
-		hs_seq__write_end(&t->agg->seq);
+	if (unlikely(f->skip)) {
+		frame__close_unmeasured(t);
 		return true;
 	}
 	ok = thread__read_at(t, t->now, &t->wnow, true);
