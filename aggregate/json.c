@@ -34,6 +34,8 @@ static json_object *counts__extras(const char *key, const struct agg_process *p,
 {
 	json_object *x, *mux = NULL;
 
+	if (!iv->partial && !p->metrics) /* the common case: no sibling */
+		return NULL;
 	for (int i = 0; i < p->nev; i++) {
 		const struct agg_value *v = &iv->ev[i];
 

@@ -66,6 +66,7 @@ struct agg_mvalue {
 struct agg_interval_view {
 	struct agg_value *ev;
 	struct agg_mvalue *m;
+	bool partial; /* some ev[].partial: a "_multiplexed" sibling */
 };
 
 /* The same across threads: ev[nev], m[nmetrics] (or NULL). */
@@ -174,6 +175,12 @@ struct agg_view {
 	char (*why)[240];           /* [AGG_WHY_KINDS * nev] input reasons     */
 	struct agg_view_chunk *mem; /* everything above lives here           */
 	struct agg_view_chunk *scratch; /* one record's values: agg_view__release */
+	/* The events not dropped, in order: the only ones an interval or a
+	 * sum has values of.  plain: no rotation (HPCSHIM_MUX=rotate) and no
+	 * metrics, so an interval is estimates only (view__plain). */
+	int nok;
+	int *ok;
+	bool plain;
 };
 
 /* The process-wide part: totals, region summaries, what is folded.  A
