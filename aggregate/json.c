@@ -331,6 +331,10 @@ struct out {
 	 * made once, written 10 times per region record. */
 	char **evkey;
 	size_t *evlen;
+	/* The main event's name as a value, "\"name\"" (NULL: needs
+	 * escaping): "event" of every per-call object. */
+	char *mainval;
+	size_t mainlen;
 };
 
 #define OUT_BUF (1024 * 1024)
@@ -576,7 +580,7 @@ static void out__name_key(struct out *o, int depth, bool *first, const char *key
 }
 
 /* Event e's name as a key: prepared by out__ev_keys. */
-static void out__ev_key(struct out *o, int depth, bool *first,
+static inline __attribute__((always_inline)) void out__ev_key(struct out *o, int depth, bool *first,
 			const struct agg_process *p, int e)
 {
 	if (!o->evkey || !o->evkey[e]) {
@@ -605,6 +609,12 @@ static void out__ev_keys(struct out *o, const struct agg_process *p)
 		snprintf(o->evkey[e], OUT_SLACK + 1, "\"%s\":", p->ev[e].name);
 		o->evlen[e] = len + 3;
 	}
+	if (p->main_ev >= 0 && p->main_ev < p->nev &&
+	    agg_json__plain(p->ev[p->main_ev].name, &len) &&
+	    (o->mainval = malloc(len + 3))) {
+		snprintf(o->mainval, len + 3, "\"%s\"", p->ev[p->main_ev].name);
+		o->mainlen = len + 2;
+	}
 }
 
 static void out__ev_keys_free(struct out *o, const struct agg_process *p)
@@ -613,6 +623,7 @@ static void out__ev_keys_free(struct out *o, const struct agg_process *p)
 		free(o->evkey[e]);
 	free(o->evkey);
 	free(o->evlen);
+	free(o->mainval);
 }
 
 static void out__u64(struct out *o, uint64_t v)
@@ -642,14 +653,18 @@ static void out__extras(struct out *o, int depth, bool *first, json_object *x)
 		out__members(o, depth, first, x);
 }
 
-/* "key": {"event": number|null, ...} and its siblings (add_counts). */
+/* "key": {"event": number|null, ...} and its siblings (add_counts); key
+ * a literal that needs no escaping (OUT_COUNTS). */
+#define OUT_COUNTS(o, depth, first, key, p, iv) \
+	out__counts(o, depth, first, key, "\"" key "\":{", sizeof(key) + 3, p, iv)
+
 static void out__counts(struct out *o, int depth, bool *first, const char *key,
-			const struct agg_process *p, const struct agg_interval_view *iv)
+			const char *lit, size_t litlen, const struct agg_process *p,
+			const struct agg_interval_view *iv)
 {
 	bool f = true;
 
-	out__name_key(o, depth, first, key);
-	out__write(o, "{", 1);
+	out__lit_key(o, depth, first, lit, litlen, false);
 	for (int i = 0; i < p->nev; i++) {
 		const struct agg_value *x = &iv->ev[i];
 
@@ -662,7 +677,8 @@ static void out__counts(struct out *o, int depth, bool *first, const char *key,
 			out__write(o, "null", 4);
 	}
 	out__end(o, depth + 1);
-	out__extras(o, depth, first, counts__extras(key, p, iv));
+	if (iv->partial || p->metrics)
+		out__extras(o, depth, first, counts__extras(key, p, iv));
 }
 
 /* {"calls", "min", "max", "mean"} of per-call statistics, after "event"
@@ -675,7 +691,10 @@ static void out__calls(struct out *o, int depth, const char *ev,
 	out__write(o, "{", 1);
 	if (ev) {
 		OUT_KEY(o, depth + 1, &f, "event");
-		out__text(o, depth + 1, ev);
+		if (o->mainval)
+			out__write(o, o->mainval, o->mainlen);
+		else
+			out__text(o, depth + 1, ev);
 	}
 	OUT_KEY(o, depth + 1, &f, "calls");
 	out__u64(o, pc->n);
@@ -731,8 +750,8 @@ static void write_region(struct out *o, int depth, const struct agg_process *p,
 	out__text(o, depth + 1, rv->parent);
 	OUT_KEY(o, depth + 1, &f, "calls");
 	out__u64(o, rv->calls);
-	out__counts(o, depth + 1, &f, "inclusive", p, &rv->incl);
-	out__counts(o, depth + 1, &f, "exclusive", p, &rv->excl);
+	OUT_COUNTS(o, depth + 1, &f, "inclusive", p, &rv->incl);
+	OUT_COUNTS(o, depth + 1, &f, "exclusive", p, &rv->excl);
 	out__percall(o, depth + 1, &f, p, &rv->percall);
 	out__wall(o, depth + 1, &f, &rv->wall);
 	if (rv->sample.every > 1) {

@@ -106,7 +106,7 @@ static void *view__alloc(struct agg_view *v, size_t n, size_t size)
  * record allocate nothing once the first record is done. */
 #define SCRATCH_BLOCK (64 * 1024)
 
-static void *scratch__alloc(struct agg_view *v, size_t n, size_t size)
+static void *scratch__take(struct agg_view *v, size_t n, size_t size)
 {
 	struct agg_view_chunk *c = v->scratch;
 	size_t al = sizeof(max_align_t), len;
@@ -129,7 +129,15 @@ static void *scratch__alloc(struct agg_view *v, size_t n, size_t size)
 	}
 	r = (char *)c->data + c->used;
 	c->used += len;
-	memset(r, 0, len);
+	return r;
+}
+
+static void *scratch__alloc(struct agg_view *v, size_t n, size_t size)
+{
+	void *r = scratch__take(v, n, size);
+
+	if (r)
+		memset(r, 0, n * size);
 	return r;
 }
 
@@ -206,7 +214,9 @@ static int view__init_ok(struct agg_view *v)
 	for (int e = 0; e < p->nev; e++)
 		if (p->ev[e].ok)
 			v->ok[v->nok++] = e;
-	/* Only the shim's own rotation changes the kernel's counts (mux.c). */
+	/* Only the shim's own rotation changes the kernel's counts (mux.c):
+	 * without it agg_mux__view copies and guards, agg_mux__stderr has
+	 * nothing to say. */
 	v->plain = (!p->mux || p->mux->mode != HS_MUX_ROTATE) && !p->metrics;
 	return 0;
 }
@@ -241,7 +251,8 @@ static void view__metrics(const struct agg_view *v, const double *in,
 
 /* The state, estimate and printed number of event e's reported counts c
  * in thread t: what an interval and a series step both need. */
-static void value__estimate(struct agg_value *x, const struct agg_process *p,
+static inline __attribute__((always_inline)) void
+value__estimate(struct agg_value *x, const struct agg_process *p,
 			    const struct agg_thread *t, int e, const struct count *c)
 {
 	x->c = *c;
@@ -293,20 +304,25 @@ static int view__plain(struct agg_view *v, const struct agg_thread *t,
 	const struct agg_process *p = v->p;
 	bool partial = false;
 
-	out->ev = scratch__alloc(v, (size_t)(p->nev ? p->nev : 1), sizeof(*out->ev));
+	out->ev = scratch__take(v, (size_t)(p->nev ? p->nev : 1), sizeof(*out->ev));
 	out->m = NULL;
 	if (!out->ev)
 		return -1;
-	for (int k = 0; k < v->nok; k++) {
-		int e = v->ok[k], of = p->ev[e].times_of;
+	for (int e = 0; e < p->nev; e++) {
+		struct agg_value *x = &out->ev[e];
+		int of = p->ev[e].times_of;
 		const struct count *l = &raw[of ? of - 1 : e];
-		struct count c = { hs_atomic__get(&raw[e].value),
-				   hs_atomic__get(&l->enabled),
-				   hs_atomic__get(&l->running) };
+		struct count c;
 
+		*x = (struct agg_value){ .state = AGG_VALUE_ABSENT };
+		if (!p->ev[e].ok) /* no key at all: its counts are never read */
+			continue;
+		c = (struct count){ hs_atomic__get(&raw[e].value),
+				    hs_atomic__get(&l->enabled),
+				    hs_atomic__get(&l->running) };
 		agg_mux__guard(&c);
-		value__estimate(&out->ev[e], p, t, e, &c);
-		partial |= out->ev[e].partial;
+		value__estimate(x, p, t, e, &c);
+		partial |= x->partial;
 	}
 	out->partial = partial;
 	return 0;
