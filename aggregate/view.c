@@ -164,6 +164,7 @@ void agg_view__release(struct agg_view *v)
 }
 
 static void names__free(struct agg_view *v);
+static void recs__free(struct agg_view *v);
 
 void agg_view__delete(struct agg_view *v)
 {
@@ -172,6 +173,7 @@ void agg_view__delete(struct agg_view *v)
 	chunk__free(&v->mem);
 	chunk__free(&v->scratch);
 	names__free(v);
+	recs__free(v);
 	free(v);
 }
 
@@ -208,12 +210,27 @@ static int view__init_ok(struct agg_view *v)
 {
 	const struct agg_process *p = v->p;
 
-	v->ok = view__alloc(v, (size_t)(p->nev ? p->nev : 1), sizeof(*v->ok));
-	if (!v->ok)
+	size_t nev = (size_t)(p->nev ? p->nev : 1);
+
+	v->ok = view__alloc(v, nev, sizeof(*v->ok));
+	v->read = view__alloc(v, 2 * nev, sizeof(*v->read));
+	if (!v->ok || !v->read)
 		return -1;
 	for (int e = 0; e < p->nev; e++)
 		if (p->ev[e].ok)
 			v->ok[v->nok++] = e;
+	/* A record's counts read: an event not dropped, or the leader whose
+	 * times it takes (agg_event.times_of), inclusive then exclusive. */
+	for (int half = 0; half < 2; half++) {
+		for (int e = 0; e < p->nev; e++) {
+			bool lead = false;
+
+			for (int k = 0; k < v->nok && !lead; k++)
+				lead = p->ev[v->ok[k]].times_of == e + 1;
+			if (p->ev[e].ok || lead)
+				v->read[v->nread++] = half * p->nev + e;
+		}
+	}
 	/* Only the shim's own rotation changes the kernel's counts (mux.c):
 	 * without it agg_mux__view copies and guards, agg_mux__stderr has
 	 * nothing to say. */
@@ -551,9 +568,12 @@ uint64_t agg_thread__wall_ns(const struct agg_thread *t)
 	return t->end_mono > t->start_mono ? t->end_mono - t->start_mono : 0;
 }
 
+static void recs__thread(struct agg_view *v, const struct agg_thread *t);
+
 int agg_view__thread(struct agg_view *v, const struct agg_thread *t,
 		     struct agg_thread_view *tv)
 {
+	recs__thread(v, t);
 	memset(tv, 0, sizeof(*tv));
 	tv->t = t;
 	if (view__interval(v, t, t->totals, &tv->totals) < 0 ||
@@ -640,6 +660,11 @@ static const struct agg_region *view__copy(struct agg_view *v,
 	const uint32_t *seq = t->records_seq ? t->records_seq : &t->seq;
 	struct agg_region *d;
 	size_t nc = 2 * (size_t)r->nev;
+	/* Plain intervals (view__plain) read only the counts a value is made
+	 * of (view__init_ok): a dropped event's stay zero here, and of a
+	 * record with many dropped events most lines are never touched. */
+	bool some = v->plain && r->nev == v->p->nev;
+	int nread = some ? v->nread : (int)nc;
 
 	d = scratch__alloc(v, 1, sizeof(*d) + nc * sizeof(struct count));
 	if (!d)
@@ -656,7 +681,9 @@ static const struct agg_region *view__copy(struct agg_view *v,
 
 		d->calls = hs_atomic__get(&r->calls);
 		d->unmeasured = hs_atomic__get(&r->unmeasured);
-		for (size_t i = 0; i < nc; i++) {
+		for (int k = 0; k < nread; k++) {
+			size_t i = some ? (size_t)v->read[k] : (size_t)k;
+
 			d->c[i].value = hs_atomic__get(&r->c[i].value);
 			d->c[i].enabled = hs_atomic__get(&r->c[i].enabled);
 			d->c[i].running = hs_atomic__get(&r->c[i].running);
@@ -742,6 +769,117 @@ static int names__grow(struct agg_view *v)
 	return 0;
 }
 
+/* ---- pass 1's answer per record --------------------------------------
+ *
+ * Pass 1 finds each record's name in the table (a hash of the name, a
+ * comparison with the first record's copy: two cache misses per record).
+ * It keeps the answer, record by record in list order, so that writing
+ * the records, in that same order, finds each one's summary without
+ * touching its name again.  A record the cursor does not expect (published
+ * after pass 1, or no memory for the list) is looked up by name. */
+struct agg_view_rec {
+	const struct agg_region *r;
+	size_t order; /* its name's first appearance (agg_view_name.order) */
+};
+
+struct agg_view_mark {
+	const struct agg_thread *t;
+	size_t start, end; /* its records in recs[] */
+};
+
+static void recs__free(struct agg_view *v)
+{
+	big__free(v->recs, v->recs_cap, sizeof(*v->recs));
+	big__free(v->marks, v->marks_cap, sizeof(*v->marks));
+	big__free(v->order_sum, v->norder, sizeof(*v->order_sum));
+	v->recs = NULL;
+	v->marks = NULL;
+	v->order_sum = NULL;
+	v->nrecs = v->recs_cap = v->nmarks = v->marks_cap = v->norder = 0;
+	v->recs_off = true;
+}
+
+/* Doubles a table of n entries of size bytes (cap: its capacity). */
+static void *recs__grow(void *old, size_t n, size_t *cap, size_t size)
+{
+	size_t c = *cap ? 2 * *cap : 4096;
+	void *t = big__alloc(c, size);
+
+	if (!t)
+		return NULL;
+	if (old)
+		memcpy(t, old, n * size);
+	big__free(old, *cap, size);
+	*cap = c;
+	return t;
+}
+
+static void recs__mark(struct agg_view *v, const struct agg_thread *t)
+{
+	struct agg_view_mark *m;
+
+	if (v->recs_off)
+		return;
+	if (v->nmarks == v->marks_cap) {
+		m = recs__grow(v->marks, v->nmarks, &v->marks_cap, sizeof(*m));
+		if (!m) {
+			recs__free(v);
+			return;
+		}
+		v->marks = m;
+	}
+	v->marks[v->nmarks++] = (struct agg_view_mark){ t, v->nrecs, v->nrecs };
+}
+
+static void recs__add(struct agg_view *v, const struct agg_region *r, size_t order)
+{
+	struct agg_view_rec *n;
+
+	if (v->recs_off)
+		return;
+	if (v->nrecs == v->recs_cap) {
+		n = recs__grow(v->recs, v->nrecs, &v->recs_cap, sizeof(*n));
+		if (!n) {
+			recs__free(v);
+			return;
+		}
+		v->recs = n;
+	}
+	v->recs[v->nrecs++] = (struct agg_view_rec){ r, order };
+}
+
+/* After the names are chosen: each name's summary by its order. */
+static void recs__sums(struct agg_view *v, size_t n)
+{
+	if (v->recs_off)
+		return;
+	v->order_sum = big__alloc(n, sizeof(*v->order_sum));
+	if (!v->order_sum) {
+		recs__free(v);
+		return;
+	}
+	v->norder = n;
+	for (size_t i = 0; i < v->names_cap; i++)
+		if (v->names[i].name && v->names[i].order < n)
+			v->order_sum[v->names[i].order] = v->names[i].sum;
+}
+
+/* Thread t's records come next: the cursor on its part of recs[].  Marks
+ * of threads not written (folded) are passed over. */
+static void recs__thread(struct agg_view *v, const struct agg_thread *t)
+{
+	v->rthread = NULL;
+	if (v->recs_off || !v->order_sum)
+		return;
+	while (v->mcur < v->nmarks && v->marks[v->mcur].t != t)
+		v->mcur++;
+	if (v->mcur == v->nmarks)
+		return;
+	v->rthread = t;
+	v->rcur = v->marks[v->mcur].start;
+	v->rend = v->marks[v->mcur].end;
+}
+
 static struct agg_view_name *view__name(struct agg_view *v, const char *name)
 {
 	return v->names_cap ? name__find(v, name, hs_hash__str(HS_HASH_INIT, name)) :
@@ -765,15 +903,24 @@ static int region_sum__add(struct agg_view *v, struct agg_region_sum *rs,
 int agg_view__region(struct agg_view *v, const struct agg_thread *t,
 		     const struct agg_region *r, struct agg_region_view *rv)
 {
-	const struct agg_view_name *e = view__name(v, r->name);
+	long sum;
 
-	/* A record published after the view was built waits for the next
-	 * result, like a folded one. */
-	if (!e || !e->name || e->sum < 0)
+	if (v->rthread == t && v->rcur < v->rend && v->recs[v->rcur].r == r) {
+		sum = v->order_sum[v->recs[v->rcur++].order];
+	} else {
+		const struct agg_view_name *e = view__name(v, r->name);
+
+		/* A record published after the view was built waits for
+		 * the next result, like a folded one. */
+		if (!e || !e->name)
+			return 0;
+		sum = e->sum;
+	}
+	if (sum < 0)
 		return 0;
 	if (view__region_values(v, t, r, rv) < 0)
 		return -1;
-	if (v->sums_pending && region_sum__add(v, &v->sum[e->sum], rv) < 0)
+	if (v->sums_pending && region_sum__add(v, &v->sum[sum], rv) < 0)
 		return -1;
 	return 1;
 }
@@ -910,6 +1057,7 @@ static int view__names(struct agg_view *v, size_t *nnames)
 	size_t order = 0;
 
 	for (const struct agg_thread *t = p->threads; t; t = t->next) {
+		recs__mark(v, t);
 		for (const struct agg_region *r = region__first(t); r;
 		     r = region__next(r)) {
 			struct agg_view_name *e;
@@ -925,7 +1073,10 @@ static int view__names(struct agg_view *v, size_t *nnames)
 				e->sum = -1;
 			}
 			e->calls += __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
+			recs__add(v, r, e->order);
 		}
+		if (v->marks)
+			v->marks[v->nmarks - 1].end = v->nrecs;
 	}
 	*nnames = order;
 	return 0;
@@ -1071,6 +1222,7 @@ static int view__regions(struct agg_view *v)
 
 	if (view__names(v, &n) < 0 || view__select_names(v, n) < 0)
 		return -1;
+	recs__sums(v, n);
 	if (f->count == 0 && v->threads_folded.count == 0) {
 		v->sums_pending = true;
 		folded__finish(v, f);

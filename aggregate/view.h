@@ -139,6 +139,8 @@ struct agg_region_sum {
 
 struct agg_view_chunk;
 struct agg_view_name;
+struct agg_view_rec;
+struct agg_view_mark;
 
 /* What a limit folded (HPCSHIM_MAX_REGIONS, HPCSHIM_MAX_THREADS): the
  * records beyond it, the smallest by the key, summed into one.  key[] is
@@ -180,6 +182,19 @@ struct agg_view {
 	 * metrics, so an interval is estimates only (view__plain). */
 	int nok;
 	int *ok;
+	/* Pass 1's name of each record, in list order, and the cursor of
+	 * the records being written (view.c "pass 1's answer"). */
+	struct agg_view_rec *recs;
+	size_t nrecs, recs_cap;
+	struct agg_view_mark *marks; /* each thread's part of recs[]     */
+	size_t nmarks, marks_cap, mcur;
+	long *order_sum; /* [norder] a name's sum[] index by its order   */
+	size_t norder;
+	const struct agg_thread *rthread;
+	size_t rcur, rend;
+	bool recs_off; /* no memory for it: names are looked up          */
+	int nread; /* the counts of a region record read (view__copy)   */
+	int *read; /* [nread] indices into agg_region.c[]                */
 	bool plain;
 };
 
