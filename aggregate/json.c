@@ -335,6 +335,7 @@ struct out {
 	 * escaping): "event" of every per-call object. */
 	char *mainval;
 	size_t mainlen;
+	struct out_writer *w; /* NULL: out__flush writes itself */
 };
 
 #define OUT_BUF (1024 * 1024)
@@ -342,9 +343,149 @@ struct out {
 
 static int write_all(int fd, const char *buf, size_t len);
 
+/* ---- the writer thread -------------------------------------------------
+ *
+ * At the end of a process (agg_process.spawn set: exit()) a
+ * helper thread writes each full buffer while the next one is formatted:
+ * the kernel's copy into the page cache (about a third of the exit path
+ * for 54 MB) runs beside the formatting on a second CPU.  Two buffers
+ * take turns; the formatter hands one over only once the writer is done
+ * with the previous one, so the bytes go out in order.  The thread is
+ * joined before agg_result__create returns: nothing of it outlives the
+ * file.  Without a thread (no spawn, or it cannot start) the formatter
+ * writes itself, as before. */
+struct out_writer {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t th;
+	int fd;
+	const char *job; /* the buffer being written, or NULL */
+	size_t len;
+	bool quit;
+	int err;     /* errno of the first failed write, or 0 */
+	char *spare; /* the formatter's other buffer */
+};
+
+static void *out_writer__main(void *arg)
+{
+	struct out_writer *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		const char *b;
+		size_t len;
+		int err;
+
+		while (!w->job && !w->quit)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (!w->job)
+			break;
+		b = w->job;
+		len = w->len;
+		err = w->err;
+		pthread_mutex_unlock(&w->mu);
+		if (!err && write_all(w->fd, b, len) < 0)
+			err = errno ? errno : EIO;
+		pthread_mutex_lock(&w->mu);
+		w->err = err;
+		w->job = NULL;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Waits until the writer holds no buffer; its error, or 0. */
+static int out_writer__idle(struct out_writer *w)
+{
+	int err;
+
+	pthread_mutex_lock(&w->mu);
+	while (w->job)
+		pthread_cond_wait(&w->cv, &w->mu);
+	err = w->err;
+	pthread_mutex_unlock(&w->mu);
+	return err;
+}
+
+/* A writer for o, or none (o->w stays NULL) when p gives no way to start
+ * one or anything fails. */
+static void out_writer__start(struct out *o, const struct agg_process *p)
+{
+	struct out_writer *w;
+
+	if (!p->spawn || !(w = calloc(1, sizeof(*w))))
+		return;
+	w->fd = o->fd;
+	w->spare = malloc(OUT_BUF);
+	if (!w->spare)
+		goto fail;
+	if (pthread_mutex_init(&w->mu, NULL) != 0)
+		goto fail;
+	if (pthread_cond_init(&w->cv, NULL) != 0)
+		goto fail_mu;
+	if (p->spawn(&w->th, out_writer__main, w) != 0)
+		goto fail_cv;
+	o->w = w;
+	return;
+fail_cv:
+	pthread_cond_destroy(&w->cv);
+fail_mu:
+	pthread_mutex_destroy(&w->mu);
+fail:
+	free(w->spare);
+	free(w);
+}
+
+/* Every buffer written: the writer stopped and joined, its error in
+ * o->err, its buffer freed. */
+static void out_writer__stop(struct out *o)
+{
+	struct out_writer *w = o->w;
+	int err;
+
+	if (!w)
+		return;
+	err = out_writer__idle(w);
+	if (err && !o->err)
+		o->err = err;
+	pthread_mutex_lock(&w->mu);
+	w->quit = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->th, NULL);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	free(w->spare);
+	free(w);
+	o->w = NULL;
+}
+
+/* Hands the full buffer to the writer (once it is done with the other
+ * one) and continues in the other. */
+static void out_writer__hand(struct out *o)
+{
+	struct out_writer *w = o->w;
+	char *b = o->buf;
+
+	pthread_mutex_lock(&w->mu);
+	while (w->job)
+		pthread_cond_wait(&w->cv, &w->mu);
+	if (w->err && !o->err)
+		o->err = w->err;
+	w->job = b;
+	w->len = o->n;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	o->buf = w->spare;
+	w->spare = b;
+}
+
 static __attribute__((noinline)) void out__flush(struct out *o)
 {
-	if (!o->err && o->n && write_all(o->fd, o->buf, o->n) < 0)
+	if (o->w && !o->err && o->n)
+		out_writer__hand(o);
+	else if (!o->err && o->n && write_all(o->fd, o->buf, o->n) < 0)
 		o->err = errno ? errno : EIO;
 	o->n = 0;
 }
@@ -356,9 +497,16 @@ static __attribute__((noinline)) void out__write_slow(struct out *o, const char 
 	if (len <= OUT_BUF) {
 		memcpy(o->buf, s, len);
 		o->n = len;
-	} else if (!o->err && write_all(o->fd, s, len) < 0) {
-		o->err = errno ? errno : EIO;
+		return;
 	}
+	if (o->w) { /* in order: after what the writer holds */
+		int err = out_writer__idle(o->w);
+
+		if (err && !o->err)
+			o->err = err;
+	}
+	if (!o->err && write_all(o->fd, s, len) < 0)
+		o->err = errno ? errno : EIO;
 }
 
 /* After a write error the bytes still go to the buffer: the next flush
@@ -1135,8 +1283,10 @@ int agg_result__create(struct agg_result_file *f, const struct agg_process *p,
 	}
 	o.fd = f->fd;
 	out__ev_keys(&o, p);
+	out_writer__start(&o, p);
 	built = write_document(&o, v);
 	out__flush(&o);
+	out_writer__stop(&o);
 	if (built < 0 || o.err) {
 		if (built < 0)
 			snprintf(err, errlen, "cannot build the results: %s",
