@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -343,6 +344,23 @@ struct out {
 
 static int write_all(int fd, const char *buf, size_t len);
 
+/* An output buffer: mapped with its pages in place (MAP_POPULATE), in one
+ * system call rather than one page fault per 4 KiB as it first fills (a
+ * fault costs more in a virtual machine); NULL on failure. */
+static char *out__buf_new(void)
+{
+	void *b = mmap(NULL, OUT_BUF, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	return b == MAP_FAILED ? NULL : b;
+}
+
+static void out__buf_free(char *b)
+{
+	if (b)
+		munmap(b, OUT_BUF);
+}
+
 /* ---- the writer thread -------------------------------------------------
  *
  * At the end of a process (agg_process.spawn set: exit()) a
@@ -417,7 +435,7 @@ static void out_writer__start(struct out *o, const struct agg_process *p)
 	if (!p->spawn || !(w = calloc(1, sizeof(*w))))
 		return;
 	w->fd = o->fd;
-	w->spare = malloc(OUT_BUF);
+	w->spare = out__buf_new();
 	if (!w->spare)
 		goto fail;
 	if (pthread_mutex_init(&w->mu, NULL) != 0)
@@ -433,7 +451,7 @@ fail_cv:
 fail_mu:
 	pthread_mutex_destroy(&w->mu);
 fail:
-	free(w->spare);
+	out__buf_free(w->spare);
 	free(w);
 }
 
@@ -456,7 +474,7 @@ static void out_writer__stop(struct out *o)
 	pthread_join(w->th, NULL);
 	pthread_cond_destroy(&w->cv);
 	pthread_mutex_destroy(&w->mu);
-	free(w->spare);
+	out__buf_free(w->spare);
 	free(w);
 	o->w = NULL;
 }
@@ -1267,7 +1285,7 @@ int agg_result__create(struct agg_result_file *f, const struct agg_process *p,
 		       const char *dir, char tag, char *err, size_t errlen)
 {
 	struct agg_view *v = agg_view__new(p);
-	struct out o = { .buf = malloc(OUT_BUF) };
+	struct out o = { .buf = out__buf_new() };
 	int rc = -1, built;
 
 	f->fd = -1;
@@ -1300,7 +1318,7 @@ int agg_result__create(struct agg_result_file *f, const struct agg_process *p,
 	rc = 0;
 out:
 	out__ev_keys_free(&o, p);
-	free(o.buf);
+	out__buf_free(o.buf);
 	agg_view__delete(v);
 	return rc;
 }

@@ -82,8 +82,10 @@ static void *big__alloc(size_t n, size_t size)
 
 	if (n && size > SIZE_MAX / n)
 		return NULL;
+	/* Its pages in place at once: one system call, not one fault per
+	 * page as it fills (MAP_POPULATE). */
 	p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	return p == MAP_FAILED ? NULL : p; /* zeroed */
 }
 
@@ -837,7 +839,18 @@ static void recs__add(struct agg_view *v, const struct agg_region *r, size_t ord
 
 	if (v->recs_off)
 		return;
-	if (v->nrecs == v->recs_cap) {
+	if (!v->recs) { /* sized once, the threads' counts as a hint */
+		size_t hint = 64;
+
+		for (const struct agg_thread *t = v->p->threads; t; t = t->next)
+			hint += __atomic_load_n(&t->nregions, __ATOMIC_RELAXED);
+		v->recs = big__alloc(hint, sizeof(*v->recs));
+		if (!v->recs) {
+			recs__free(v);
+			return;
+		}
+		v->recs_cap = hint;
+	} else if (v->nrecs == v->recs_cap) {
 		n = recs__grow(v->recs, v->nrecs, &v->recs_cap, sizeof(*n));
 		if (!n) {
 			recs__free(v);
@@ -862,6 +875,33 @@ static void recs__sums(struct agg_view *v, size_t n)
 	for (size_t i = 0; i < v->names_cap; i++)
 		if (v->names[i].name && v->names[i].order < n)
 			v->order_sum[v->names[i].order] = v->names[i].sum;
+}
+
+/* The next record's lines, and those of its summary, on their way into
+ * the cache while this one is formatted: the records lie scattered over
+ * the threads' heaps, and the summaries (1000 names here) do not fit in
+ * a core's cache; without this each record waits for a dozen lines. */
+static void recs__prefetch(const struct agg_view *v, const struct agg_view_rec *n)
+{
+	const struct agg_region *r = n->r;
+	long sum = v->order_sum[n->order];
+	int nev = v->p->nev;
+
+	__builtin_prefetch(r);
+	__builtin_prefetch((const char *)r + 64);
+	__builtin_prefetch((const char *)r + 128);
+	/* No load of r here (its nev): the prefetches would wait for it.  A
+	 * prefetch of a wrong address costs nothing and never faults. */
+	for (int k = 0; k < v->nok; k++) {
+		int e = v->ok[k];
+
+		__builtin_prefetch(&r->c[e]);
+		__builtin_prefetch(&r->c[nev + e]);
+		if (sum >= 0 && v->sums_pending) {
+			__builtin_prefetch(&v->sum[sum].incl.ev[e], 1);
+			__builtin_prefetch(&v->sum[sum].excl.ev[e], 1);
+		}
+	}
 }
 
 /* Thread t's records come next: the cursor on its part of recs[].  Marks
@@ -907,6 +947,8 @@ int agg_view__region(struct agg_view *v, const struct agg_thread *t,
 
 	if (v->rthread == t && v->rcur < v->rend && v->recs[v->rcur].r == r) {
 		sum = v->order_sum[v->recs[v->rcur++].order];
+		if (v->rcur < v->rend)
+			recs__prefetch(v, &v->recs[v->rcur]);
 	} else {
 		const struct agg_view_name *e = view__name(v, r->name);
 
