@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -382,7 +383,43 @@ struct out_writer {
 	bool quit;
 	int err;     /* errno of the first failed write, or 0 */
 	char *spare; /* the formatter's other buffer */
+	off_t off;   /* bytes written */
+	off_t alloc; /* blocks reserved up to here (out_writer__reserve) */
+	bool no_reserve;
 };
+
+/* A large file's blocks reserved ahead (FALLOC_FL_KEEP_SIZE, the size
+ * unchanged), OUT_RESERVE at a time once it passes 2 buffers: ext4 then
+ * maps the reserved extents instead of reserving each 4 KiB block as it
+ * is written (about a quarter less of the kernel's time per byte here).
+ * The excess is cut off at the end (out_writer__trim).  Where the file
+ * system cannot, or the space is not there, the writes go on as they
+ * are; a small file reserves nothing. */
+#define OUT_RESERVE ((off_t)16 << 20)
+
+static void out_writer__reserve(struct out_writer *w, size_t len)
+{
+	if (w->no_reserve || w->off < 2 * OUT_BUF || w->off + (off_t)len <= w->alloc)
+		return;
+	if (w->alloc < w->off)
+		w->alloc = w->off;
+	if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, w->alloc, OUT_RESERVE) == 0)
+		w->alloc += OUT_RESERVE;
+	else
+		w->no_reserve = true;
+}
+
+/* Blocks reserved past the end are released: a truncation to the file's
+ * own size (what was written, whoever wrote it). */
+static void out_writer__trim(struct out_writer *w)
+{
+	struct stat st;
+
+	if (w->alloc == 0 || w->err)
+		return;
+	if (fstat(w->fd, &st) < 0 || ftruncate(w->fd, st.st_size) < 0)
+		w->err = errno ? errno : EIO;
+}
 
 static void *out_writer__main(void *arg)
 {
@@ -402,8 +439,11 @@ static void *out_writer__main(void *arg)
 		len = w->len;
 		err = w->err;
 		pthread_mutex_unlock(&w->mu);
+		if (!err)
+			out_writer__reserve(w, len);
 		if (!err && write_all(w->fd, b, len) < 0)
 			err = errno ? errno : EIO;
+		w->off += (off_t)len;
 		pthread_mutex_lock(&w->mu);
 		w->err = err;
 		w->job = NULL;
@@ -472,6 +512,9 @@ static void out_writer__stop(struct out *o)
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	pthread_join(w->th, NULL);
+	out_writer__trim(w);
+	if (w->err && !o->err)
+		o->err = w->err;
 	pthread_cond_destroy(&w->cv);
 	pthread_mutex_destroy(&w->mu);
 	out__buf_free(w->spare);
