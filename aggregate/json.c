@@ -369,9 +369,10 @@ static void out__buf_free(char *b)
  * the kernel's copy into the page cache (about a third of the exit path
  * for 54 MB) runs beside the formatting on a second CPU.  Two buffers
  * take turns; the formatter hands one over only once the writer is done
- * with the previous one, so the bytes go out in order.  The thread is
- * joined before agg_result__create returns: nothing of it outlives the
- * file.  Without a thread (no spawn, or it cannot start) the formatter
+ * with the previous one, so the bytes go out in order.  Every byte is
+ * written and the writer done with everything here before
+ * agg_result__create returns; the thread itself stays parked until the
+ * process is gone (out_writer__main says why).  Without a thread (no spawn, or it cannot start) the formatter
  * writes itself, as before. */
 struct out_writer {
 	pthread_mutex_t mu;
@@ -381,6 +382,7 @@ struct out_writer {
 	const char *job; /* the buffer being written, or NULL */
 	size_t len;
 	bool quit;
+	bool gone;   /* the writer touches w no more (out_writer__main) */
 	int err;     /* errno of the first failed write, or 0 */
 	char *spare; /* the formatter's other buffer */
 	off_t off;   /* bytes written */
@@ -449,7 +451,17 @@ static void *out_writer__main(void *arg)
 		w->job = NULL;
 		pthread_cond_broadcast(&w->cv);
 	}
+	w->gone = true;
+	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
+	/* Never returns: the end is exit(), and exit() may be the one the
+	 * process's last thread makes on its way out (after pthread_exit in
+	 * every thread).  glibc counts threads: this one ending would bring
+	 * the count back to 0 and call exit() a second time, from here, in
+	 * the middle of the first one.  Parked with every signal blocked, it
+	 * goes with the process a moment later. */
+	for (;;)
+		pause();
 	return NULL;
 }
 
@@ -484,6 +496,7 @@ static void out_writer__start(struct out *o, const struct agg_process *p)
 		goto fail_mu;
 	if (p->spawn(&w->th, out_writer__main, w) != 0)
 		goto fail_cv;
+	pthread_detach(w->th);
 	o->w = w;
 	return;
 fail_cv:
@@ -510,8 +523,9 @@ static void out_writer__stop(struct out *o)
 	pthread_mutex_lock(&w->mu);
 	w->quit = true;
 	pthread_cond_broadcast(&w->cv);
+	while (!w->gone)
+		pthread_cond_wait(&w->cv, &w->mu);
 	pthread_mutex_unlock(&w->mu);
-	pthread_join(w->th, NULL);
 	out_writer__trim(w);
 	if (w->err && !o->err)
 		o->err = w->err;

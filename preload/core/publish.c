@@ -142,7 +142,8 @@ fail:
 /* The end's writer thread (aggregate/json.c): the real pthread_create,
  * so the program's wrapper never sees it, with every signal blocked so
  * that none of the program's is delivered to it; a small stack (it only
- * calls write(2)).  Joined before the file is published. */
+ * calls write(2)).  Done before the file is published; then parked
+ * until the process is gone (aggregate/json.c). */
 int hs_publish__spawn(pthread_t *th, void *(*fn)(void *), void *arg)
 {
 	hs_real_pthread_create_fn create = hs_real__pthread_create();
