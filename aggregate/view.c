@@ -284,6 +284,12 @@ value__estimate(struct agg_value *x, const struct agg_process *p,
 		return;
 	}
 	x->partial = c->running != c->enabled;
+	if (!x->partial) { /* hs_count__estimate's exact case, inline */
+		x->est = (double)c->value;
+		x->state = AGG_VALUE_KNOWN;
+		x->shown = c->value;
+		return;
+	}
 	if (!hs_count__estimate(c, &x->est)) {
 		x->state = AGG_VALUE_UNKNOWN;
 		return;
