@@ -337,6 +337,10 @@ struct out {
 	 * escaping): "event" of every per-call object. */
 	char *mainval;
 	size_t mainlen;
+	/* The events not dropped (the only ones with a key), in order;
+	 * NULL: every event is checked. */
+	int *ok;
+	int nok;
 	struct out_writer *w; /* NULL: out__flush writes itself */
 };
 
@@ -832,6 +836,10 @@ static void out__ev_keys(struct out *o, const struct agg_process *p)
 		snprintf(o->evkey[e], OUT_SLACK + 1, "\"%s\":", p->ev[e].name);
 		o->evlen[e] = len + 3;
 	}
+	o->ok = malloc((p->nev > 0 ? (size_t)p->nev : 1) * sizeof(*o->ok));
+	for (int e = 0; o->ok && e < p->nev; e++)
+		if (p->ev[e].ok)
+			o->ok[o->nok++] = e;
 	if (p->main_ev >= 0 && p->main_ev < p->nev &&
 	    agg_json__plain(p->ev[p->main_ev].name, &len) &&
 	    (o->mainval = malloc(len + 3))) {
@@ -847,6 +855,7 @@ static void out__ev_keys_free(struct out *o, const struct agg_process *p)
 	free(o->evkey);
 	free(o->evlen);
 	free(o->mainval);
+	free(o->ok);
 }
 
 static void out__u64(struct out *o, uint64_t v)
@@ -888,10 +897,11 @@ static void out__counts(struct out *o, int depth, bool *first, const char *key,
 	bool f = true;
 
 	out__lit_key(o, depth, first, lit, litlen, false);
-	for (int i = 0; i < p->nev; i++) {
+	for (int k = 0, n = o->ok ? o->nok : p->nev; k < n; k++) {
+		int i = o->ok ? o->ok[k] : k;
 		const struct agg_value *x = &iv->ev[i];
 
-		if (x->state == AGG_VALUE_ABSENT)
+		if (x->state == AGG_VALUE_ABSENT) /* dropped: no key */
 			continue;
 		out__ev_key(o, depth + 1, &f, p, i);
 		if (x->state == AGG_VALUE_KNOWN)

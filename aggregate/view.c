@@ -329,22 +329,19 @@ static int view__plain(struct agg_view *v, const struct agg_thread *t,
 	const struct agg_process *p = v->p;
 	bool partial = false;
 
-	out->ev = scratch__take(v, (size_t)(p->nev ? p->nev : 1), sizeof(*out->ev));
+	/* Zeroed: a dropped event is AGG_VALUE_ABSENT, its counts never read. */
+	out->ev = scratch__alloc(v, (size_t)(p->nev ? p->nev : 1), sizeof(*out->ev));
 	out->m = NULL;
 	if (!out->ev)
 		return -1;
-	for (int e = 0; e < p->nev; e++) {
+	for (int k = 0; k < v->nok; k++) {
+		int e = v->ok[k], of = p->ev[e].times_of;
 		struct agg_value *x = &out->ev[e];
-		int of = p->ev[e].times_of;
 		const struct count *l = &raw[of ? of - 1 : e];
-		struct count c;
+		struct count c = { hs_atomic__get(&raw[e].value),
+				   hs_atomic__get(&l->enabled),
+				   hs_atomic__get(&l->running) };
 
-		*x = (struct agg_value){ .state = AGG_VALUE_ABSENT };
-		if (!p->ev[e].ok) /* no key at all: its counts are never read */
-			continue;
-		c = (struct count){ hs_atomic__get(&raw[e].value),
-				    hs_atomic__get(&l->enabled),
-				    hs_atomic__get(&l->running) };
 		agg_mux__guard(&c);
 		value__estimate(x, p, t, e, &c);
 		partial |= x->partial;
