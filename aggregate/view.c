@@ -880,33 +880,6 @@ static void recs__sums(struct agg_view *v, size_t n)
 			v->order_sum[v->names[i].order] = v->names[i].sum;
 }
 
-/* The next record's lines, and those of its summary, on their way into
- * the cache while this one is formatted: the records lie scattered over
- * the threads' heaps, and the summaries (1000 names here) do not fit in
- * a core's cache; without this each record waits for a dozen lines. */
-static void recs__prefetch(const struct agg_view *v, const struct agg_view_rec *n)
-{
-	const struct agg_region *r = n->r;
-	long sum = v->order_sum[n->order];
-	int nev = v->p->nev;
-
-	__builtin_prefetch(r);
-	__builtin_prefetch((const char *)r + 64);
-	__builtin_prefetch((const char *)r + 128);
-	/* No load of r here (its nev): the prefetches would wait for it.  A
-	 * prefetch of a wrong address costs nothing and never faults. */
-	for (int k = 0; k < v->nok; k++) {
-		int e = v->ok[k];
-
-		__builtin_prefetch(&r->c[e]);
-		__builtin_prefetch(&r->c[nev + e]);
-		if (sum >= 0 && v->sums_pending) {
-			__builtin_prefetch(&v->sum[sum].incl.ev[e], 1);
-			__builtin_prefetch(&v->sum[sum].excl.ev[e], 1);
-		}
-	}
-}
-
 /* Thread t's records come next: the cursor on its part of recs[].  Marks
  * of threads not written (folded) are passed over. */
 static void recs__thread(struct agg_view *v, const struct agg_thread *t)
@@ -950,8 +923,6 @@ int agg_view__region(struct agg_view *v, const struct agg_thread *t,
 
 	if (v->rthread == t && v->rcur < v->rend && v->recs[v->rcur].r == r) {
 		sum = v->order_sum[v->recs[v->rcur++].order];
-		if (v->rcur < v->rend)
-			recs__prefetch(v, &v->recs[v->rcur]);
 	} else {
 		const struct agg_view_name *e = view__name(v, r->name);
 
