@@ -14,9 +14,9 @@
 #ifndef HPCSHIM_AGGREGATE_H
 #define HPCSHIM_AGGREGATE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -265,11 +265,11 @@ struct agg_pmu_info {
 
 struct agg_metrics; /* aggregate/metric.h */
 
-/* Every string member must be non-NULL (use "" for unknown). */
-/* Starts fn(arg) on a joinable thread of the shim's own (the real
- * pthread_create, every signal blocked): 0, or an errno. */
+/* Starts fn(arg) on a thread of the shim's own (the real pthread_create,
+ * every signal blocked): 0, or an errno. */
 typedef int agg_spawn_fn(pthread_t *th, void *(*fn)(void *), void *arg);
 
+/* Every string member must be non-NULL (use "" for unknown). */
 struct agg_process {
 	pid_t pid, ppid;
 	const char *host;
