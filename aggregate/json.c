@@ -807,8 +807,8 @@ static void out__name_key(struct out *o, int depth, bool *first, const char *key
 }
 
 /* Event e's name as a key: prepared by out__ev_keys. */
-static inline __attribute__((always_inline)) void out__ev_key(struct out *o, int depth, bool *first,
-			const struct agg_process *p, int e)
+static inline __attribute__((always_inline)) void
+out__ev_key(struct out *o, int depth, bool *first, const struct agg_process *p, int e)
 {
 	if (!o->evkey || !o->evkey[e]) {
 		out__key(o, depth, first, p->ev[e].name);

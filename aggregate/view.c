@@ -272,7 +272,7 @@ static void view__metrics(const struct agg_view *v, const double *in,
  * in thread t: what an interval and a series step both need. */
 static inline __attribute__((always_inline)) void
 value__estimate(struct agg_value *x, const struct agg_process *p,
-			    const struct agg_thread *t, int e, const struct count *c)
+		const struct agg_thread *t, int e, const struct count *c)
 {
 	x->c = *c;
 	if (!p->ev[e].ok) {
@@ -1290,8 +1290,8 @@ struct agg_view *agg_view__new(const struct agg_process *p)
 	for (const struct agg_thread *t = p->threads; t; t = t->next)
 		n++;
 	if (view__init_ok(v) < 0 || view__init_metrics(v) < 0 ||
-	    sum__init(v, &v->totals) < 0 ||
-	    view__threads(v, n) < 0 || view__regions(v) < 0) {
+	    sum__init(v, &v->totals) < 0 || view__threads(v, n) < 0 ||
+	    view__regions(v) < 0) {
 		agg_view__delete(v);
 		return NULL;
 	}

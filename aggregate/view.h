@@ -193,8 +193,8 @@ struct agg_view {
 	const struct agg_thread *rthread;
 	size_t rcur, rend;
 	bool recs_off; /* no memory for it: names are looked up          */
-	int nread; /* the counts of a region record read (view__copy)   */
-	int *read; /* [nread] indices into agg_region.c[]                */
+	int nread;     /* the counts of a region record read (view__copy)   */
+	int *read;     /* [nread] indices into agg_region.c[]                */
 	bool plain;
 };
 

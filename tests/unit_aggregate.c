@@ -953,12 +953,14 @@ static void test_writer_thread(void)
 			snprintf(name, sizeof(name), "region.%d", (k * 7 + i) % 300);
 			r = agg_thread__region(t[i], name);
 			if (r)
-				agg_region__add(r, NULL,
-						(const struct count[NEV]){
-							{ 1000u * (unsigned)k + (unsigned)i, 9, 9 },
-							{ (unsigned)k % 3, 9, 9 },
-							{ 0, 0, 0 } },
-						NEV);
+				agg_region__add(
+					r, NULL,
+					(const struct count[NEV]){
+						{ 1000u * (unsigned)k + (unsigned)i,
+						  9, 9 },
+						{ (unsigned)k % 3, 9, 9 },
+						{ 0, 0, 0 } },
+					NEV);
 		}
 	}
 	for (int w = 0; w < 3; w++) {
@@ -970,16 +972,18 @@ static void test_writer_thread(void)
 			text[w] = slurp(path[w], &len[w]);
 		TAP_OK(text[w] && len[w] > 4 * 1024 * 1024 && spawns == (w > 0),
 		       "writer %s: %zu bytes written (%s)",
-		       w == 0 ? "none" : w == 1 ? "thread" : "that cannot start",
+		       w == 0 ? "none" :
+		       w == 1 ? "thread" :
+				"that cannot start",
 		       len[w], err);
 	}
-	ok = text[0] && text[1] && text[2] && len[0] == len[1] && len[0] == len[2] &&
-	     memcmp(text[0], text[1], len[0]) == 0 &&
+	ok = text[0] && text[1] && text[2] && len[0] == len[1] &&
+	     len[0] == len[2] && memcmp(text[0], text[1], len[0]) == 0 &&
 	     memcmp(text[0], text[2], len[0]) == 0;
 	TAP_OK(ok, "the same bytes written by the thread, by the caller, and "
-	       "after a spawn that failed");
-	TAP_OK(stat(path[1], &st) == 0 &&
-	       (long long)st.st_blocks * 512 < (long long)st.st_size + (1 << 20),
+		   "after a spawn that failed");
+	TAP_OK(stat(path[1], &st) == 0 && (long long)st.st_blocks * 512 <
+						  (long long)st.st_size + (1 << 20),
 	       "no block reserved past the end (%lld bytes allocated for %lld)",
 	       (long long)st.st_blocks * 512, (long long)st.st_size);
 	for (int w = 0; w < 3; w++)
