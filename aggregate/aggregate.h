@@ -14,6 +14,7 @@
 #ifndef HPCSHIM_AGGREGATE_H
 #define HPCSHIM_AGGREGATE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -274,6 +275,10 @@ struct agg_pmu_info {
 
 struct agg_metrics; /* aggregate/metric.h */
 
+/* Starts fn(arg) on a thread of the shim's own (the real pthread_create,
+ * every signal blocked): 0, or an errno. */
+typedef int agg_spawn_fn(pthread_t *th, void *(*fn)(void *), void *arg);
+
 /* Every string member must be non-NULL (use "" for unknown). */
 struct agg_process {
 	pid_t pid, ppid;
@@ -307,6 +312,10 @@ struct agg_process {
 	int max_threads; /* threads written, the rest folded; 0: all */
 	const struct agg_warning *warnings; /* "warnings" (warnings.c)        */
 	int nwarnings;
+	/* The end's file may be written by a helper thread while the next
+	 * part is formatted (json.c); NULL: by the calling thread alone (a
+	 * signal handler, a flush beside the program, tests). */
+	agg_spawn_fn *spawn;
 };
 
 /* Statistics of one value across threads. */

@@ -73,11 +73,17 @@ static size_t fmt__u64(char *buf, uint64_t v)
 		1000000000000000000u, 10000000000000000000u,
 	};
 	/* clang-format on */
+	size_t t, n;
+	char *c;
+
+	if (v < 10) { /* most counts of a region record are 0 */
+		buf[0] = (char)('0' + v);
+		return 1;
+	}
 	/* Its digits: t = floor(bits x log10(2)) (1233 / 4096), then one more
 	 * when v >= 10^t. */
-	size_t t = v ? (size_t)((64 - __builtin_clzll(v)) * 1233) >> 12 : 0;
-	size_t n = v ? t + (v >= p10[t]) : 1;
-	char *c;
+	t = (size_t)((64 - __builtin_clzll(v)) * 1233) >> 12;
+	n = t + (v >= p10[t]);
 
 	c = buf + n;
 	while (v >= 100) {

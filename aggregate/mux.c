@@ -82,7 +82,7 @@ void agg_rotation__slice(struct agg_rotation *r, int g, const int *idx, int n,
  * disagreed (e.g. a time extrapolated in user space against the kernel's).
  * No negative value is ever reported: a wrapped time is 0, a wrapped value
  * is unknown (null), running never exceeds enabled. */
-static void view__guard(struct count *c)
+void agg_mux__guard(struct count *c)
 {
 	if ((int64_t)c->enabled < 0)
 		c->enabled = 0;
@@ -123,7 +123,7 @@ void agg_mux__view(const struct agg_process *p, const struct agg_rotation *rot,
 		out[e].value = hs_atomic__get(&raw[e].value);
 		out[e].enabled = hs_atomic__get(&raw[e].enabled);
 		out[e].running = hs_atomic__get(&raw[e].running);
-		view__guard(&out[e]);
+		agg_mux__guard(&out[e]);
 	}
 	if (!view__rotating(p, rot))
 		return;

@@ -111,6 +111,10 @@ void agg_rotation__free(struct agg_rotation *r);
 void agg_rotation__slice(struct agg_rotation *r, int g, const int *idx, int n,
 			 const struct count *c, uint64_t t);
 
+/* One interval's counts made reportable: a sum that wrapped below zero is
+ * 0 (a value: unknown), running is at most enabled (agg_mux__view's step
+ * for each event, for callers that know nothing rotates). */
+void agg_mux__guard(struct count *c);
 /* The counts of one interval (raw[] by event index, loaded with relaxed
  * atomics) as reported: under rotation (rot active) the (v, T, R_g) view,
  * else the kernel's own.  Both: a sum that wrapped below zero is 0, running

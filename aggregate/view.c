@@ -84,8 +84,10 @@ static void *big__alloc(size_t n, size_t size)
 
 	if (n && size > SIZE_MAX / n)
 		return NULL;
+	/* Its pages in place at once: one system call, not one fault per
+	 * page as it fills (MAP_POPULATE). */
 	p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	return p == MAP_FAILED ? NULL : p; /* zeroed */
 }
 
@@ -108,7 +110,7 @@ static void *view__alloc(struct agg_view *v, size_t n, size_t size)
  * record allocate nothing once the first record is done. */
 #define SCRATCH_BLOCK (64 * 1024)
 
-static void *scratch__alloc(struct agg_view *v, size_t n, size_t size)
+static void *scratch__take(struct agg_view *v, size_t n, size_t size)
 {
 	struct agg_view_chunk *c = v->scratch;
 	size_t al = sizeof(max_align_t), len;
@@ -131,7 +133,15 @@ static void *scratch__alloc(struct agg_view *v, size_t n, size_t size)
 	}
 	r = (char *)c->data + c->used;
 	c->used += len;
-	memset(r, 0, len);
+	return r;
+}
+
+static void *scratch__alloc(struct agg_view *v, size_t n, size_t size)
+{
+	void *r = scratch__take(v, n, size);
+
+	if (r)
+		memset(r, 0, n * size);
 	return r;
 }
 
@@ -158,6 +168,7 @@ void agg_view__release(struct agg_view *v)
 }
 
 static void names__free(struct agg_view *v);
+static void recs__free(struct agg_view *v);
 
 void agg_view__delete(struct agg_view *v)
 {
@@ -166,6 +177,7 @@ void agg_view__delete(struct agg_view *v)
 	chunk__free(&v->mem);
 	chunk__free(&v->scratch);
 	names__free(v);
+	recs__free(v);
 	free(v);
 }
 
@@ -193,6 +205,40 @@ static int view__init_metrics(struct agg_view *v)
 				 k == WHY_DROPPED && p->ev[e].reason ? p->ev[e].reason :
 								       "");
 	v->nmetrics = p->metrics->nmetrics;
+	return 0;
+}
+
+/* The events not dropped; and whether intervals are plain (view__plain):
+ * with metrics or multiplexing configured they take the full path. */
+static int view__init_ok(struct agg_view *v)
+{
+	const struct agg_process *p = v->p;
+
+	size_t nev = (size_t)(p->nev ? p->nev : 1);
+
+	v->ok = view__alloc(v, nev, sizeof(*v->ok));
+	v->read = view__alloc(v, 2 * nev, sizeof(*v->read));
+	if (!v->ok || !v->read)
+		return -1;
+	for (int e = 0; e < p->nev; e++)
+		if (p->ev[e].ok)
+			v->ok[v->nok++] = e;
+	/* A record's counts read: an event not dropped, or the leader whose
+	 * times it takes (agg_event.times_of), inclusive then exclusive. */
+	for (int half = 0; half < 2; half++) {
+		for (int e = 0; e < p->nev; e++) {
+			bool lead = false;
+
+			for (int k = 0; k < v->nok && !lead; k++)
+				lead = p->ev[v->ok[k]].times_of == e + 1;
+			if (p->ev[e].ok || lead)
+				v->read[v->nread++] = half * p->nev + e;
+		}
+	}
+	/* Only the shim's own rotation changes the kernel's counts (mux.c):
+	 * without it agg_mux__view copies and guards, agg_mux__stderr has
+	 * nothing to say. */
+	v->plain = (!p->mux || p->mux->mode != HS_MUX_ROTATE) && !p->metrics;
 	return 0;
 }
 
@@ -226,8 +272,9 @@ static void view__metrics(const struct agg_view *v, const double *in,
 
 /* The state, estimate and printed number of event e's reported counts c
  * in thread t: what an interval and a series step both need. */
-static void value__estimate(struct agg_value *x, const struct agg_process *p,
-			    const struct agg_thread *t, int e, const struct count *c)
+static inline __attribute__((always_inline)) void
+value__estimate(struct agg_value *x, const struct agg_process *p,
+		const struct agg_thread *t, int e, const struct count *c)
 {
 	x->c = *c;
 	if (!p->ev[e].ok) {
@@ -239,6 +286,12 @@ static void value__estimate(struct agg_value *x, const struct agg_process *p,
 		return;
 	}
 	x->partial = c->running != c->enabled;
+	if (!x->partial) { /* hs_count__estimate's exact case, inline */
+		x->est = (double)c->value;
+		x->state = AGG_VALUE_KNOWN;
+		x->shown = c->value;
+		return;
+	}
 	if (!hs_count__estimate(c, &x->est)) {
 		x->state = AGG_VALUE_UNKNOWN;
 		return;
@@ -267,6 +320,38 @@ static const enum why_kind state_why[] = {
 	[AGG_VALUE_UNKNOWN] = WHY_UNKNOWN,
 };
 
+/* view__interval without the shim's rotation and without metrics, the
+ * common case and 128,000 intervals for 64 threads x 1000 regions:
+ * nothing rotates (agg_mux__view would only copy and guard), no standard
+ * error, no metric inputs; only the events not dropped are visited (the
+ * dropped stay zeroed: AGG_VALUE_ABSENT). */
+static int view__plain(struct agg_view *v, const struct agg_thread *t,
+		       const struct count *raw, struct agg_interval_view *out)
+{
+	const struct agg_process *p = v->p;
+	bool partial = false;
+
+	/* Zeroed: a dropped event is AGG_VALUE_ABSENT, its counts never read. */
+	out->ev = scratch__alloc(v, (size_t)(p->nev ? p->nev : 1), sizeof(*out->ev));
+	out->m = NULL;
+	if (!out->ev)
+		return -1;
+	for (int k = 0; k < v->nok; k++) {
+		int e = v->ok[k], of = p->ev[e].times_of;
+		struct agg_value *x = &out->ev[e];
+		const struct count *l = &raw[of ? of - 1 : e];
+		struct count c = { hs_atomic__get(&raw[e].value),
+				   hs_atomic__get(&l->enabled),
+				   hs_atomic__get(&l->running) };
+
+		agg_mux__guard(&c);
+		value__estimate(x, p, t, e, &c);
+		partial |= x->partial;
+	}
+	out->partial = partial;
+	return 0;
+}
+
 /* One interval's values, in the record scratch (agg_view__release). */
 static int view__interval(struct agg_view *v, const struct agg_thread *t,
 			  const struct count *raw, struct agg_interval_view *out)
@@ -277,6 +362,9 @@ static int view__interval(struct agg_view *v, const struct agg_thread *t,
 	double in[nev];
 	const char *why[nev];
 
+	if (v->plain)
+		return view__plain(v, t, raw, out);
+	out->partial = false;
 	out->ev = scratch__alloc(v, (size_t)nev, sizeof(*out->ev));
 	out->m = v->nmetrics ?
 			 scratch__alloc(v, (size_t)v->nmetrics, sizeof(*out->m)) :
@@ -296,6 +384,7 @@ static int view__interval(struct agg_view *v, const struct agg_thread *t,
 		const struct agg_value *x = &out->ev[e];
 
 		value__set(&out->ev[e], p, t, e, &c[e]);
+		out->partial |= x->partial;
 		in[e] = x->est;
 		why[e] = x->state == AGG_VALUE_KNOWN ? NULL :
 			 v->why ? view__why(v, state_why[x->state], e) :
@@ -315,10 +404,11 @@ static int sum__init(struct agg_view *v, struct agg_sum_view *s)
 	return !s->ev || (v->nmetrics && !s->m) ? -1 : 0;
 }
 
-static void sum__add(struct agg_sum_view *s, const struct agg_process *p,
+static void sum__add(struct agg_sum_view *s, const struct agg_view *v,
 		     const struct agg_interval_view *iv)
 {
-	for (int e = 0; e < p->nev; e++) {
+	for (int k = 0; k < v->nok; k++) { /* a dropped event is ABSENT */
+		int e = v->ok[k];
 		const struct agg_value *x = &iv->ev[e];
 		struct agg_sum *a = &s->ev[e];
 
@@ -485,9 +575,12 @@ uint64_t agg_thread__wall_ns(const struct agg_thread *t)
 	return t->end_mono > t->start_mono ? t->end_mono - t->start_mono : 0;
 }
 
+static void recs__thread(struct agg_view *v, const struct agg_thread *t);
+
 int agg_view__thread(struct agg_view *v, const struct agg_thread *t,
 		     struct agg_thread_view *tv)
 {
+	recs__thread(v, t);
 	memset(tv, 0, sizeof(*tv));
 	tv->t = t;
 	if (view__interval(v, t, t->totals, &tv->totals) < 0 ||
@@ -577,6 +670,11 @@ static const struct agg_region *view__copy(struct agg_view *v,
 	const uint32_t *seq = t->records_seq ? t->records_seq : &t->seq;
 	struct agg_region *d;
 	size_t nc = 2 * (size_t)r->nev;
+	/* Plain intervals (view__plain) read only the counts a value is made
+	 * of (view__init_ok): a dropped event's stay zero here, and of a
+	 * record with many dropped events most lines are never touched. */
+	bool some = v->plain && r->nev == v->p->nev;
+	int nread = some ? v->nread : (int)nc;
 
 	d = scratch__alloc(v, 1, sizeof(*d) + nc * sizeof(struct count));
 	if (!d)
@@ -595,7 +693,9 @@ static const struct agg_region *view__copy(struct agg_view *v,
 
 		d->calls = hs_atomic__get(&r->calls);
 		d->unmeasured = hs_atomic__get(&r->unmeasured);
-		for (size_t i = 0; i < nc; i++) {
+		for (int k = 0; k < nread; k++) {
+			size_t i = some ? (size_t)v->read[k] : (size_t)k;
+
 			d->c[i].value = hs_atomic__get(&r->c[i].value);
 			d->c[i].enabled = hs_atomic__get(&r->c[i].enabled);
 			d->c[i].running = hs_atomic__get(&r->c[i].running);
@@ -693,6 +793,128 @@ static int names__grow(struct agg_view *v)
 	return 0;
 }
 
+/* ---- pass 1's answer per record --------------------------------------
+ *
+ * Pass 1 finds each record's name in the table (a hash of the name, a
+ * comparison with the first record's copy: two cache misses per record).
+ * It keeps the answer, record by record in list order, so that writing
+ * the records, in that same order, finds each one's summary without
+ * touching its name again.  A record the cursor does not expect (published
+ * after pass 1, or no memory for the list) is looked up by name. */
+struct agg_view_rec {
+	const struct agg_region *r;
+	size_t order; /* its name's first appearance (agg_view_name.order) */
+};
+
+struct agg_view_mark {
+	const struct agg_thread *t;
+	size_t start, end; /* its records in recs[] */
+};
+
+static void recs__free(struct agg_view *v)
+{
+	big__free(v->recs, v->recs_cap, sizeof(*v->recs));
+	big__free(v->marks, v->marks_cap, sizeof(*v->marks));
+	big__free(v->order_sum, v->norder, sizeof(*v->order_sum));
+	v->recs = NULL;
+	v->marks = NULL;
+	v->order_sum = NULL;
+	v->nrecs = v->recs_cap = v->nmarks = v->marks_cap = v->norder = 0;
+	v->recs_off = true;
+}
+
+/* Doubles a table of n entries of size bytes (cap: its capacity). */
+static void *recs__grow(void *old, size_t n, size_t *cap, size_t size)
+{
+	size_t c = *cap ? 2 * *cap : 4096;
+	void *t = big__alloc(c, size);
+
+	if (!t)
+		return NULL;
+	if (old)
+		memcpy(t, old, n * size);
+	big__free(old, *cap, size);
+	*cap = c;
+	return t;
+}
+
+static void recs__mark(struct agg_view *v, const struct agg_thread *t)
+{
+	struct agg_view_mark *m;
+
+	if (v->recs_off)
+		return;
+	if (v->nmarks == v->marks_cap) {
+		m = recs__grow(v->marks, v->nmarks, &v->marks_cap, sizeof(*m));
+		if (!m) {
+			recs__free(v);
+			return;
+		}
+		v->marks = m;
+	}
+	v->marks[v->nmarks++] = (struct agg_view_mark){ t, v->nrecs, v->nrecs };
+}
+
+static void recs__add(struct agg_view *v, const struct agg_region *r, size_t order)
+{
+	struct agg_view_rec *n;
+
+	if (v->recs_off)
+		return;
+	if (!v->recs) { /* sized once, the threads' counts as a hint */
+		size_t hint = 64;
+
+		for (const struct agg_thread *t = v->p->threads; t; t = t->next)
+			hint += __atomic_load_n(&t->nregions, __ATOMIC_RELAXED);
+		v->recs = big__alloc(hint, sizeof(*v->recs));
+		if (!v->recs) {
+			recs__free(v);
+			return;
+		}
+		v->recs_cap = hint;
+	} else if (v->nrecs == v->recs_cap) {
+		n = recs__grow(v->recs, v->nrecs, &v->recs_cap, sizeof(*n));
+		if (!n) {
+			recs__free(v);
+			return;
+		}
+		v->recs = n;
+	}
+	v->recs[v->nrecs++] = (struct agg_view_rec){ r, order };
+}
+
+/* After the names are chosen: each name's summary by its order. */
+static void recs__sums(struct agg_view *v, size_t n)
+{
+	if (v->recs_off)
+		return;
+	v->order_sum = big__alloc(n, sizeof(*v->order_sum));
+	if (!v->order_sum) {
+		recs__free(v);
+		return;
+	}
+	v->norder = n;
+	for (size_t i = 0; i < v->names_cap; i++)
+		if (v->names[i].name && v->names[i].order < n)
+			v->order_sum[v->names[i].order] = v->names[i].sum;
+}
+
+/* Thread t's records come next: the cursor on its part of recs[].  Marks
+ * of threads not written (folded) are passed over. */
+static void recs__thread(struct agg_view *v, const struct agg_thread *t)
+{
+	v->rthread = NULL;
+	if (v->recs_off || !v->order_sum)
+		return;
+	while (v->mcur < v->nmarks && v->marks[v->mcur].t != t)
+		v->mcur++;
+	if (v->mcur == v->nmarks)
+		return;
+	v->rthread = t;
+	v->rcur = v->marks[v->mcur].start;
+	v->rend = v->marks[v->mcur].end;
+}
+
 static struct agg_view_name *view__name(struct agg_view *v, const char *name)
 {
 	return v->names_cap ? name__find(v, name, hs_hash__str(HS_HASH_INIT, name)) :
@@ -716,15 +938,24 @@ static int region_sum__add(struct agg_view *v, struct agg_region_sum *rs,
 int agg_view__region(struct agg_view *v, const struct agg_thread *t,
 		     const struct agg_region *r, struct agg_region_view *rv)
 {
-	const struct agg_view_name *e = view__name(v, r->name);
+	long sum;
 
-	/* A record published after the view was built waits for the next
-	 * result, like a folded one. */
-	if (!e || !e->name || e->sum < 0)
+	if (v->rthread == t && v->rcur < v->rend && v->recs[v->rcur].r == r) {
+		sum = v->order_sum[v->recs[v->rcur++].order];
+	} else {
+		const struct agg_view_name *e = view__name(v, r->name);
+
+		/* A record published after the view was built waits for
+		 * the next result, like a folded one. */
+		if (!e || !e->name)
+			return 0;
+		sum = e->sum;
+	}
+	if (sum < 0)
 		return 0;
 	if (view__region_values(v, t, r, rv) < 0)
 		return -1;
-	if (v->sums_pending && region_sum__add(v, &v->sum[e->sum], rv) < 0)
+	if (v->sums_pending && region_sum__add(v, &v->sum[sum], rv) < 0)
 		return -1;
 	return 1;
 }
@@ -828,14 +1059,14 @@ static int view__threads(struct agg_view *v, size_t n)
 
 		if (view__interval(v, t, t->totals, &iv) < 0)
 			goto out;
-		sum__add(&v->totals, p, &iv);
+		sum__add(&v->totals, v, &iv);
 		v->thread_kept[i] = fold__kept(&rk[i], folding, &cut);
 		if (v->thread_kept[i]) {
 			v->nthreads++;
 			if (f->kept_min < 0 || rk[i].key < f->kept_min)
 				f->kept_min = rk[i].key;
 		} else {
-			sum__add(&f->incl, p, &iv);
+			sum__add(&f->incl, v, &iv);
 			f->wall.incl += agg_thread__wall_ns(t);
 			f->key[f->count++] = rk[i].key;
 			if (rk[i].key > largest) {
@@ -861,6 +1092,7 @@ static int view__names(struct agg_view *v, size_t *nnames)
 	size_t order = 0;
 
 	for (const struct agg_thread *t = p->threads; t; t = t->next) {
+		recs__mark(v, t);
 		for (const struct agg_region *r = region__first(t); r;
 		     r = region__next(r)) {
 			struct agg_view_name *e;
@@ -876,7 +1108,10 @@ static int view__names(struct agg_view *v, size_t *nnames)
 				e->sum = -1;
 			}
 			e->calls += __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
+			recs__add(v, r, e->order);
 		}
+		if (v->marks)
+			v->marks[v->nmarks - 1].end = v->nrecs;
 	}
 	*nnames = order;
 	return 0;
@@ -995,8 +1230,8 @@ static int region_sum__add(struct agg_view *v, struct agg_region_sum *rs,
 	rs->threads++;
 	percall__merge(&rs->percall, &rv->percall);
 	wall__merge(&rs->wall, &rv->wall);
-	sum__add(&rs->incl, v->p, &rv->incl);
-	sum__add(&rs->excl, v->p, &rv->excl);
+	sum__add(&rs->incl, v, &rv->incl);
+	sum__add(&rs->excl, v, &rv->excl);
 	return 0;
 }
 
@@ -1022,6 +1257,7 @@ static int view__regions(struct agg_view *v)
 
 	if (view__names(v, &n) < 0 || view__select_names(v, n) < 0)
 		return -1;
+	recs__sums(v, n);
 	if (f->count == 0 && v->threads_folded.count == 0) {
 		v->sums_pending = true;
 		folded__finish(v, f);
@@ -1043,8 +1279,8 @@ static int view__regions(struct agg_view *v)
 			} else {
 				f->calls += rv.calls;
 				wall__merge(&f->wall, &rv.wall);
-				sum__add(&f->incl, p, &rv.incl);
-				sum__add(&f->excl, p, &rv.excl);
+				sum__add(&f->incl, v, &rv.incl);
+				sum__add(&f->excl, v, &rv.excl);
 			}
 			agg_view__release(v);
 		}
@@ -1072,8 +1308,9 @@ struct agg_view *agg_view__new(const struct agg_process *p)
 	v->p = p;
 	for (const struct agg_thread *t = p->threads; t; t = t->next)
 		n++;
-	if (view__init_metrics(v) < 0 || sum__init(v, &v->totals) < 0 ||
-	    view__threads(v, n) < 0 || view__regions(v) < 0) {
+	if (view__init_ok(v) < 0 || view__init_metrics(v) < 0 ||
+	    sum__init(v, &v->totals) < 0 || view__threads(v, n) < 0 ||
+	    view__regions(v) < 0) {
 		agg_view__delete(v);
 		return NULL;
 	}

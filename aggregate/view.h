@@ -66,6 +66,7 @@ struct agg_mvalue {
 struct agg_interval_view {
 	struct agg_value *ev;
 	struct agg_mvalue *m;
+	bool partial; /* some ev[].partial: a "_multiplexed" sibling */
 };
 
 /* The same across threads: ev[nev], m[nmetrics] (or NULL). */
@@ -138,6 +139,8 @@ struct agg_region_sum {
 
 struct agg_view_chunk;
 struct agg_view_name;
+struct agg_view_rec;
+struct agg_view_mark;
 
 /* What a limit folded (HPCSHIM_MAX_REGIONS, HPCSHIM_MAX_THREADS): the
  * records beyond it, the smallest by the key, summed into one.  key[] is
@@ -174,6 +177,25 @@ struct agg_view {
 	char (*why)[240];           /* [AGG_WHY_KINDS * nev] input reasons     */
 	struct agg_view_chunk *mem; /* everything above lives here           */
 	struct agg_view_chunk *scratch; /* one record's values: agg_view__release */
+	/* The events not dropped, in order: the only ones an interval or a
+	 * sum has values of.  plain: no rotation (HPCSHIM_MUX=rotate) and no
+	 * metrics, so an interval is estimates only (view__plain). */
+	int nok;
+	int *ok;
+	/* Pass 1's name of each record, in list order, and the cursor of
+	 * the records being written (view.c "pass 1's answer"). */
+	struct agg_view_rec *recs;
+	size_t nrecs, recs_cap;
+	struct agg_view_mark *marks; /* each thread's part of recs[]     */
+	size_t nmarks, marks_cap, mcur;
+	long *order_sum; /* [norder] a name's sum[] index by its order   */
+	size_t norder;
+	const struct agg_thread *rthread;
+	size_t rcur, rend;
+	bool recs_off; /* no memory for it: names are looked up          */
+	int nread;     /* the counts of a region record read (view__copy)   */
+	int *read;     /* [nread] indices into agg_region.c[]                */
+	bool plain;
 };
 
 /* The process-wide part: totals, region summaries, what is folded.  A

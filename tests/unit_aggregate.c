@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -880,6 +881,120 @@ static void test_json_text(void)
 	}
 }
 
+/* ---- the end's writer thread (json.c) ---------------------------------- */
+
+static int spawns;
+
+static int spawn_thread(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	spawns++;
+	return pthread_create(th, NULL, fn, arg);
+}
+
+static int spawn_fail(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	(void)th, (void)fn, (void)arg;
+	spawns++;
+	return EAGAIN;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *b = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0 && (b = malloc((size_t)n + 1)) &&
+	    fread(b, 1, (size_t)n, f) == (size_t)n)
+		*len = (size_t)n;
+	else {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	return b;
+}
+
+/* A process whose file takes several buffers (and passes the size where
+ * blocks are reserved ahead), written by the calling thread, through the
+ * writer thread, and with a spawn that fails: three identical files, and
+ * no block reserved past the end. */
+static void test_writer_thread(void)
+{
+	char tmpl[] = "/tmp/hpcshim-unit-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	char path[3][4096], err[512], name[32];
+	agg_spawn_fn *how[3] = { NULL, spawn_thread, spawn_fail };
+	struct agg_event ev[NEV];
+	struct agg_process p;
+	struct agg_thread *t1, *t2, *t[40];
+	char *text[3] = { NULL, NULL, NULL };
+	size_t len[3] = { 0, 0, 0 };
+	struct stat st;
+	int ok = 0;
+
+	if (!dir) {
+		TAP_OK(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	build_process(&p, ev, &t1, &t2);
+	for (int i = 0; i < 40; i++) { /* 40 x 300 records: about 8 MB */
+		t[i] = agg_thread__new(2000 + i, NEV);
+		if (!t[i])
+			break;
+		t[i]->next = p.threads;
+		p.threads = t[i];
+		for (int k = 0; k < 300; k++) {
+			struct agg_region *r;
+
+			snprintf(name, sizeof(name), "region.%d", (k * 7 + i) % 300);
+			r = agg_thread__region(t[i], name);
+			if (r)
+				agg_region__add(
+					r, NULL,
+					(const struct count[NEV]){
+						{ 1000u * (unsigned)k + (unsigned)i,
+						  9, 9 },
+						{ (unsigned)k % 3, 9, 9 },
+						{ 0, 0, 0 } },
+					NEV);
+		}
+	}
+	for (int w = 0; w < 3; w++) {
+		spawns = 0;
+		p.spawn = how[w];
+		err[0] = '\0';
+		if (agg_process__write(&p, dir, path[w], sizeof(path[w]), err,
+				       sizeof(err)) == 0)
+			text[w] = slurp(path[w], &len[w]);
+		TAP_OK(text[w] && len[w] > 4 * 1024 * 1024 && spawns == (w > 0),
+		       "writer %s: %zu bytes written (%s)",
+		       w == 0 ? "none" :
+		       w == 1 ? "thread" :
+				"that cannot start",
+		       len[w], err);
+	}
+	ok = text[0] && text[1] && text[2] && len[0] == len[1] &&
+	     len[0] == len[2] && memcmp(text[0], text[1], len[0]) == 0 &&
+	     memcmp(text[0], text[2], len[0]) == 0;
+	TAP_OK(ok, "the same bytes written by the thread, by the caller, and "
+		   "after a spawn that failed");
+	TAP_OK(stat(path[1], &st) == 0 && (long long)st.st_blocks * 512 <
+						  (long long)st.st_size + (1 << 20),
+	       "no block reserved past the end (%lld bytes allocated for %lld)",
+	       (long long)st.st_blocks * 512, (long long)st.st_size);
+	for (int w = 0; w < 3; w++)
+		free(text[w]);
+	for (struct agg_thread *x = p.threads, *n; x; x = n) {
+		n = x->next;
+		agg_thread__delete(x);
+	}
+	remove_dir(dir);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -888,5 +1003,6 @@ int main(void)
 	test_stat();
 	test_thread();
 	test_json();
+	test_writer_thread();
 	return tap_done();
 }

@@ -133,6 +133,8 @@ void hs_events__publish(void);
  * wait (a fatal signal's handler) waits, bounded, for one under way on
  * another thread. */
 void hs_publish__results(const struct agg_process *p, bool flush, bool in_signal);
+/* The end's writer thread (agg_spawn_fn, aggregate.h). */
+int hs_publish__spawn(pthread_t *th, void *(*fn)(void *), void *arg);
 void hs_publish__final_begin(void);
 void hs_publish__final_end(void);
 void hs_publish__wait(void);

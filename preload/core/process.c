@@ -153,6 +153,10 @@ void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
 		.uncovered = unc, .nuncovered = nunc,
 		.max_regions = hs_proc.cfg.limits.max_regions,
 		.max_threads = hs_proc.cfg.limits.max_threads,
+		/* A writer thread only at exit(), ordinary code: _exit and
+		 * exec may be called in a signal handler (they are
+		 * async-signal-safe), and a flush runs beside the program. */
+		.spawn = end == HS_END_EXIT ? hs_publish__spawn : NULL,
 		.pmu = {
 			.cpu_pmu = hs_proc.evlist.cpu_pmu,
 			.hardware = hs_proc.evlist.hardware,

@@ -12,6 +12,7 @@
  * takes the lock, so a flush can never replace the end's file.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "common/lock.h"
 #include "common/sys.h"
 #include "preload/base/log.h"
+#include "preload/base/real.h"
 #include "preload/core/core.h"
 
 static pthread_mutex_t place_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -135,6 +137,31 @@ void hs_publish__render(const struct agg_process *p)
 fail:
 	hs_sys__close(fd);
 	free(buf);
+}
+
+/* The end's writer thread (aggregate/json.c): the real pthread_create,
+ * so the program's wrapper never sees it, with every signal blocked so
+ * that none of the program's is delivered to it; a small stack (it only
+ * calls write(2)).  Done before the file is published; then parked
+ * until the process is gone (aggregate/json.c). */
+int hs_publish__spawn(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	hs_real_pthread_create_fn create = hs_real__pthread_create();
+	sigset_t all, old;
+	pthread_attr_t attr;
+	int rc;
+
+	if (!create)
+		return ENOSYS;
+	sigfillset(&all);
+	if (pthread_attr_init(&attr) != 0)
+		return ENOMEM;
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = create(th, &attr, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return rc;
 }
 
 char *hs_publish__take_rendered(size_t *len)
