@@ -342,6 +342,10 @@ struct out {
 	int *ok;
 	int nok;
 	struct out_writer *w; /* NULL: out__flush writes itself */
+	/* How to start a writer (agg_process.spawn), at the first full
+	 * buffer: a document that fits in one is written by the caller, with
+	 * no thread and no second buffer.  NULL once tried. */
+	agg_spawn_fn *spawn;
 };
 
 #define OUT_BUF (1024 * 1024)
@@ -349,13 +353,16 @@ struct out {
 
 static int write_all(int fd, const char *buf, size_t len);
 
-/* An output buffer: mapped with its pages in place (MAP_POPULATE), in one
- * system call rather than one page fault per 4 KiB as it first fills (a
- * fault costs more in a virtual machine); NULL on failure. */
-static char *out__buf_new(void)
+/* An output buffer; NULL on failure.  The first one's pages come as
+ * they fill (most documents use a few of them); a second one, for a
+ * document that outgrew the first, with its pages in place
+ * (populate: MAP_POPULATE, one system call rather than one page fault per
+ * 4 KiB, and a fault costs more in a virtual machine). */
+static char *out__buf_new(bool populate)
 {
 	void *b = mmap(NULL, OUT_BUF, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0),
+		       -1, 0);
 
 	return b == MAP_FAILED ? NULL : b;
 }
@@ -368,7 +375,8 @@ static void out__buf_free(char *b)
 
 /* ---- the writer thread -------------------------------------------------
  *
- * At the end of a process (agg_process.spawn set: exit()) a
+ * At the end of a process (agg_process.spawn set: exit()), once the
+ * document outgrows its first buffer (out__full), a
  * helper thread writes each full buffer while the next one is formatted:
  * the kernel's copy into the page cache (about a third of the exit path
  * for 54 MB) runs beside the formatting on a second CPU.  Two buffers
@@ -482,23 +490,25 @@ static int out_writer__idle(struct out_writer *w)
 	return err;
 }
 
-/* A writer for o, or none (o->w stays NULL) when p gives no way to start
- * one or anything fails. */
-static void out_writer__start(struct out *o, const struct agg_process *p)
+/* A writer for o, or none (o->w stays NULL) when o has no way to start
+ * one or anything fails: tried once, when the first buffer is full. */
+static void out_writer__start(struct out *o)
 {
+	agg_spawn_fn *spawn = o->spawn;
 	struct out_writer *w;
 
-	if (!p->spawn || !(w = calloc(1, sizeof(*w))))
+	o->spawn = NULL;
+	if (!spawn || !(w = calloc(1, sizeof(*w))))
 		return;
 	w->fd = o->fd;
-	w->spare = out__buf_new();
+	w->spare = out__buf_new(true);
 	if (!w->spare)
 		goto fail;
 	if (pthread_mutex_init(&w->mu, NULL) != 0)
 		goto fail;
 	if (pthread_cond_init(&w->cv, NULL) != 0)
 		goto fail_mu;
-	if (p->spawn(&w->th, out_writer__main, w) != 0)
+	if (spawn(&w->th, out_writer__main, w) != 0)
 		goto fail_cv;
 	pthread_detach(w->th);
 	o->w = w;
@@ -560,6 +570,7 @@ static void out_writer__hand(struct out *o)
 	w->spare = b;
 }
 
+/* Writes what the buffer holds: by the writer when there is one. */
 static __attribute__((noinline)) void out__flush(struct out *o)
 {
 	if (o->w && !o->err && o->n)
@@ -569,10 +580,19 @@ static __attribute__((noinline)) void out__flush(struct out *o)
 	o->n = 0;
 }
 
+/* The same when the buffer is full and more is to come: the document is
+ * large, its writer starts now (if it may). */
+static __attribute__((noinline)) void out__full(struct out *o)
+{
+	if (unlikely(o->spawn) && !o->err)
+		out_writer__start(o);
+	out__flush(o);
+}
+
 static __attribute__((noinline)) void out__write_slow(struct out *o, const char *s,
 						      size_t len)
 {
-	out__flush(o);
+	out__full(o);
 	if (len <= OUT_BUF) {
 		memcpy(o->buf, s, len);
 		o->n = len;
@@ -609,7 +629,7 @@ static void out__str(struct out *o, const char *s)
 static inline char *out__room(struct out *o, size_t len)
 {
 	if (unlikely(o->n + len > OUT_BUF))
-		out__flush(o);
+		out__full(o);
 	return o->buf + o->n;
 }
 
@@ -1352,7 +1372,7 @@ int agg_result__create(struct agg_result_file *f, const struct agg_process *p,
 		       const char *dir, char tag, char *err, size_t errlen)
 {
 	struct agg_view *v = agg_view__new(p);
-	struct out o = { .buf = out__buf_new() };
+	struct out o = { .buf = out__buf_new(false), .spawn = p->spawn };
 	int rc = -1, built;
 
 	f->fd = -1;
@@ -1368,7 +1388,6 @@ int agg_result__create(struct agg_result_file *f, const struct agg_process *p,
 	}
 	o.fd = f->fd;
 	out__ev_keys(&o, p);
-	out_writer__start(&o, p);
 	built = write_document(&o, v);
 	out__flush(&o);
 	out_writer__stop(&o);

@@ -77,6 +77,8 @@ static void chunk__free(struct agg_view_chunk **list)
  * system as soon as they are freed.  From malloc, a flush's tables would
  * stay in the flusher thread's arena while the end builds its own, and
  * the process would peak at both. */
+#define BIG_POPULATE (256 * 1024)
+
 static void *big__alloc(size_t n, size_t size)
 {
 	size_t len = n * size;
@@ -84,10 +86,13 @@ static void *big__alloc(size_t n, size_t size)
 
 	if (n && size > SIZE_MAX / n)
 		return NULL;
-	/* Its pages in place at once: one system call, not one fault per
-	 * page as it fills (MAP_POPULATE). */
+	/* A large table's pages in place at once: one system call, not one
+	 * fault per page as it fills (MAP_POPULATE).  A small one's come as
+	 * they are touched: most of a small process's tables are never
+	 * filled. */
 	p = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		 MAP_PRIVATE | MAP_ANONYMOUS | (len >= BIG_POPULATE ? MAP_POPULATE : 0),
+		 -1, 0);
 	return p == MAP_FAILED ? NULL : p; /* zeroed */
 }
 

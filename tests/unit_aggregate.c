@@ -941,6 +941,20 @@ static void test_writer_thread(void)
 		return;
 	}
 	build_process(&p, ev, &t1, &t2);
+	/* A document that fits in one buffer: written by the caller, no
+	 * thread started. */
+	spawns = 0;
+	p.spawn = spawn_thread;
+	err[0] = '\0';
+	if (agg_process__write(&p, dir, path[0], sizeof(path[0]), err, sizeof(err)) == 0)
+		text[0] = slurp(path[0], &len[0]);
+	TAP_OK(text[0] && len[0] > 0 && len[0] < 1024 * 1024 && spawns == 0,
+	       "a small file (%zu bytes) is written with no writer thread "
+	       "(%d started; %s)",
+	       len[0], spawns, err);
+	free(text[0]);
+	text[0] = NULL;
+	len[0] = 0;
 	for (int i = 0; i < 40; i++) { /* 40 x 300 records: about 8 MB */
 		t[i] = agg_thread__new(2000 + i, NEV);
 		if (!t[i])

@@ -67,8 +67,8 @@ OVH_MT = 271  # 270 before session 6's review; 313 before session 6 (see OVH)
 # then 575 and 576 with the heap warmed at thread start (thread.c: malloc
 # and free are bound before the first region); 582 and 583 with the
 # clocks' recalibration test at END (its branch in the general path).
-LAZY_SYS = 583
-LAZY = 582  # 543 with the flush thread lazy (a multi-threaded process binds more lazily before its first region); 579 before session 4's merge; 610 on main before issue 18 (603 stated, stale); 596 with
+LAZY_SYS = 603  # 583 before the end's writer thread (wave-out2: pthread imports)
+LAZY = 602  # 582 before the end's writer thread (wave-out2: the library imports more); 543 with the flush thread lazy (a multi-threaded process binds more lazily before its first region); 579 before session 4's merge; 610 on main before issue 18 (603 stated, stale); 596 with
 # libpfm4 no longer linked (one object less in the lazy binding's scope);
 # 579 with the flush thread lazy (glibc's single-threaded paths in the
 # binding: no thread yet)
@@ -87,8 +87,8 @@ OVH_SITE_SYS = 356  # 357 before session 6's review; 439 before session 6; 365 w
 # own stack position passed down to the general path; 837 and 838 with
 # the recalibration test; 835 and 836 with a sampled region's calls on
 # the one-pass path too.
-LAZY_SITE_SYS = 838  # 836 before session 6's review
-LAZY_SITE = 837  # 835 before session 6's review; 770 before session 6; 744 with the flush thread lazy; 773 before session 4's merge; 765 before issue 18, 806 with its derived clocks (cause not
+LAZY_SITE_SYS = 865  # 838 before the end's writer thread; 836 before session 6's review
+LAZY_SITE = 864  # 837 before the end's writer thread (wave-out2); 835 before session 6's review; 770 before session 6; 744 with the flush thread lazy; 773 before session 4's merge; 765 before issue 18, 806 with its derived clocks (cause not
 # pinned), 773 with the flush thread lazy; 732 before issue 13's exports
 # A whole begin+end pair (literal name, 4 hardware events in one group),
 # user-level instructions, over PAIR_K pairs: (pairs_on - pairs_off).
