@@ -116,21 +116,29 @@ static int counters__no_room(struct pmu_counters *c)
 	return 0;
 }
 
-/* The lean read's plan (struct pmu_counters.plan), or none: every group
- * must be read from user space and fill out[] entirely. */
+/* The lean read's plan (struct pmu_counters.nplan), or none.  From user
+ * space: every group read there and filling out[] entirely.  With read():
+ * no group read from user space, nothing dropped or missing (derived
+ * clocks are filled in from their group's times). */
 static void counters__plan(struct pmu_counters *c)
 {
 	const struct pmu_evlist *el = c->el;
-	int n = 0;
+	int n = 0, user = 0;
 
 	c->nplan = 0;
-	if (el->ndropped || el->nderived || c->missing || el->ngroups == 0)
+	if (el->ndropped || c->missing || el->ngroups == 0)
+		return;
+	for (int g = 0; g < el->ngroups; g++)
+		user += c->user[g];
+	if (user == 0) {
+		c->nplan = -1;
+		return;
+	}
+	if (el->nderived || user != el->ngroups)
 		return;
 	for (int g = 0; g < el->ngroups; g++) {
 		const struct pmu_group *grp = &el->grp[g];
 
-		if (!c->user[g])
-			return;
 		for (int m = 0; m < grp->n; m++)
 			c->plan[n++] = (struct pmu_plan){ c->page[grp->idx[m]],
 							  grp->idx[m], m == 0 };
@@ -215,7 +223,9 @@ static bool counters__read_syscall(struct pmu_counters *c, int g, struct count *
 		counters__lose_group(c, grp, revoked_reason);
 		fd = -1;
 	}
-	got = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+	/* The system call itself, not glibc's read(): no cancellation point
+	 * inside a region boundary, and no wrapper of the program's. */
+	got = fd < 0 ? -1 : hs_sys__read(fd, buf, sizeof(buf));
 	if (unlikely(got != want || buf[0] != (uint64_t)grp->n)) {
 		for (int m = 0; m < grp->n; m++)
 			memset(&out[grp->idx[m]], 0, sizeof(struct count));
@@ -287,6 +297,34 @@ static bool counters__read_plan(struct pmu_counters *c, struct count *out, int n
 	return true;
 }
 
+/* The read() plan's read (nplan < 0): per group one read() of exactly
+ * its size, its members' counts and its derived clocks filled in.  False
+ * when a descriptor may have changed hands since the last check, or a
+ * read fails: then the general read does it all again, with its checks and
+ * its accounting of failures. */
+static inline __attribute__((always_inline)) bool
+counters__read_sysplan(struct pmu_counters *c, struct count *out)
+{
+	const struct pmu_evlist *el = c->el;
+	uint64_t buf[3 + 2 * PMU_MAX_EVENTS];
+
+	if (unlikely(pmu_fdtab__generation() != __atomic_load_n(&c->fdgen, __ATOMIC_RELAXED)))
+		return false;
+	for (int g = 0; g < el->ngroups; g++) {
+		const struct pmu_group *grp = &el->grp[g];
+		long want = (3 + 2 * (long)grp->n) * (long)sizeof(uint64_t);
+
+		if (unlikely(hs_sys__read(c->fd[grp->idx[0]], buf, (unsigned long)want) != want ||
+			     buf[0] != (uint64_t)grp->n))
+			return false;
+		for (int m = 0; m < grp->n; m++)
+			out[grp->idx[m]] = (struct count){ buf[3 + 2 * m], buf[1], buf[2] };
+		pmu_group__clocks(grp, out, buf[2]);
+	}
+	hs_atomic__add(&c->syscall_reads, (uint64_t)el->ngroups);
+	return true;
+}
+
 static int counters__read(struct pmu_counters *c, struct count *out, bool self)
 {
 	const struct pmu_evlist *el = c->el;
@@ -323,7 +361,9 @@ int pmu_counters__read_at(struct pmu_counters *c, struct count *out, uint64_t *c
 	*clock = 0;
 	c->reading = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (likely(n) && counters__read_plan(c, out, n, clock))
+	if (likely(n > 0) && counters__read_plan(c, out, n, clock))
+		rc = 0;
+	else if (n < 0 && counters__read_sysplan(c, out))
 		rc = 0;
 	else {
 		*clock = 0;

@@ -165,8 +165,10 @@ struct pmu_counters {
 	/* The owner's lean read (counters__plan): when every group is read
 	 * from user space and out[] holds nothing else (no dropped, derived
 	 * or missing event), each page in group order with its event index
-	 * and whether it leads its group; nplan 0 otherwise.  One loop, no
-	 * per-group lookups: the region hot path. */
+	 * and whether it leads its group (nplan of them).  One loop, no
+	 * per-group lookups: the region hot path.  nplan -1: every group
+	 * read with read(), nothing dropped or missing (one read() each, no
+	 * per-group tests).  0: the general read. */
 	int nplan;
 	struct pmu_plan {
 		const void *page;
@@ -188,10 +190,11 @@ int pmu_counters__read_at(struct pmu_counters *c, struct count *out, uint64_t *c
 /* The perf clock now from the planned pages, as read_at gives it; 0 when
  * reads are not planned or the pages do not give it. */
 uint64_t pmu_counters__clock(const struct pmu_counters *c);
-/* Whether reads are planned (pmu_counters__read_at may give a clock). */
+/* Whether reads are planned from user space (pmu_counters__read_at may
+ * give a clock). */
 static inline bool pmu_counters__planned(const struct pmu_counters *c)
 {
-	return __atomic_load_n(&c->nplan, __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&c->nplan, __ATOMIC_RELAXED) > 0;
 }
 /* The same from a thread other than the owner: read() only, since the
  * hardware counters hold the calling thread's counts. */

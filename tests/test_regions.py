@@ -68,6 +68,19 @@ for mode, pages in (("pexit", 500), ("cancel", 700)):
     t.eq(w and w["inclusive"]["page-faults"], pages, "%s: thread's region faults exact" % mode)
     t.eq(others[0]["alive_at_exit"], False, "%s: thread folded in when it ended" % mode)
 
+# A region boundary reads its counters with read(2); glibc's read() is a
+# cancellation point, so a thread with a cancellation pending would be
+# cancelled inside HPC_BEGIN (never without the shim).
+r = workload("pending", 300)
+t.eq(r.rc, 0, "pending cancel: exit code")
+t.ok("pending survived 1 canceled 1" in r.out,
+     "pending cancel: the region ran to its END, the thread went at its own "
+     "pthread_testcancel (%r)" % r.out.strip())
+others = [th for th in r.doc["threads"] if th["tid"] != r.doc["process"]["pid"]] if r.doc else []
+w = region(others[0], "work") if len(others) == 1 else None
+t.eq(w and (w["calls"], w["inclusive"]["page-faults"]), (1, 300),
+     "pending cancel: the region's call and faults counted")
+
 r = workload("linger", 600)
 others = [th for th in r.doc["threads"] if th["tid"] != r.doc["process"]["pid"]]
 t.eq(r.rc, 0, "linger: exit code")

@@ -8,6 +8,9 @@
  *   threads N P      N threads, thread i touches (i+1)*P pages in region "work"
  *   pexit P          a thread touches P pages in "work" and calls pthread_exit
  *   cancel P         a thread touches P pages in "work", blocks and is cancelled
+ *   pending P        a thread with a cancellation pending (deferred) touches
+ *                    P pages in "work", then reaches pthread_testcancel:
+ *                    prints "pending survived S canceled C"
  *   linger P         a thread touches P pages in "work" and is still running
  *                    (blocked) when the process exits
  *   recurse D P      region "rec" nested in itself D deep, P pages per level
@@ -175,6 +178,44 @@ static void *cancel_worker(void *arg)
 	for (;;)
 		pause(); /* a cancellation point */
 	return NULL;
+}
+
+/* A region boundary is no cancellation point (none is without the shim):
+ * with a cancellation pending, the region runs to its END and the thread
+ * goes only at its own pthread_testcancel. */
+static int cancel_sent, survived;
+
+static void *pending_worker(void *arg)
+{
+	struct job *j = arg;
+
+	sem_post(j->ready);
+	while (!__atomic_load_n(&cancel_sent, __ATOMIC_ACQUIRE))
+		; /* no cancellation point while main cancels */
+	touch_region("work", j->pages);
+	__atomic_store_n(&survived, 1, __ATOMIC_RELEASE);
+	pthread_testcancel();
+	return NULL;
+}
+
+static void pending(long pages)
+{
+	sem_t ready;
+	struct job j = { pages, &ready };
+	pthread_t t;
+	void *ret = NULL;
+
+	sem_init(&ready, 0, 0);
+	if (pthread_create(&t, NULL, pending_worker, &j) != 0)
+		exit(98);
+	while (sem_wait(&ready) != 0)
+		;
+	pthread_cancel(t);
+	__atomic_store_n(&cancel_sent, 1, __ATOMIC_RELEASE);
+	pthread_join(t, &ret);
+	sem_destroy(&ready);
+	printf("pending survived %d canceled %d\n",
+	       __atomic_load_n(&survived, __ATOMIC_ACQUIRE), ret == PTHREAD_CANCELED);
 }
 
 static void one_thread(void *(*fn)(void *), long pages, int cancel)
@@ -687,6 +728,8 @@ int main(int argc, char **argv)
 			long p = arg(argv, &i, argc);
 			one_thread(cancel_worker, p, 1);
 			printf("cancel %ld\n", p);
+		} else if (strcmp(s, "pending") == 0) {
+			pending(arg(argv, &i, argc));
 		} else if (strcmp(s, "linger") == 0) {
 			long p = arg(argv, &i, argc);
 			linger(p);

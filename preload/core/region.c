@@ -87,8 +87,11 @@ frame__close_inline(struct hs_thread *t, int i, bool now_ok)
 		t->frames[i - 1].wchild += wd;
 	if (!now_ok || !f->valid)
 		return;
+	/* In locals: the records' relaxed atomic stores may alias t. */
+	const int nev = t->nev, ntimed = t->ntimed;
+
 	hs_atomic__add(&r->calls, 1);
-	for (int e = 0; e < t->nev; e++) {
+	for (int e = 0; e < nev; e++) {
 		uint64_t d = now[e].value - st[e].value;
 
 		if (inc)
@@ -97,7 +100,7 @@ frame__close_inline(struct hs_thread *t, int i, bool now_ok)
 		if (parent)
 			parent[e].value += d;
 	}
-	for (int k = 0; k < t->ntimed; k++) {
+	for (int k = 0; k < ntimed; k++) {
 		int e = t->timed[k];
 		uint64_t de = now[e].enabled - st[e].enabled;
 		uint64_t dr = now[e].running - st[e].running;
@@ -320,15 +323,16 @@ frame__open(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 {
 	struct hs_frame *f = &t->frames[t->depth];
 	struct count *ch = f->child;
+	const int nev = t->nev, ntimed = t->ntimed;
 
 	f->region = r;
 	f->sp = sp;
 	t->nsp += sp != 0;
 	f->skip = false;
 	r->open++;
-	for (int e = 0; e < t->nev; e++) /* only what frame__close adds to */
+	for (int e = 0; e < nev; e++) /* only what frame__close adds to */
 		ch[e].value = 0;
-	for (int k = 0; k < t->ntimed; k++) {
+	for (int k = 0; k < ntimed; k++) {
 		ch[t->timed[k]].enabled = 0;
 		ch[t->timed[k]].running = 0;
 	}
