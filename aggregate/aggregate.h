@@ -155,7 +155,8 @@ struct agg_thread {
 				      * thread shares its records (head) and
 				      * reads them under that thread's seq */
 	struct agg_region **hash; /* open addressing, owner thread only */
-	size_t hash_cap, nregions;
+	size_t hash_cap;
+	size_t nregions; /* written by the owner, read by a view (atomic) */
 	struct agg_thread_warnings warn;
 	struct agg_range_thread *range; /* HPCSHIM_RANGE & co., or NULL    */
 	struct agg_rotation *rot;       /* rotation statistics, or NULL (mux.h) */

@@ -135,7 +135,8 @@ struct agg_region *agg_thread__add(struct agg_thread *t, const char *name,
 	     i = (i + 1) & (t->hash_cap - 1))
 		;
 	t->hash[i] = r;
-	t->nregions++;
+	/* One writer; the view reads it from another thread as a size hint. */
+	__atomic_store_n(&t->nregions, t->nregions + 1, __ATOMIC_RELAXED);
 	if (t->tail)
 		__atomic_store_n(&t->tail->next, r, __ATOMIC_RELEASE);
 	else

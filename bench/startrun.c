@@ -8,7 +8,9 @@
  * run.  Exits 1 when a run fails (a start that did nothing must not be
  * timed as a cheap one).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>

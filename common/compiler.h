@@ -6,4 +6,10 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
+/* Not instrumented by a sanitizer: the shim's dlsym and the lookup of
+ * libc's, which a sanitizer's runtime calls while it starts, before its
+ * per-thread state exists (TSan crashed every program at its first
+ * intercepted function). */
+#define HS_NO_SANITIZE __attribute__((no_sanitize("thread", "address", "undefined")))
+
 #endif

@@ -2,9 +2,10 @@
 #include <dlfcn.h>
 #include <stddef.h>
 
+#include "common/compiler.h"
 #include "common/dl.h"
 
-hs_dlsym_fn hs_dl__dlsym(void)
+HS_NO_SANITIZE hs_dlsym_fn hs_dl__dlsym(void)
 {
 	/* The versions of dlsym in glibc: 2.34 moved it into libc. */
 	static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17",

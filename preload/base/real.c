@@ -2,6 +2,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 
+#include "common/compiler.h"
 #include "common/dl.h"
 #include "preload/base/real.h"
 
@@ -29,7 +30,7 @@ static void *real__next(const char *name)
 HS_REAL_TABLE(HS_REAL_DEFINE)
 #undef HS_REAL_DEFINE
 
-hs_real_dlsym_fn hs_real__dlsym(void)
+HS_NO_SANITIZE hs_real_dlsym_fn hs_real__dlsym(void)
 {
 	return hs_dl__dlsym();
 }

@@ -8,6 +8,10 @@
  * processes go to the kernel untouched.  Raw prlimit64 for those: the libc
  * names are the ones interposed here.  (struct rlimit is struct rlimit64
  * on the 64-bit targets we build for; pmu/fdspace.c asserts it.)
+ *
+ * Not instrumented by sanitizers (HS_NO_SANITIZE): a sanitizer's runtime
+ * sets its limits while it starts, through these, before it can track a
+ * call.
  */
 #include <errno.h>
 #include <sys/resource.h>
@@ -15,14 +19,15 @@
 #include <unistd.h>
 
 #include "annotate/hpcshim.h"
+#include "common/compiler.h"
 #include "pmu/pmu.h"
 
-static bool rlimit__ours(int resource, pid_t pid)
+HS_NO_SANITIZE static bool rlimit__ours(int resource, pid_t pid)
 {
 	return resource == RLIMIT_NOFILE && (pid == 0 || pid == getpid());
 }
 
-static int rlimit__nofile(const struct rlimit *set, struct rlimit *old)
+HS_NO_SANITIZE static int rlimit__nofile(const struct rlimit *set, struct rlimit *old)
 {
 	struct rlimit view;
 
@@ -40,14 +45,14 @@ static int rlimit__nofile(const struct rlimit *set, struct rlimit *old)
 	return 0;
 }
 
-static int rlimit__call(pid_t pid, int resource, const void *set, void *old)
+HS_NO_SANITIZE static int rlimit__call(pid_t pid, int resource, const void *set, void *old)
 {
 	if (rlimit__ours(resource, pid))
 		return rlimit__nofile(set, old);
 	return (int)syscall(SYS_prlimit64, pid, resource, set, old);
 }
 
-static int rlimit__get(int resource, void *old)
+HS_NO_SANITIZE static int rlimit__get(int resource, void *old)
 {
 	if (!old) {
 		errno = EFAULT;
@@ -56,7 +61,7 @@ static int rlimit__get(int resource, void *old)
 	return rlimit__call(0, resource, NULL, old);
 }
 
-static int rlimit__set(int resource, const void *set)
+HS_NO_SANITIZE static int rlimit__set(int resource, const void *set)
 {
 	if (!set) {
 		errno = EFAULT;
@@ -65,33 +70,33 @@ static int rlimit__set(int resource, const void *set)
 	return rlimit__call(0, resource, set, NULL);
 }
 
-HPCSHIM_API int getrlimit(__rlimit_resource_t resource, struct rlimit *rlim)
+HS_NO_SANITIZE HPCSHIM_API int getrlimit(__rlimit_resource_t resource, struct rlimit *rlim)
 {
 	return rlimit__get(resource, rlim);
 }
 
-HPCSHIM_API int getrlimit64(__rlimit_resource_t resource, struct rlimit64 *rlim)
+HS_NO_SANITIZE HPCSHIM_API int getrlimit64(__rlimit_resource_t resource, struct rlimit64 *rlim)
 {
 	return rlimit__get(resource, rlim);
 }
 
-HPCSHIM_API int setrlimit(__rlimit_resource_t resource, const struct rlimit *rlim)
+HS_NO_SANITIZE HPCSHIM_API int setrlimit(__rlimit_resource_t resource, const struct rlimit *rlim)
 {
 	return rlimit__set(resource, rlim);
 }
 
-HPCSHIM_API int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rlim)
+HS_NO_SANITIZE HPCSHIM_API int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rlim)
 {
 	return rlimit__set(resource, rlim);
 }
 
-HPCSHIM_API int prlimit(pid_t pid, __rlimit_resource_t resource,
+HS_NO_SANITIZE HPCSHIM_API int prlimit(pid_t pid, __rlimit_resource_t resource,
 			const struct rlimit *set, struct rlimit *old)
 {
 	return rlimit__call(pid, resource, set, old);
 }
 
-HPCSHIM_API int prlimit64(pid_t pid, __rlimit_resource_t resource,
+HS_NO_SANITIZE HPCSHIM_API int prlimit64(pid_t pid, __rlimit_resource_t resource,
 			  const struct rlimit64 *set, struct rlimit64 *old)
 {
 	return rlimit__call(pid, resource, set, old);

@@ -17,10 +17,11 @@
  */
 #include <dlfcn.h>
 
+#include "common/compiler.h"
 #include "preload/base/real.h"
 #include "preload/mpi/mpi.h"
 
-__attribute__((visibility("default"), optimize("optimize-sibling-calls"))) void *
+HS_NO_SANITIZE __attribute__((visibility("default"), optimize("optimize-sibling-calls"))) void *
 dlsym(void *handle, const char *name)
 {
 	hs_real_dlsym_fn real = hs_real__dlsym();
