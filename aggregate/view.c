@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include "common/clock.h"
 #include "common/fmath.h"
 #include "common/hash.h"
 #include "common/seqlock.h"
@@ -659,14 +662,18 @@ static int view__sampled(struct agg_view *v, const struct agg_thread *t,
  * (common/seqlock.h): the owner may close a call of it meanwhile, and the
  * copy has calls, counts, per-call and wall figures of the same completed
  * calls.  The exit path and the periodic flush read live threads' records
- * this way, one record at a time, into the record scratch.  A count that
- * stays odd (the writer is the thread that ends the process, stopped
- * inside an update by a fatal signal: odd and unchanged over COPY_TRIES
- * copies and a yield) is given up, and that thread's other records are
- * copied once each.  A live writer's count moves; its record is copied
- * until a copy is consistent, at most COPY_ROUNDS x COPY_TRIES times. */
+ * this way, one record at a time, into the record scratch.  Only the
+ * calling thread's own count can stay odd: a signal handler (a fatal
+ * signal, an exit() from a handler) interrupted its own update, which
+ * cannot finish while the handler runs; that copy is given up at once and
+ * the thread's other records are copied once each.  Any other thread's
+ * update finishes (it is a few stores, no call that blocks), however long
+ * the writer is preempted on a loaded machine: its record is copied until
+ * a copy is consistent, with a yield every COPY_TRIES tries, and given up
+ * only after COPY_GIVE_UP_NS (a writer that can never finish: a thread
+ * cancelled asynchronously inside an update). */
 #define COPY_TRIES 1000
-#define COPY_ROUNDS 64
+#define COPY_GIVE_UP_NS (200ull * 1000 * 1000)
 
 static const struct agg_region *view__copy(struct agg_view *v,
 					   const struct agg_thread *t,
@@ -691,7 +698,8 @@ static const struct agg_region *view__copy(struct agg_view *v,
 	/* A sampled region's sums of squares are not under the count: no
 	 * sampling error in a flush (NAN, docs/sampling.md). */
 	d->sq = t->records_seq ? NULL : r->sq;
-	uint32_t last = 0; /* even: no odd count seen yet */
+	bool own = t->tid == v->self;
+	uint64_t deadline = 0;
 
 	for (int tries = 0;; tries++) {
 		uint32_t s = hs_seq__read_begin(seq);
@@ -711,20 +719,19 @@ static const struct agg_region *view__copy(struct agg_view *v,
 		d->wall.call = percall__load(&r->wall.call);
 		if (hs_seq__read_ok(seq, s))
 			return d;
-		if (seq == v->stuck_seq)
+		if (seq == v->stuck_seq || own) {
+			v->stuck_seq = seq;
 			return d;
+		}
 		if (tries % COPY_TRIES == COPY_TRIES - 1) {
-			uint32_t now = __atomic_load_n(seq, __ATOMIC_RELAXED);
+			uint64_t now = hs_clock__monotonic();
 
-			/* Odd and unchanged over COPY_TRIES copies and a yield: stopped
-			 * inside an update.  Still moving: a live writer, whose updates
-			 * kept overlapping the copies (or one preempted on this CPU
-			 * inside an update: the yield lets it finish); copy again. */
-			if (((now & 1) && now == last) || tries >= COPY_ROUNDS * COPY_TRIES) {
+			if (!deadline) {
+				deadline = now + COPY_GIVE_UP_NS;
+			} else if (now > deadline) {
 				v->stuck_seq = seq;
 				return d;
 			}
-			last = now;
 			sched_yield();
 		}
 	}
@@ -1311,6 +1318,7 @@ struct agg_view *agg_view__new(const struct agg_process *p)
 	if (!v)
 		return NULL;
 	v->p = p;
+	v->self = (pid_t)syscall(SYS_gettid); /* view__copy: our own records */
 	for (const struct agg_thread *t = p->threads; t; t = t->next)
 		n++;
 	if (view__init_ok(v) < 0 || view__init_metrics(v) < 0 ||

@@ -171,6 +171,7 @@ struct agg_view {
 	bool sums_pending;          /* sum[] added up as the records are
 				     * written: agg_view__sums             */
 	const uint32_t *stuck_seq;  /* a thread's count that stayed odd      */
+	pid_t self;                 /* the calling thread (view__copy)       */
 	struct agg_folded regions_folded, threads_folded;
 	struct agg_view_name *names; /* name -> summary (view.c)          */
 	size_t names_cap;

@@ -15,12 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "aggregate/aggregate.h"
 #include "aggregate/jsonutil.h"
+#include "aggregate/view.h"
 #include "tests/tap.h"
 
 static bool near(double a, double b)
@@ -1009,6 +1012,100 @@ static void test_writer_thread(void)
 	remove_dir(dir);
 }
 
+/* ---- a record copied while its owner is inside an update (view.c) ---- */
+
+struct late_writer {
+	struct agg_thread *t;
+	struct agg_region *r;
+};
+
+/* The owner, preempted in the middle of an update for 20 ms (well under
+ * the copy's give-up bound, far over any fixed number of tries), then
+ * finishing it. */
+static void *late_writer__main(void *arg)
+{
+	struct late_writer *w = arg;
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	__atomic_store_n(&w->r->c[TC].value, 800, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->t->seq, 2, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* The value of region "r" of thread t as the view copies it. */
+static int view_region_r(const struct agg_process *p, struct agg_thread *t,
+			 uint64_t *calls, uint64_t *tc)
+{
+	struct agg_view *v = agg_view__new(p);
+	struct agg_region_view rv;
+	int got = -1;
+
+	if (!v)
+		return -1;
+	for (const struct agg_region *r = t->head; r; r = r->next)
+		if (strcmp(r->name, "r") == 0 && agg_view__region(v, t, r, &rv) == 1) {
+			*calls = rv.calls;
+			*tc = rv.incl.ev[TC].shown;
+			got = 0;
+		}
+	agg_view__delete(v);
+	return got;
+}
+
+/* Another thread's update always finishes: the copy waits for it, however
+ * long the writer is preempted (a copy that gave up after a fixed number
+ * of tries flushed torn records on a loaded machine).  The caller's own
+ * update, interrupted by its own signal handler, never finishes while the
+ * handler runs: that copy is given up at once. */
+static void test_copy_waits(void)
+{
+	struct agg_event ev[NEV];
+	struct agg_process p;
+	struct agg_thread *t1, *t2;
+	struct agg_region *r = NULL;
+	struct late_writer w;
+	pthread_t th;
+	uint64_t calls = 0, tc = 0;
+	int rc;
+
+	build_process(&p, ev, &t1, &t2);
+	for (struct agg_region *x = t1 ? t1->head : NULL; x; x = x->next)
+		if (strcmp(x->name, "r") == 0)
+			r = x;
+	if (!r) {
+		TAP_OK(0, "copy: no record");
+		return;
+	}
+	/* Inside an update: calls already 4, its counts not yet added. */
+	__atomic_store_n(&t1->seq, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->calls, 4, __ATOMIC_RELAXED);
+	w = (struct late_writer){ t1, r };
+	if (pthread_create(&th, NULL, late_writer__main, &w) != 0) {
+		TAP_OK(0, "copy: pthread_create");
+		return;
+	}
+	rc = view_region_r(&p, t1, &calls, &tc);
+	pthread_join(th, NULL);
+	TAP_OK(rc == 0 && calls == 4 && tc == 800,
+	       "a record whose writer is preempted inside an update is copied "
+	       "once the update is done (calls %llu, task-clock %llu; want 4, 800)",
+	       (unsigned long long)calls, (unsigned long long)tc);
+
+	/* The caller's own thread inside an update: given up, not waited for. */
+	t1->tid = (pid_t)syscall(SYS_gettid);
+	__atomic_store_n(&t1->seq, 3, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->calls, 5, __ATOMIC_RELAXED);
+	rc = view_region_r(&p, t1, &calls, &tc);
+	TAP_OK(rc == 0 && calls == 5, "the caller's own record inside an update "
+				      "is copied as it is (calls %llu)",
+	       (unsigned long long)calls);
+	for (struct agg_thread *x = p.threads, *n; x; x = n) {
+		n = x->next;
+		agg_thread__delete(x);
+	}
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1018,5 +1115,6 @@ int main(void)
 	test_thread();
 	test_json();
 	test_writer_thread();
+	test_copy_waits();
 	return tap_done();
 }
