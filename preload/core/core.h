@@ -201,9 +201,10 @@ int hs_stack__reserve_ids(struct hs_thread *t, int n);
 /* region.c: takes t's perf clock -> CLOCK_MONOTONIC offset (t->woff) when
  * its reads give their instant, and sets t->clocked (thread.c, when its
  * counters open); again every HS_CALIBRATE_NS at an END, so the clocks'
- * drift stays below ppm x that. */
+ * drift stays below ppm x that.  The open frames' starts move with the
+ * offset; returns its change (mod 2^64), for the END's own instant. */
 #define HS_CALIBRATE_NS 1000000000ull
-void hs_region__calibrate(struct hs_thread *t);
+uint64_t hs_region__calibrate(struct hs_thread *t);
 
 /* region.c: closes the regions still open on t with the reading in t->now
  * (valid when now_ok); their wall time ends now. */

@@ -186,19 +186,30 @@ static void thread__omp_label(struct hs_thread *t)
  * (NTP's, parts per million) since the offset was taken, so the region
  * path takes it again every HS_CALIBRATE_NS.  docs/internals.md, "Wall
  * time". */
-void hs_region__calibrate(struct hs_thread *t)
+uint64_t hs_region__calibrate(struct hs_thread *t)
 {
-	uint64_t m0, m1, p;
+	uint64_t m0, m1, p, old = t->woff, d;
+	bool had = t->clocked;
 
 	t->clocked = false;
 	m0 = hs_clock__monotonic();
 	p = pmu_counters__clock(&t->ctr);
 	m1 = hs_clock__monotonic();
 	if (!p)
-		return;
+		return 0;
 	t->woff = m0 + (m1 - m0) / 2 - p; /* modulo 2^64: may be "negative" */
 	t->wcal = m1 + HS_CALIBRATE_NS;
 	t->clocked = true;
+	if (!had)
+		return 0;
+	/* The frames still open took their start with the old offset and
+	 * will end with the new one: their starts move with the offset, so a
+	 * call's wall time never takes the change (which may be negative: a
+	 * short call open across it would come out below zero). */
+	d = t->woff - old;
+	for (int i = 0; i < t->depth; i++)
+		t->frames[i].wstart += d;
+	return d;
 }
 
 /* Reads t's counters into out (and the reading's perf-clock instant into
@@ -228,7 +239,7 @@ thread__read_at(struct hs_thread *t, struct count *out, uint64_t *wall, bool end
 	}
 	*wall = clock + t->woff;
 	if (end && unlikely(*wall > t->wcal))
-		hs_region__calibrate(t); /* the next reading's; this one's stands */
+		*wall += hs_region__calibrate(t); /* the open frames' starts moved too */
 	return ok;
 }
 
