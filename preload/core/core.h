@@ -47,10 +47,12 @@ struct hs_thread {
 	struct count *now;        /* scratch reading [nev]               */
 	uint64_t wnow;            /* monotonic ns beside that reading    */
 	/* Wall time from the readings themselves (pmu_counters__read_at):
-	 * their perf clock + woff is CLOCK_MONOTONIC (thread.c). */
+	 * a perf-clock instant p is CLOCK_MONOTONIC
+	 * wm0 + (p - wp0) x wmult / 2^32 (region.c, hs_region__calibrate). */
 	bool clocked;
-	uint64_t woff;
-	uint64_t wcal; /* CLOCK_MONOTONIC when woff is due again */
+	uint64_t wp0, wm0;
+	uint64_t wmult; /* CLOCK_MONOTONIC ns per perf-clock ns, 32.32   */
+	uint64_t wcal;  /* CLOCK_MONOTONIC when the mapping is due again */
 	int main_ev;              /* event of the per-call stats, or -1   */
 	/* hs_proc.timed, copied at start: the hot path reads it per frame. */
 	int ntimed;
@@ -88,6 +90,9 @@ struct hs_process {
 	struct hs_thread *live;
 	struct agg_thread *done;
 	uint64_t uncovered_calls; /* atomic                          */
+	uint64_t wmult; /* the latest perf clock -> CLOCK_MONOTONIC rate
+			 * (hs_thread.wmult), for threads that start; 0:
+			 * none yet (atomic) */
 	pid_t flusher;            /* the flush thread's tid, or 0 (atomic) */
 };
 
@@ -198,13 +203,14 @@ void hs_thread__discard(struct hs_thread *t);
 int hs_stack__reserve(struct hs_thread *t, int cap);
 int hs_stack__reserve_ids(struct hs_thread *t, int n);
 
-/* region.c: takes t's perf clock -> CLOCK_MONOTONIC offset (t->woff) when
- * its reads give their instant, and sets t->clocked (thread.c, when its
- * counters open); again every HS_CALIBRATE_NS at an END, so the clocks'
- * drift stays below ppm x that.  The open frames' starts move with the
- * offset; returns its change (mod 2^64), for the END's own instant. */
+/* region.c: takes t's perf clock -> CLOCK_MONOTONIC mapping (an anchor
+ * and a rate) when its reads give their instant, and sets t->clocked
+ * (thread.c, when its counters open); again every HS_CALIBRATE_NS at an
+ * END, the rate measured over the interval.  The open frames' starts move
+ * to the new mapping; returns how far it moved the instant at (the END's
+ * reading), mod 2^64. */
 #define HS_CALIBRATE_NS 1000000000ull
-uint64_t hs_region__calibrate(struct hs_thread *t);
+uint64_t hs_region__calibrate(struct hs_thread *t, uint64_t at);
 
 /* region.c: closes the regions still open on t with the reading in t->now
  * (valid when now_ok); their wall time ends now. */

@@ -20,6 +20,7 @@
  */
 #include <dlfcn.h>
 #include <string.h>
+#include <sys/timex.h>
 
 #include "annotate/hpcshim.h"
 #include "common/compiler.h"
@@ -180,15 +181,53 @@ static void thread__omp_label(struct hs_thread *t)
 
 /* With planned reads (user space) a region boundary's wall time is the
  * instant of its reading on the perf clock, which the same clock counter
- * read gives, so the hot path makes no clock read of its own.  The offset
- * onto CLOCK_MONOTONIC is taken here, between two monotonic reads; the
- * two clocks then differ by the monotonic clock's frequency correction
- * (NTP's, parts per million) since the offset was taken, so the region
- * path takes it again every HS_CALIBRATE_NS.  docs/internals.md, "Wall
- * time". */
-uint64_t hs_region__calibrate(struct hs_thread *t)
+ * read gives, so the hot path makes no clock read of its own.  The perf
+ * clock is the kernel's sched_clock: the raw counter, while
+ * CLOCK_MONOTONIC runs faster or slower by the NTP frequency correction
+ * (tens of parts per million is common: 1 us over a 50 ms region).  So
+ * the mapping has a rate as well as an anchor: at first the kernel's own
+ * figure (adjtimex: tick length and frequency), then the rate measured
+ * between this thread's anchors, taken every HS_CALIBRATE_NS at an END.
+ * docs/internals.md, "Wall time". */
+#define WALL_ONE (1ull << 32) /* a rate of 1, 32.32 */
+
+static inline uint64_t wall__map(const struct hs_thread *t, uint64_t p)
 {
-	uint64_t m0, m1, p, old = t->woff, d;
+	int64_t d = (int64_t)(p - t->wp0);
+
+	return t->wm0 + (uint64_t)(int64_t)(((__int128)d * (__int128)t->wmult) >> 32);
+}
+
+/* CLOCK_MONOTONIC ns per raw ns as the kernel sets it now: tick is in us
+ * per USER_HZ (100) tick, 10000 nominal; freq in ppm scaled by 2^16.  A
+ * phase the NTP daemon still slews (ADJ_OFFSET) is not in it: the
+ * measured rate takes it. */
+static uint64_t wall__kernel_rate(void)
+{
+	struct timex tx = { .modes = 0 };
+	double r;
+
+	if (adjtimex(&tx) < 0)
+		return WALL_ONE;
+	r = (double)tx.tick / 10000.0 + (double)tx.freq / 65536.0 * 1e-6;
+	return r > 0.999 && r < 1.001 ? (uint64_t)(r * (double)WALL_ONE) : WALL_ONE;
+}
+
+/* The process's latest rate, the kernel's until a thread measured one. */
+static uint64_t wall__rate(void)
+{
+	uint64_t m = __atomic_load_n(&hs_proc.wmult, __ATOMIC_RELAXED);
+
+	if (!m) {
+		m = wall__kernel_rate();
+		__atomic_store_n(&hs_proc.wmult, m, __ATOMIC_RELAXED);
+	}
+	return m;
+}
+
+uint64_t hs_region__calibrate(struct hs_thread *t, uint64_t at)
+{
+	uint64_t m0, m1, p, pm, before = 0, mult = 0;
 	bool had = t->clocked;
 
 	t->clocked = false;
@@ -197,16 +236,35 @@ uint64_t hs_region__calibrate(struct hs_thread *t)
 	m1 = hs_clock__monotonic();
 	if (!p)
 		return 0;
-	t->woff = m0 + (m1 - m0) / 2 - p; /* modulo 2^64: may be "negative" */
+	if (!at) /* no reading of the caller's: the step now */
+		at = p;
+	if (had)
+		before = wall__map(t, at);
+	pm = m0 + (m1 - m0) / 2;
+	/* The rate over the last interval, when long enough to be exact to
+	 * well under a part per million (the anchors are good to the time
+	 * between the two monotonic reads); else the process's. */
+	if (had && p - t->wp0 >= HS_CALIBRATE_NS / 2) {
+		double r = (double)(int64_t)(pm - t->wm0) / (double)(int64_t)(p - t->wp0);
+
+		if (r > 0.999 && r < 1.001) {
+			mult = (uint64_t)(r * (double)WALL_ONE);
+			__atomic_store_n(&hs_proc.wmult, mult, __ATOMIC_RELAXED);
+		}
+	}
+	t->wmult = mult ? mult : had ? t->wmult : wall__rate();
+	t->wp0 = p;
+	t->wm0 = pm;
 	t->wcal = m1 + HS_CALIBRATE_NS;
 	t->clocked = true;
 	if (!had)
 		return 0;
-	/* The frames still open took their start with the old offset and
-	 * will end with the new one: their starts move with the offset, so a
-	 * call's wall time never takes the change (which may be negative: a
-	 * short call open across it would come out below zero). */
-	d = t->woff - old;
+	/* The frames still open took their start on the old mapping and will
+	 * end on the new one: their starts move with it, so a call's wall time
+	 * never takes the step (which may be negative: a short call open
+	 * across it would come out below zero). */
+	uint64_t d = wall__map(t, at) - before;
+
 	for (int i = 0; i < t->depth; i++)
 		t->frames[i].wstart += d;
 	return d;
@@ -237,9 +295,9 @@ thread__read_at(struct hs_thread *t, struct count *out, uint64_t *wall, bool end
 		*wall = hs_clock__monotonic();
 		return ok;
 	}
-	*wall = clock + t->woff;
+	*wall = wall__map(t, clock);
 	if (end && unlikely(*wall > t->wcal))
-		*wall += hs_region__calibrate(t); /* the open frames' starts moved too */
+		*wall += hs_region__calibrate(t, clock); /* the open frames' starts moved too */
 	return ok;
 }
 

@@ -53,7 +53,7 @@ static void thread__open(struct hs_thread *t)
 	t->agg->start_mono = hs_clock__monotonic();
 	hs_taskstat__self(&t->agg->before);
 	pmu_counters__open(&t->ctr, &hs_proc.evlist);
-	hs_region__calibrate(t);
+	hs_region__calibrate(t, 0);
 	hs_thread__sync_missing(t);
 	if (t->ctr.missing)
 		hs_log(HS_LOG_DEBUG, "thread %d: some counters not opened: %s",

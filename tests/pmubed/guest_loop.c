@@ -28,6 +28,17 @@
  *                  region "pair", region "pairs_off" around K calls of an
  *                  empty function through the same loop; the difference
  *                  over K is the pair's cost, exactly
+ *   freq PPM       sets the kernel's NTP frequency correction to PPM parts
+ *                  per million (adjtimex ADJ_FREQUENCY; the guest runs as
+ *                  root): CLOCK_MONOTONIC then runs that much off the
+ *                  counter the perf clock comes from
+ *   exec STEP...   execs this program with the remaining steps (the shim
+ *                  starts again, in a process where the steps before hold)
+ *   rate MS        region "rate_p" around a wait of MS ms (an END past
+ *                  the shim's one-second recalibration of its wall clock)
+ *   nap MS         region "nap_ms" around a wait of MS ms of
+ *                  CLOCK_MONOTONIC; prints "nap INNER OUTER": the wait as
+ *                  timed inside the region and around HPC_BEGIN/HPC_END
  * Prints one line per step on stdout.
  */
 #define _GNU_SOURCE
@@ -38,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/timex.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,6 +65,8 @@ NAME(n_loopr, "loop_r");
 NAME(n_work, "work_t");
 NAME(n_steady, "steady");
 NAME(n_warm, "warm_0");
+NAME(n_nap, "nap_ms");
+NAME(n_rate, "rate_p");
 
 /* Exactly 1 + 2n retired instructions (1 for n == 0). */
 static __attribute__((noinline)) void spin(uint64_t n)
@@ -143,6 +157,11 @@ static uint64_t arg(char **argv, int *i, int argc)
 	return strtoull(argv[++*i], NULL, 0);
 }
 
+static int64_t ns_between(const struct timespec *a, const struct timespec *b)
+{
+	return (int64_t)(b->tv_sec - a->tv_sec) * 1000000000 + (b->tv_nsec - a->tv_nsec);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -210,6 +229,41 @@ int main(int argc, char **argv)
 			printf("pairs %" PRIu64 " %" PRId64 "\n", k,
 			       (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 +
 				       (t1.tv_nsec - t0.tv_nsec));
+		} else if (strcmp(s, "freq") == 0) {
+			struct timex tx = { .modes = ADJ_FREQUENCY };
+
+			tx.freq = (long)arg(argv, &i, argc) * 65536;
+			printf("freq %d %ld\n", adjtimex(&tx) < 0 ? -1 : 0, tx.freq);
+		} else if (strcmp(s, "exec") == 0) {
+			argv[i] = argv[0];
+			execv(argv[0], argv + i);
+			perror("guest_loop: exec");
+			return 2;
+		} else if (strcmp(s, "rate") == 0) {
+			uint64_t ms = arg(argv, &i, argc);
+			struct timespec b, c;
+
+			HPC_BEGIN(n_rate);
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			do
+				clock_gettime(CLOCK_MONOTONIC, &c);
+			while (ns_between(&b, &c) < (int64_t)ms * 1000000);
+			HPC_END(n_rate);
+			printf("rate %" PRIu64 "\n", ms);
+		} else if (strcmp(s, "nap") == 0) {
+			uint64_t ms = arg(argv, &i, argc);
+			struct timespec a, b, c, d;
+
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			HPC_BEGIN(n_nap);
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			do
+				clock_gettime(CLOCK_MONOTONIC, &c);
+			while (ns_between(&b, &c) < (int64_t)ms * 1000000);
+			HPC_END(n_nap);
+			clock_gettime(CLOCK_MONOTONIC, &d);
+			printf("nap %" PRId64 " %" PRId64 "\n", ns_between(&b, &c),
+			       ns_between(&a, &d));
 		} else {
 			fprintf(stderr, "guest_loop: unknown step '%s'\n", s);
 			return 2;
