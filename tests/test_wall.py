@@ -81,6 +81,29 @@ t.ok(w["inclusive"] <= m["wall_ns"] <= pw,
      "main thread wall_ns %r between its region's %r and the process's %r"
      % (m["wall_ns"], w["inclusive"], pw))
 
+# ---- the raw counter's mapping --------------------------------------------
+# With read() a boundary's wall time comes from the CPU's constant-rate
+# counter (rdtsc, cntvct_el0) mapped onto CLOCK_MONOTONIC, once its rate is
+# measured (the first END 100 ms into the thread; the vDSO's clock before),
+# where the kernel keeps time with that counter.  The calls after it must
+# lie in the program's own [inner, outer] as exactly as the first.
+r = wall("nap", 120, "nap", 40, "nap", 30, "nap", 250, env={"HPCSHIM_VERBOSE": "2"})
+c = calls(r.out)
+nap = region(main_thread(r.doc), "nap")
+check_percall(nap, c["nap"], "raw counter")
+bracket(nap["wall_ns"]["inclusive"], sum(i for i, _ in c["nap"]), sum(o for _, o in c["nap"]),
+        "raw counter: wall inclusive of four calls")
+try:
+    with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+        source = f.read().strip()
+except OSError:
+    source = ""
+if source in {"x86_64": "tsc", "aarch64": "arch_sys_counter"}.get(os.uname().machine, ()):
+    t.ok("wall time from the %s counter" % source in r.err,
+         "raw counter: in use where the kernel keeps time with it (%s)" % source, r.err)
+else:
+    t.skip("raw counter: in use", "the kernel's clocksource is %r" % source)
+
 # ---- no event opened: wall time is still there --------------------------
 r = wall("nap", 20, env={"HPCSHIM_EVENTS": "no-such-event"})
 c = calls(r.out)

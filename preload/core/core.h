@@ -46,13 +46,17 @@ struct hs_thread {
 	struct count *store;      /* cap x 2 x nev readings for the frames */
 	struct count *now;        /* scratch reading [nev]               */
 	uint64_t wnow;            /* monotonic ns beside that reading    */
-	/* Wall time from the readings themselves (pmu_counters__read_at):
-	 * a perf-clock instant p is CLOCK_MONOTONIC
-	 * wm0 + (p - wp0) x wmult / 2^32 (region.c, hs_region__calibrate). */
-	bool clocked;
+	/* Wall time without a clock_gettime per boundary (region.c,
+	 * hs_region__calibrate): an instant p of the readings' own perf
+	 * clock (user-space reads), or of the raw counter read beside them
+	 * (wraw: read()), is CLOCK_MONOTONIC wm0 + (p - wp0) x wmult / 2^32
+	 * while wsrc says which is mapped (HS_WALL_*). */
+	unsigned char wsrc;
+	bool wraw;
 	uint64_t wp0, wm0;
-	uint64_t wmult; /* CLOCK_MONOTONIC ns per perf-clock ns, 32.32   */
-	uint64_t wcal;  /* CLOCK_MONOTONIC when the mapping is due again */
+	uint64_t wwid;  /* the anchor's sureness: its two monotonic reads' span */
+	uint64_t wmult; /* CLOCK_MONOTONIC ns per unit of p, 32.32        */
+	uint64_t wcal;  /* CLOCK_MONOTONIC when the mapping is due (again) */
 	int main_ev;              /* event of the per-call stats, or -1   */
 	/* hs_proc.timed, copied at start: the hot path reads it per frame. */
 	int ntimed;
@@ -93,6 +97,9 @@ struct hs_process {
 	uint64_t wmult; /* the latest perf clock -> CLOCK_MONOTONIC rate
 			 * (hs_thread.wmult), for threads that start; 0:
 			 * none yet (atomic) */
+	uint64_t wraw_mult; /* the same for the raw counter (atomic)   */
+	int wraw_ok;        /* the kernel keeps time with that counter:
+			     * 0 not asked yet, 1 yes, -1 no (atomic) */
 	pid_t flusher;            /* the flush thread's tid, or 0 (atomic) */
 };
 
@@ -204,12 +211,13 @@ int hs_stack__reserve(struct hs_thread *t, int cap);
 int hs_stack__reserve_ids(struct hs_thread *t, int n);
 
 /* region.c: takes t's perf clock -> CLOCK_MONOTONIC mapping (an anchor
- * and a rate) when its reads give their instant, and sets t->clocked
+ * and a rate) when its reads give their instant, and sets t->wsrc
  * (thread.c, when its counters open); again every HS_CALIBRATE_NS at an
  * END, the rate measured over the interval.  The open frames' starts move
  * to the new mapping; returns how far it moved the instant at (the END's
  * reading), mod 2^64. */
 #define HS_CALIBRATE_NS 1000000000ull
+enum { HS_WALL_MONO, HS_WALL_PERF, HS_WALL_RAW }; /* hs_thread.wsrc */
 uint64_t hs_region__calibrate(struct hs_thread *t, uint64_t at);
 
 /* region.c: closes the regions still open on t with the reading in t->now

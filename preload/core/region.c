@@ -19,6 +19,7 @@
  * counter readings succeeded or any event opened: it is never dropped.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/timex.h>
 
@@ -26,7 +27,10 @@
 #include "common/compiler.h"
 #include "aggregate/trace.h"
 #include "common/clock.h"
+#include "common/rawclock.h"
+#include "common/sys.h"
 #include "common/seqlock.h"
+#include "preload/base/log.h"
 #include "preload/base/real.h"
 #include "preload/core/core.h"
 
@@ -179,17 +183,26 @@ static void thread__omp_label(struct hs_thread *t)
 		__atomic_store_n(&t->agg->omp_thread, omp_num(), __ATOMIC_RELAXED);
 }
 
-/* With planned reads (user space) a region boundary's wall time is the
- * instant of its reading on the perf clock, which the same clock counter
- * read gives, so the hot path makes no clock read of its own.  The perf
- * clock is the kernel's sched_clock: the raw counter, while
- * CLOCK_MONOTONIC runs faster or slower by the NTP frequency correction
- * (tens of parts per million is common: 1 us over a 50 ms region).  So
- * the mapping has a rate as well as an anchor: at first the kernel's own
- * figure (adjtimex: tick length and frequency), then the rate measured
- * between this thread's anchors, taken every HS_CALIBRATE_NS at an END.
- * docs/internals.md, "Wall time". */
-#define WALL_ONE (1ull << 32) /* a rate of 1, 32.32 */
+/* A region boundary's wall time without a clock_gettime of its own.  With
+ * planned reads (user space) it is the instant of its reading on the perf
+ * clock, which the same clock counter read gives.  With read() it is the
+ * raw counter (common/rawclock.h) read beside the reading: before it at
+ * BEGIN, after it at END, as the vDSO's clock would be.  Either runs at
+ * the counter's own rate, while CLOCK_MONOTONIC runs faster or slower by
+ * the NTP frequency correction (tens of parts per million is common: 1 us
+ * over a 50 ms region), so the mapping onto CLOCK_MONOTONIC has a rate as
+ * well as an anchor.  The perf clock's rate is the kernel's own figure at
+ * first (adjtimex: tick length and frequency); the raw counter's is
+ * unknown until measured over WALL_FIRST_NS (the vDSO's clock until then:
+ * good to 1e-6 with anchors good to 50 ns).
+ * Then the rate measured between this thread's anchors, taken again every
+ * HS_CALIBRATE_NS at an END.  docs/internals.md, "Wall time". */
+#define WALL_ONE (1ull << 32)		      /* a rate of 1, 32.32 */
+#define WALL_FIRST_NS (100ull * 1000 * 1000) /* the raw counter's first rate */
+#define WALL_TRIES 3
+#define WALL_SURE 1e-6			    /* a measured rate's error at most */
+#define WALL_WIDE_NS 2000ull		    /* an anchor this unsure may wait */
+#define WALL_RETRY_NS (10ull * 1000 * 1000) /* ... and is tried again then */
 
 static inline uint64_t wall__map(const struct hs_thread *t, uint64_t p)
 {
@@ -213,11 +226,15 @@ static uint64_t wall__kernel_rate(void)
 	return r > 0.999 && r < 1.001 ? (uint64_t)(r * (double)WALL_ONE) : WALL_ONE;
 }
 
-/* The process's latest rate, the kernel's until a thread measured one. */
-static uint64_t wall__rate(void)
+/* A thread's first rate: the process's latest measured one; for the perf
+ * clock the kernel's before any; for the raw counter 0 (unknown). */
+static uint64_t wall__first_rate(bool raw)
 {
-	uint64_t m = __atomic_load_n(&hs_proc.wmult, __ATOMIC_RELAXED);
+	uint64_t m;
 
+	if (raw)
+		return __atomic_load_n(&hs_proc.wraw_mult, __ATOMIC_RELAXED);
+	m = __atomic_load_n(&hs_proc.wmult, __ATOMIC_RELAXED);
 	if (!m) {
 		m = wall__kernel_rate();
 		__atomic_store_n(&hs_proc.wmult, m, __ATOMIC_RELAXED);
@@ -225,38 +242,129 @@ static uint64_t wall__rate(void)
 	return m;
 }
 
+/* Whether the kernel keeps time with the raw counter (its clocksource):
+ * then it runs at a constant rate, the same on every CPU.  Asked once per
+ * process, before the first raw rate is taken. */
+static bool wall__raw_ok(void)
+{
+	static const char path[] = "/sys/devices/system/clocksource/clocksource0/"
+				   "current_clocksource";
+	int ok = __atomic_load_n(&hs_proc.wraw_ok, __ATOMIC_RELAXED);
+	char buf[64];
+	long n = -1;
+	int fd;
+
+	if (ok)
+		return ok > 0;
+	fd = hs_sys__openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+	if (fd >= 0) {
+		n = hs_sys__read(fd, buf, sizeof(buf) - 1);
+		hs_sys__close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	ok = HS_RAWCLOCK && strcmp(buf, HS_RAWCLOCK_SOURCE) == 0 ? 1 : -1;
+	__atomic_store_n(&hs_proc.wraw_ok, ok, __ATOMIC_RELAXED);
+	return ok > 0;
+}
+
+/* The rate measured between the anchor and (p, pm, width w), or 0 when
+ * the interval is too short (at least WALL_FIRST_NS, or half the
+ * recalibration period once mapped) or the anchors too unsure for it to
+ * be good to WALL_SURE (each anchor's instant is good to half its width),
+ * or the figure is not plausible (a perf clock within 0.1% of
+ * CLOCK_MONOTONIC, a raw counter within 0.1% of the rate it had). */
+static uint64_t wall__measure(const struct hs_thread *t, bool had, uint64_t p, uint64_t pm,
+			      uint64_t w)
+{
+	uint64_t need = had ? HS_CALIBRATE_NS / 2 : WALL_FIRST_NS;
+	uint64_t was = t->wraw ? __atomic_load_n(&hs_proc.wraw_mult, __ATOMIC_RELAXED) : WALL_ONE;
+	double r, lo = was ? (double)was * 0.999 : 1e-3 * (double)WALL_ONE,
+		  hi = was ? (double)was * 1.001 : 1e3 * (double)WALL_ONE;
+	uint64_t span = pm - t->wm0;
+
+	if (span < need || (double)(t->wwid + w) / 2 > WALL_SURE * (double)span ||
+	    (int64_t)(p - t->wp0) <= 0)
+		return 0;
+	r = (double)(int64_t)span / (double)(int64_t)(p - t->wp0) * (double)WALL_ONE;
+	return r > lo && r < hi ? (uint64_t)r : 0;
+}
+
+/* The anchor: the counter read between two monotonic reads, the tightest
+ * of WALL_TRIES (a preemption or an interrupt between two of them makes
+ * the anchor, and a rate it gives, that much less sure).  *p 0: none. */
+static void wall__sample(struct hs_thread *t, uint64_t *p, uint64_t *m0, uint64_t *m1)
+{
+	*m0 = 0;
+	*m1 = UINT64_MAX;
+	*p = 0;
+	for (int k = 0; k < WALL_TRIES; k++) {
+		uint64_t a = hs_clock__monotonic();
+		uint64_t q = t->wraw ? hs_rawclock__read() : pmu_counters__clock(&t->ctr);
+		uint64_t b = hs_clock__monotonic();
+
+		if (b - a < *m1 - *m0) {
+			*m0 = a;
+			*m1 = b;
+			*p = q;
+		}
+	}
+}
+
 uint64_t hs_region__calibrate(struct hs_thread *t, uint64_t at)
 {
-	uint64_t m0, m1, p, pm, before = 0, mult = 0;
-	bool had = t->clocked;
+	uint64_t m0, m1, p, w, pm, before = 0, mult;
+	bool had = t->wsrc != HS_WALL_MONO, first = !t->wm0;
 
-	t->clocked = false;
-	m0 = hs_clock__monotonic();
-	p = pmu_counters__clock(&t->ctr);
-	m1 = hs_clock__monotonic();
-	if (!p)
+	if (first) /* which counter */
+		t->wraw = HS_RAWCLOCK && !pmu_counters__planned(&t->ctr) &&
+			  __atomic_load_n(&hs_proc.wraw_ok, __ATOMIC_RELAXED) >= 0;
+	wall__sample(t, &p, &m0, &m1);
+	if (!p || (t->wraw && !first && !wall__raw_ok())) {
+		t->wsrc = HS_WALL_MONO;
+		t->wcal = UINT64_MAX; /* nothing to map: the vDSO's clock from now on */
 		return 0;
+	}
+	w = m1 - m0;
+	pm = m0 + w / 2;
+	/* A later anchor much less sure than the one it follows (preempted
+	 * around it) waits for a better moment: the mapping stands. */
+	if (!first && w > 2 * t->wwid && w > WALL_WIDE_NS) {
+		t->wcal = m1 + WALL_RETRY_NS;
+		return 0;
+	}
+	mult = first ? 0 : wall__measure(t, had, p, pm, w);
+	if (mult && t->wraw && !__atomic_load_n(&hs_proc.wraw_mult, __ATOMIC_RELAXED))
+		hs_log(HS_LOG_DEBUG, "wall time from the %s counter: %.6f ns per tick",
+		       HS_RAWCLOCK_SOURCE, (double)mult / (double)WALL_ONE);
+	if (mult)
+		__atomic_store_n(t->wraw ? &hs_proc.wraw_mult : &hs_proc.wmult, mult,
+				 __ATOMIC_RELAXED);
+	else
+		mult = had ? t->wmult : wall__first_rate(t->wraw);
+	if (!mult) {
+		/* The raw counter's first rate, not known yet: measured at an END
+		 * WALL_FIRST_NS from the anchor.  A surer anchor than the one
+		 * held starts the interval again. */
+		if (first || w < t->wwid) {
+			t->wp0 = p;
+			t->wm0 = pm;
+			t->wwid = w;
+		}
+		t->wsrc = HS_WALL_MONO;
+		t->wcal = m1 + (first ? WALL_FIRST_NS : WALL_RETRY_NS);
+		return 0;
+	}
 	if (!at) /* no reading of the caller's: the step now */
 		at = p;
 	if (had)
 		before = wall__map(t, at);
-	pm = m0 + (m1 - m0) / 2;
-	/* The rate over the last interval, when long enough to be exact to
-	 * well under a part per million (the anchors are good to the time
-	 * between the two monotonic reads); else the process's. */
-	if (had && p - t->wp0 >= HS_CALIBRATE_NS / 2) {
-		double r = (double)(int64_t)(pm - t->wm0) / (double)(int64_t)(p - t->wp0);
-
-		if (r > 0.999 && r < 1.001) {
-			mult = (uint64_t)(r * (double)WALL_ONE);
-			__atomic_store_n(&hs_proc.wmult, mult, __ATOMIC_RELAXED);
-		}
-	}
-	t->wmult = mult ? mult : had ? t->wmult : wall__rate();
 	t->wp0 = p;
 	t->wm0 = pm;
+	t->wwid = w;
+	t->wmult = mult;
 	t->wcal = m1 + HS_CALIBRATE_NS;
-	t->clocked = true;
+	t->wsrc = t->wraw ? HS_WALL_RAW : HS_WALL_PERF;
 	if (!had)
 		return 0;
 	/* The frames still open took their start on the old mapping and will
@@ -281,23 +389,35 @@ thread__read(struct hs_thread *t, struct count *out, uint64_t *clock)
 	return false;
 }
 
-/* The same with the reading's wall time in *wall: its own instant when the
- * read gives one (t->clocked), else a monotonic clock read after it.  At
- * an END (end: after the reading, outside every counted interval) the
- * clocks' offset is taken again once it is HS_CALIBRATE_NS old. */
+/* The same with the reading's wall time in *wall (before the reading at a
+ * BEGIN, after it at an END): the reading's own perf-clock instant or the
+ * raw counter's, mapped (t->wsrc); else CLOCK_MONOTONIC.  At an END (after
+ * the reading, outside every counted interval) the mapping is taken again
+ * when due. */
 static inline __attribute__((always_inline)) bool
 thread__read_at(struct hs_thread *t, struct count *out, uint64_t *wall, bool end)
 {
-	uint64_t clock;
-	bool ok = thread__read(t, out, &clock);
+	uint64_t clock, p;
+	bool ok;
 
-	if (unlikely(!clock || !t->clocked)) {
-		*wall = hs_clock__monotonic();
-		return ok;
+	if (!end && t->wsrc != HS_WALL_PERF) {
+		*wall = t->wsrc == HS_WALL_RAW ? wall__map(t, hs_rawclock__read()) :
+						 hs_clock__monotonic();
+		return thread__read(t, out, &clock);
 	}
-	*wall = wall__map(t, clock);
+	ok = thread__read(t, out, &clock);
+	if (likely(t->wsrc != HS_WALL_MONO)) {
+		p = t->wsrc == HS_WALL_RAW ? hs_rawclock__read() : clock;
+		if (likely(p)) {
+			*wall = wall__map(t, p);
+			if (end && unlikely(*wall > t->wcal))
+				*wall += hs_region__calibrate(t, p); /* open frames moved too */
+			return ok;
+		}
+	}
+	*wall = hs_clock__monotonic();
 	if (end && unlikely(*wall > t->wcal))
-		*wall += hs_region__calibrate(t, clock); /* the open frames' starts moved too */
+		hs_region__calibrate(t, 0); /* a first raw rate, or no source left */
 	return ok;
 }
 
@@ -407,14 +527,7 @@ frame__open(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 	}
 	f->wchild = 0;
 	t->depth++;
-	if (likely(t->clocked)) { /* the wall time comes with the reading */
-		f->valid = thread__read_at(t, f->start, &f->wstart, false);
-		return;
-	}
-	uint64_t clock;
-
-	f->wstart = hs_clock__monotonic();
-	f->valid = thread__read(t, f->start, &clock);
+	f->valid = thread__read_at(t, f->start, &f->wstart, false);
 }
 
 /* Opens a frame for r: measured, or (a sampled region's call not picked)
