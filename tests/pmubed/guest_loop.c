@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "annotate/hpcshim.h"
+#include "tests/pmubed/spin.h"
 
 #define NAME(var, text) \
 	static const char var[16] __attribute__((aligned(16))) = text
@@ -68,16 +69,10 @@ NAME(n_warm, "warm_0");
 NAME(n_nap, "nap_ms");
 NAME(n_rate, "rate_p");
 
-/* Exactly 1 + 2n retired instructions (1 for n == 0). */
+/* Exactly 1 + 2n retired instructions (spin.h), as a call of its own. */
 static __attribute__((noinline)) void spin(uint64_t n)
 {
-	__asm__ volatile("cbz %0, 2f\n"
-			 "1: subs %0, %0, #1\n"
-			 "b.ne 1b\n"
-			 "2:\n"
-			 : "+r"(n)
-			 :
-			 : "cc");
+	spin_n(n);
 }
 
 /* The one place regions are opened and closed: identical code around
