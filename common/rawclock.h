@@ -1,6 +1,7 @@
 /* rawclock.h - the CPU's constant-rate counter, read from user space:
  * rdtsc on x86-64, cntvct_el0 on arm64 (the counters the kernel's own
- * clocksource "tsc" / "arch_sys_counter" and the vDSO read).  A region
+ * clocksource "tsc" / "arch_sys_counter" and the vDSO read, and the one
+ * the perf mmap page's time conversion takes: pmu/userread.h).  A region
  * boundary read with read() takes its wall time from it, mapped onto
  * CLOCK_MONOTONIC (preload/core/region.c), instead of a vDSO
  * clock_gettime: about 10 ns against 24 on the VMs here.  No fence: read

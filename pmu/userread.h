@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "common/count.h"
+#include "common/rawclock.h"
 
 #if defined(__x86_64__)
 
@@ -18,14 +19,6 @@ static inline __attribute__((always_inline)) uint64_t hw__counter(uint32_t idx)
 	/* lfence keeps rdpmc from running ahead of the code before it, at a
 	 * fraction of cpuid's cost. */
 	__asm__ volatile("lfence; rdpmc" : "=a"(lo), "=d"(hi) : "c"(idx - 1));
-	return (uint64_t)hi << 32 | lo;
-}
-
-static inline __attribute__((always_inline)) uint64_t hw__clock(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	return (uint64_t)hi << 32 | lo;
 }
 
@@ -85,14 +78,6 @@ static inline __attribute__((always_inline)) uint64_t hw__counter(uint32_t idx)
 }
 #undef EVCNTR
 
-static inline __attribute__((always_inline)) uint64_t hw__clock(void)
-{
-	uint64_t v;
-
-	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
-	return v;
-}
-
 #define HW_USER_READ 1
 
 #else
@@ -112,7 +97,7 @@ static inline __attribute__((always_inline)) uint64_t hw__clock(void)
 static inline uint64_t page__time_ns(const volatile struct perf_event_mmap_page *pc,
 				     uint64_t caps)
 {
-	uint64_t cyc = hw__clock(), quot, rem;
+	uint64_t cyc = hs_rawclock__read(), quot, rem;
 	uint16_t shift = pc->time_shift;
 	uint64_t mult = pc->time_mult;
 
