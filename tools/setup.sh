@@ -35,7 +35,28 @@ if [ -n "$missing" ]; then
 	fi
 fi
 
+# What configure finds depends on what is installed: the optional MPI
+# plugins, the MPI and PAPI samples, C++ and Fortran, python3 and perf
+# (configure.ac).  A build configured before one of those appeared (the
+# sample's set-up, then the tests' installs) would keep "no MPI" for good, so
+# the set of what configure probes is recorded beside the build and a change
+# reconfigures from scratch (no cache is kept: configure runs without -C).
+probes() {
+	for p in gcc g++ gfortran libopenmpi-dev libmpich-dev libpapi-dev python3 linux-perf; do
+		printf '%s %s\n' "$p" "$(dpkg-query -W -f='${Version} ${Status}' "$p" 2>/dev/null)"
+	done
+	for c in mpicc mpicc.openmpi mpicc.mpich g++ gfortran python3 perf; do
+		printf '%s %s\n' "$c" "$(command -v "$c")"
+	done
+	printf 'papi.h %s\n' "$(ls /usr/include/papi.h 2>/dev/null)"
+}
+found=$(probes)
 [ -x configure ] || autoreconf -fi
-[ -f Makefile ] || ./configure --quiet
+if [ ! -f Makefile ] || [ "$found" != "$(cat .setup-probes 2>/dev/null)" ]; then
+	[ -f Makefile ] && echo "setup: what configure probes changed since the last build: reconfiguring"
+	rm -f .setup-probes
+	./configure --quiet
+	printf '%s\n' "$found" >.setup-probes
+fi
 make -j"$(nproc)" >/dev/null
 echo "setup: built $(pwd)/.libs/libhpcshim.so"
