@@ -49,8 +49,8 @@ papi_note=""
 if ! command -v papi_native_avail >/dev/null 2>&1 || [ ! -e /usr/include/papi.h ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 		echo "bench: installing libpapi-dev papi-tools"
-		apt-get update -qq >/dev/null 2>&1 || true
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		sh "$SRCDIR/tools/apt.sh" update -qq >/dev/null 2>&1 || true
+		sh "$SRCDIR/tools/apt.sh" install -y -qq \
 			--no-install-recommends libpapi-dev papi-tools >/dev/null 2>&1 ||
 			papi_note="apt-get install libpapi-dev papi-tools failed"
 	else

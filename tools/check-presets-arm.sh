@@ -38,8 +38,8 @@ if ! have; then
 		dpkg --print-foreign-architectures | grep -qx arm64 ||
 			dpkg --add-architecture arm64
 		# An unreachable third-party source must not stop us: install decides.
-		apt-get update || true
-		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+		sh "$src/tools/apt.sh" update || true
+		sh "$src/tools/apt.sh" install -y --no-install-recommends \
 			gcc-aarch64-linux-gnu libc6-dev-arm64-cross libpfm4-dev:arm64 \
 			qemu-user-static
 	} >"$log" 2>&1

@@ -9,7 +9,7 @@ secs=${1:-60}
 top=$(cd "$(dirname "$0")/.." && pwd)
 if ! command -v clang >/dev/null 2>&1 || [ ! -d /usr/lib/llvm-14/lib/clang ]; then
 	if [ "$(id -u)" = 0 ]; then
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		sh "$top/tools/apt.sh" update -qq && sh "$top/tools/apt.sh" install -y -qq \
 			--no-install-recommends clang-14 libclang-rt-14-dev >/dev/null
 	fi
 fi

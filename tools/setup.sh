@@ -28,8 +28,8 @@ done
 if [ -n "$missing" ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 		echo "setup: installing$missing"
-		apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+		sh tools/apt.sh update -qq
+		sh tools/apt.sh install -y -qq --no-install-recommends $missing >/dev/null
 	else
 		echo "setup: missing packages:$missing (run as root, or install them)" >&2
 	fi

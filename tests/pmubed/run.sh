@@ -81,9 +81,9 @@ if [ -n "$missing" ]; then
 			skip "dpkg --add-architecture arm64 failed (see $apt_log)"
 	fi
 	# An unreachable third-party source must not stop us: install decides.
-	apt-get update >>"$apt_log" 2>&1 || note "apt-get update reported errors (see $apt_log)"
+	sh "$top/tools/apt.sh" update >>"$apt_log" 2>&1 || note "apt-get update reported errors (see $apt_log)"
 	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+	sh "$top/tools/apt.sh" install -y --no-install-recommends \
 		$missing >>"$apt_log" 2>&1 ||
 		skip "apt-get install$missing failed (see $apt_log)"
 	note "packages installed ($(elapsed) s)"
@@ -102,7 +102,7 @@ if [ -z "$vmlinuz" ]; then
 	}
 	kpkg=$(kpkg_of)
 	if [ -z "$kpkg" ]; then # arm64 lists not fetched yet
-		apt-get update >>"$apt_log" 2>&1
+		sh "$top/tools/apt.sh" update >>"$apt_log" 2>&1
 		kpkg=$(kpkg_of)
 	fi
 	[ -n "$kpkg" ] || skip "cannot resolve the kernel package of linux-image-cloud-arm64:arm64 (apt-cache)"
