@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "common/compiler.h"
+#include "common/mkdirs.h"
 #include "common/sys.h"
 #include "aggregate/trace.h"
 #include "aggregate/aggregate.h"
@@ -1381,7 +1382,11 @@ int agg_result__create(struct agg_result_file *f, const struct agg_process *p,
 		snprintf(err, errlen, "cannot build the results: %s", strerror(ENOMEM));
 		goto out;
 	}
-	if (result__open(f, p, dir, tag) < 0) {
+	/* A directory that is not there yet is made, parents too (the
+	 * rule of docs/environment.md, HPCSHIM_OUTPUT), then tried again. */
+	if (result__open(f, p, dir, tag) < 0 &&
+	    (errno != ENOENT || hs_mkdirs(dir, 0777) < 0 ||
+	     result__open(f, p, dir, tag) < 0)) {
 		snprintf(err, errlen, "cannot create a file in %s: %s", dir,
 			 strerror(errno));
 		goto out;

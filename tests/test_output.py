@@ -1,7 +1,8 @@
-"""Output robustness: an output directory that is missing, unwritable or
-full costs one 'hpcshim:' line and the results go to $TMPDIR; files are
-created safely and never overwrite anything; SIGKILL loses only that
-process's file."""
+"""Output robustness: an output directory that cannot be made (a file in
+the way, no permission), is unwritable or full costs one 'hpcshim:' line
+and the results go to $TMPDIR (a missing one is made: test_reach.py);
+files are created safely and never overwrite anything; SIGKILL loses only
+that process's file."""
 import glob
 import os
 import shutil
@@ -29,8 +30,12 @@ def check_fallback(r, desc, reason):
              "%s: fallback results complete" % desc)
 
 
-r = workload(*STEPS, env={"HPCSHIM_OUTPUT": "/nonexistent/hpcshim"})
-check_fallback(r, "missing directory", "No such file or directory")
+# A missing directory is made (test_reach.py); one under a regular file
+# cannot be.
+blocker = tempfile.NamedTemporaryFile(prefix="hpcshim-notadir-")
+r = workload(*STEPS, env={"HPCSHIM_OUTPUT": os.path.join(blocker.name, "sub")})
+check_fallback(r, "directory under a regular file", "Not a directory")
+blocker.close()
 
 if os.geteuid() == 0:
     locked = tempfile.mkdtemp(prefix="hpcshim-locked-")
@@ -38,6 +43,10 @@ if os.geteuid() == 0:
     r = workload(*STEPS, env={"HPCSHIM_OUTPUT": locked}, user=(65534, 65534))
     check_fallback(r, "unwritable directory", "Permission denied")
     t.eq(os.listdir(locked), [], "unwritable directory: nothing left there")
+    r = workload(*STEPS, env={"HPCSHIM_OUTPUT": os.path.join(locked, "new", "dir")},
+                 user=(65534, 65534))
+    check_fallback(r, "missing directory in an unwritable one", "Permission denied")
+    t.eq(os.listdir(locked), [], "missing directory in an unwritable one: nothing made")
     shutil.rmtree(locked)
 
     full = tempfile.mkdtemp(prefix="hpcshim-full-")

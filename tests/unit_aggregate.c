@@ -775,12 +775,26 @@ static void test_json(void)
 	       "fifth write: 5 results, no temporary file (json %d hidden %d)",
 	       njson, nhidden);
 
-	/* Nonexistent directory: -1 and a message. */
+	/* A nonexistent directory is made, parents too (common/mkdirs.h). */
 	snprintf(want, sizeof(want), "%s/no/such/dir", dir);
 	err[0] = '\0';
 	rc = agg_process__write(&p, want, path, sizeof(path), err, sizeof(err));
-	TAP_OK(rc == -1 && strstr(err, want) && strstr(err, strerror(ENOENT)),
-	       "write into a nonexistent directory: rc %d, err '%s'", rc, err);
+	TAP_OK(rc == 0 && strncmp(path, want, strlen(want)) == 0 && access(path, R_OK) == 0,
+	       "write into a nonexistent directory makes it: rc %d, %s", rc,
+	       rc == 0 ? path : err);
+	unlink(path);
+	rmdir(want);
+	snprintf(want, sizeof(want), "%s/no/such", dir);
+	rmdir(want);
+	snprintf(want, sizeof(want), "%s/no", dir);
+	rmdir(want);
+
+	/* A file where a directory should be: -1 and a message. */
+	snprintf(want, sizeof(want), "%.4000s/sub", path3);
+	err[0] = '\0';
+	rc = agg_process__write(&p, want, path, sizeof(path), err, sizeof(err));
+	TAP_OK(rc == -1 && strstr(err, want) && strstr(err, strerror(ENOTDIR)),
+	       "write under a regular file: rc %d, err '%s'", rc, err);
 	scan_dir(dir, &njson, &nhidden, &ntmp);
 	TAP_OK(njson == 5 && nhidden == 0, "failed write left nothing behind");
 

@@ -12,6 +12,11 @@
  * that cannot be executed 126, as in a shell.  At the end the process
  * totals of the child's result file go to stderr (-q: nothing).
  *
+ * Before the program starts: the output directory is made (parents too,
+ * common/mkdirs.h; exit 2 when it cannot be), and a program LD_PRELOAD
+ * cannot reach (tools/reach.h: static, or secure execution) is named in
+ * one line; it then runs all the same, and no summary is looked for.
+ *
  * hpcshim itself is never counted: the shim is set in the child's
  * environment only, and "hpcshim" is a launcher name the shim stays
  * dormant in (preload/core/launchers.c) should someone preload it anyway.
@@ -30,7 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/mkdirs.h"
 #include "tools/cmd.h"
+#include "tools/reach.h"
 #include "tools/results.h"
 #include "tools/rows.h"
 
@@ -54,7 +61,8 @@ static void run__help(void)
 	      "stderr at the end, like perf stat.  stdin, stdout, the exit status and\n"
 	      "signals pass through; 127: PROGRAM not found, 126: not executable.\n\n"
 	      "  -e, --event EVENTS   HPCSHIM_EVENTS (comma-separated, {a,b} groups)\n"
-	      "  -o, --output DIR     HPCSHIM_OUTPUT: where the result file goes (.)\n"
+	      "  -o, --output DIR     HPCSHIM_OUTPUT: where the result file goes (.),\n"
+	      "                       made with its parents if missing\n"
 	      "      --preset LIST    HPCSHIM_PRESET\n"
 	      "      --opcode LIST    HPCSHIM_OPCODE\n"
 	      "      --range LIST     HPCSHIM_RANGE\n"
@@ -362,6 +370,35 @@ static int run__exec_failed(const char *prog, int e)
 	return e == ENOENT || e == ENOTDIR ? 127 : 126;
 }
 
+/* The directory the child's file goes to (-o, or HPCSHIM_OUTPUT given to
+ * us), made now with the shim's own rule: a mistyped or unwritable -o
+ * fails here, before the program runs, not as a fallback after it.  The
+ * ranks of a job may all make it at once. */
+static int run__make_output(void)
+{
+	const char *dir = getenv("HPCSHIM_OUTPUT");
+
+	if (!dir || !*dir || hs_mkdirs(dir, 0777) == 0)
+		return 0;
+	fprintf(stderr, "hpcshim run: cannot create the output directory %s: %s\n", dir,
+		strerror(errno));
+	return -1;
+}
+
+/* 1 when the program LD_PRELOAD cannot reach, said in one line; 0 when
+ * it can, or when it is not found (execvp says so). */
+static int run__unreachable(const char *name)
+{
+	char prog[PATH_MAX], why[PATH_MAX + 400];
+
+	if (reach__resolve(name, prog, sizeof(prog)) < 0 ||
+	    reach__check(prog, why, sizeof(why)) == REACH_OK)
+		return 0;
+	fprintf(stderr, "hpcshim run: %s %s; it runs uncounted (no result file)\n", prog,
+		why);
+	return 1;
+}
+
 static int run__setenv_opt(const char *var, const char *val)
 {
 	return setenv(var, val, 1);
@@ -387,7 +424,7 @@ int run_main(int argc, char **argv)
 	char shim[PATH_MAX + 32], path[PATH_MAX], verbose[16];
 	struct sigaction old[NFWD];
 	sigset_t fwd, mask;
-	int opt, quiet = 0, nverbose = 0, pipefd[2], status, e;
+	int opt, quiet = 0, nverbose = 0, pipefd[2], status, e, uncounted;
 	double t0;
 	ssize_t n;
 	pid_t pid;
@@ -423,7 +460,10 @@ int run_main(int argc, char **argv)
 				"nor in " HPCSHIM_LIBDIR "\n");
 		return 125;
 	}
+	if (run__make_output() < 0)
+		return 2;
 	run__set_preload(shim);
+	uncounted = run__unreachable(argv[optind]);
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		perror("hpcshim run: pipe");
 		return 125;
@@ -458,7 +498,7 @@ int run_main(int argc, char **argv)
 		}
 	if (n == (ssize_t)sizeof(e))
 		return run__exec_failed(argv[optind], e);
-	if (!quiet) {
+	if (!quiet && !uncounted) {
 		const char *dir = getenv("HPCSHIM_OUTPUT");
 		json_object *doc;
 
