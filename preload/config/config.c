@@ -1,5 +1,4 @@
 /* config.c - HPCSHIM_* environment -> struct hs_config (see config.h). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,14 +48,11 @@ static void config__events(struct hs_config *cfg, const char *v)
 
 static int config__verbose(const char *v)
 {
-	char *end;
-	long l;
+	uint64_t l;
 
 	if (!v || !*v)
 		return 0;
-	errno = 0;
-	l = strtol(v, &end, 10);
-	if (errno || *end || l < 0 || l > HS_LOG_DEBUG) {
+	if (!hs_var__uint(v, 0, HS_LOG_DEBUG, &l)) {
 		hs_log(HS_LOG_ERROR,
 		       "HPCSHIM_VERBOSE='%.40s%s' is not a level "
 		       "0-2; using 0",
@@ -124,13 +120,11 @@ static void config__presets(struct hs_config *cfg)
  * times, for `hpcshim trace`.  Unset or 0: none. */
 static uint32_t config__trace(const char *v)
 {
-	char *end;
-	unsigned long n;
+	uint64_t n;
 
 	if (!v || !*v)
 		return 0;
-	n = strtoul(v, &end, 10);
-	if (*end || *v == '-' || n > 1000000) {
+	if (!hs_var__uint(v, 0, 1000000, &n)) {
 		hs_log(HS_LOG_ERROR,
 		       "HPCSHIM_TRACE='%.40s%s' is not a count of region calls "
 		       "(0..1000000); no trace",

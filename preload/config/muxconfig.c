@@ -10,7 +10,6 @@
  *
  * A bad value gives one "hpcshim:" line and its default.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,8 +127,8 @@ static void mux__mode(struct hs_mux_config *m, const char *v)
  * instructions ("<n>inst", 10000 .. 10^12). */
 static void mux__slice(struct hs_mux_config *m, const char *v)
 {
-	char *end;
-	unsigned long long n;
+	const char *end;
+	uint64_t n;
 
 	m->slice = HS_MUX_SLICE_NS;
 	m->slice_instructions = false;
@@ -137,15 +136,11 @@ static void mux__slice(struct hs_mux_config *m, const char *v)
 		return;
 	if (hs_var__duration(v, 10000, 10000000000ull, &m->slice))
 		return;
-	if (*v >= '0' && *v <= '9') {
-		errno = 0;
-		n = strtoull(v, &end, 10);
-		if (!errno && strcmp(end, "inst") == 0 && n >= 10000 &&
-		    n <= 1000000000000ull) {
-			m->slice = n;
-			m->slice_instructions = true;
-			return;
-		}
+	if (hs_var__uint_at(v, false, 10000, 1000000000000ull, &end, &n) &&
+	    strcmp(end, "inst") == 0) {
+		m->slice = n;
+		m->slice_instructions = true;
+		return;
 	}
 	m->slice = HS_MUX_SLICE_NS;
 	bad("HPCSHIM_MUX_SLICE", v,
@@ -155,13 +150,11 @@ static void mux__slice(struct hs_mux_config *m, const char *v)
 
 static void mux__seed(struct hs_mux_config *m, const char *v)
 {
-	char *end;
+	const char *end;
 
 	if (!v || !*v)
 		return;
-	errno = 0;
-	m->seed = strtoull(v, &end, 0);
-	if (errno || *end || *v == '-') {
+	if (!hs_var__uint_at(v, true, 0, UINT64_MAX, &end, &m->seed) || *end) {
 		m->seed = 0;
 		bad("HPCSHIM_MUX_SEED", v,
 		    "is not an unsigned number; using a "
@@ -186,15 +179,12 @@ static void mux__interval(struct hs_mux_config *m, const char *v)
 
 static void mux__points(struct hs_mux_config *m, const char *v)
 {
-	char *end;
-	long n;
+	uint64_t n;
 
 	m->interval_points = HS_MUX_INTERVAL_POINTS;
 	if (!v || !*v)
 		return;
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || *end || n < 16 || n > 1000000) {
+	if (!hs_var__uint(v, 16, 1000000, &n)) {
 		bad("HPCSHIM_INTERVAL_POINTS", v,
 		    "is not a number 16..1000000; "
 		    "using 512");
