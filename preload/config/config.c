@@ -28,7 +28,7 @@ static void config__add(struct hs_config *cfg, const char *spec, size_t len)
 		cfg->nevents++;
 }
 
-/* Splits the list ({a,b} user groups: muxconfig.c).  Problems are counted,
+/* Splits the list ({a,b} user groups: speclist.c).  Problems are counted,
  * not logged: the shim reports everything wrong with the list in one line
  * once events are probed. */
 static void config__events(struct hs_config *cfg, const char *v)

@@ -33,7 +33,7 @@
 
 /* Multiplexing and time series (muxconfig.c). */
 
-/* A comma list of event specs with optional {a,b} groups. */
+/* A comma list of event specs with optional {a,b} groups (speclist.c). */
 struct hs_speclist {
 	char *spec[PMU_MAX_EVENTS];
 	int group[PMU_MAX_EVENTS]; /* user group number, or -1        */
@@ -57,9 +57,11 @@ struct hs_mux_config {
 #define HS_MUX_SLICE_NS 1000000ull /* 1 ms of thread CPU time   */
 #define HS_MUX_INTERVAL_POINTS 512
 
-/* muxconfig.c */
+/* speclist.c */
 void hs_speclist__parse(struct hs_speclist *l, const char *v);
 void hs_speclist__free(struct hs_speclist *l);
+
+/* muxconfig.c */
 void hs_mux_config__from_env(struct hs_mux_config *m);
 
 /* Result size (limits.c): beyond these, the smallest region names and
