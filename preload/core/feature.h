@@ -57,9 +57,14 @@ struct hs_feature {
 	bool result_anytime;
 	/* A task of the feature's own (not an uncovered program thread). */
 	bool (*own_task)(pid_t tid);
+	/* The feature keeps a pointer per thread: hs_features__set writes
+	 * here its index in hs_thread.slot[] (-1: none left, the feature
+	 * keeps no state per thread).  NULL: no slot. */
+	int *slot;
 };
 
-/* features.c: the table (NULL-terminated), set once by boot.c. */
+/* features.c: the table (NULL-terminated), set once by boot.c; gives
+ * out the per-thread slots. */
 void hs_features__set(const struct hs_feature *const *table);
 
 void hs_features__select(struct hs_config *cfg);

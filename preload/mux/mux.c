@@ -158,4 +158,5 @@ const struct hs_feature hs_mux_feature = {
 	.thread_forget = hs_rotate__forget,
 	.collect_thread = hs_rotate__collect,
 	.result = mux__result,
+	.slot = &hs_rotate_slot,
 };
