@@ -152,7 +152,6 @@ void hs_config__from_env(struct hs_config *cfg)
 	cfg->flush_ns = hs_flush_config__from_env(getenv("HPCSHIM_FLUSH"));
 	cfg->trace = config__trace(getenv("HPCSHIM_TRACE"));
 	hs_sample_config__from_env(&cfg->sample, getenv("HPCSHIM_REGION_SAMPLE"));
-	cfg->mpi_job_only = hs_mpi_config__job_only(getenv("HPCSHIM_MPI_FILES"));
 	if (ev)
 		config__events(cfg, ev);
 	if (cfg->nevents == 0) {

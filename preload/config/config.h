@@ -13,10 +13,14 @@
  *   HPCSHIM_LIST     1: print what is usable on this host at start
  *   HPCSHIM_MUX, HPCSHIM_MUX_SLICE, HPCSHIM_MUX_PINNED, HPCSHIM_MUX_SEED,
  *   HPCSHIM_INTERVAL, HPCSHIM_INTERVAL_POINTS   see muxconfig.c
- *   HPCSHIM_MPI_FILES  all (default) | job: per-rank files beside the
- *                    in-job document of an MPI job (mpiconfig.c)
  *   HPCSHIM_PROGRAMS  comma list of program-name globs (programs.c); read
  *                    before the rest, by core/dormant.c
+ *
+ * A feature's variables are its own (Caliper's services): it parses them
+ * in its config hook (core/feature.h) with varparse.h, in its folder:
+ *
+ *   HPCSHIM_MPI_FILES                            preload/mpi/mpi.c
+ *   HPCSHIM_WRAP, HPCSHIM_WRAP_PATH              preload/wrap/wrap.c
  *
  * Documented for users in docs/environment.md.
  */
@@ -107,7 +111,6 @@ struct hs_config {
 	struct hs_limits limits;         /* limits.c                            */
 	uint64_t flush_ns; /* HPCSHIM_FLUSH period, 0: off (flushconfig.c) */
 	uint32_t trace;    /* HPCSHIM_TRACE: region calls kept per thread, 0: off */
-	bool mpi_job_only; /* HPCSHIM_MPI_FILES=job (mpiconfig.c) */
 	struct hs_sample_config sample; /* HPCSHIM_REGION_SAMPLE (sampleconfig.c) */
 };
 
@@ -116,10 +119,6 @@ struct hs_config {
 uint32_t hs_sample_config__every(const struct hs_sample_config *sc,
 				 const char *name);
 void hs_sample_config__from_env(struct hs_sample_config *sc, const char *v);
-
-/* mpiconfig.c: HPCSHIM_MPI_FILES=job -> true (no per-rank files when the
- * in-job document was written); all, unset or empty -> false. */
-bool hs_mpi_config__job_only(const char *v);
 
 /* HPCSHIM_PROGRAMS (programs.c): the valid globs, in order.  Bad ones
  * are reported (one line each) and left out; n == 0 means unset. */

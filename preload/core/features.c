@@ -34,6 +34,11 @@ void hs_features__set(const struct hs_feature *const *table)
 				(*f)->h(__VA_ARGS__);                            \
 	} while (0)
 
+void hs_features__config(struct hs_config *cfg)
+{
+	EACH(config, cfg);
+}
+
 void hs_features__select(struct hs_config *cfg)
 {
 	EACH(select, cfg);

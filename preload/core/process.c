@@ -61,6 +61,7 @@ void hs_process__configure(int argc, char **argv)
 	process__identity();
 	process__copy_argv(argc, argv);
 	hs_config__from_env(&hs_proc.cfg);
+	hs_features__config(&hs_proc.cfg);
 	hs_features__select(&hs_proc.cfg);
 	hs_events__build(&hs_proc.evlist, &hs_proc.cfg);
 	hs_features__configure(&hs_proc.cfg, &hs_proc.evlist);
