@@ -146,12 +146,12 @@ void hs_config__from_env(struct hs_config *cfg)
 	hs_log_set_level(cfg->verbose);
 	config__output(cfg, getenv("HPCSHIM_OUTPUT"));
 	cfg->user_read = config__user_read(getenv("HPCSHIM_READ"));
-	hs_range_config__from_env(&cfg->range);
 	hs_mux_config__from_env(&cfg->mux);
 	hs_limits__from_env(&cfg->limits);
 	cfg->flush_ns = hs_flush_config__from_env(getenv("HPCSHIM_FLUSH"));
 	cfg->trace = config__trace(getenv("HPCSHIM_TRACE"));
 	hs_sample_config__from_env(&cfg->sample, getenv("HPCSHIM_REGION_SAMPLE"));
+	cfg->privilege = PMU_PLM_ALL;
 	if (ev)
 		config__events(cfg, ev);
 	if (cfg->nevents == 0) {

@@ -4,8 +4,6 @@
  *   HPCSHIM_OUTPUT   directory for the result file (default ".")
  *   HPCSHIM_VERBOSE  0 errors only (default), 1 info, 2 debug
  *   HPCSHIM_READ     auto (user-space counter reads if able) | syscall
- *   HPCSHIM_PRIVILEGE, HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD,
- *   HPCSHIM_CHECKPOINT, HPCSHIM_TRIGGER   see preload/range.h
  *   HPCSHIM_PRESET, HPCSHIM_OPCODE  comma lists of preset / opcode-class
  *                    names (resolved by preload/presets.c)
  *   HPCSHIM_PRESET_PATH  colon list of directories searched before the
@@ -19,10 +17,13 @@
  * A feature's variables are its own (Caliper's services): it parses them
  * in its config hook (core/feature.h) with varparse.h, in its folder:
  *
+ *   HPCSHIM_PRIVILEGE, HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD,
+ *   HPCSHIM_CHECKPOINT, HPCSHIM_TRIGGER          preload/range/config.h
  *   HPCSHIM_MPI_FILES                            preload/mpi/mpi.c
  *   HPCSHIM_WRAP, HPCSHIM_WRAP_PATH              preload/wrap/wrap.c
  *
- * Documented for users in docs/environment.md.
+ * and tells the core what it needs through the generic fields at the end
+ * of struct hs_config.  Documented for users in docs/environment.md.
  */
 #ifndef HPCSHIM_CONFIG_H
 #define HPCSHIM_CONFIG_H
@@ -33,7 +34,6 @@
 
 #include "common/mux_mode.h"
 #include "pmu/pmu.h"
-#include "preload/config/range.h"
 
 /* Multiplexing and time series (muxconfig.c). */
 
@@ -100,7 +100,6 @@ struct hs_config {
 	char output[PATH_MAX];
 	int verbose;
 	bool user_read;               /* HPCSHIM_READ=auto                   */
-	struct hs_range_config range; /* HPCSHIM_PRIVILEGE, _RANGE*, _CHECKPOINT, _TRIGGER */
 	/* Presets (preload/presets.c appends their events after nuser). */
 	char *presets, *opcodes, *preset_path; /* as given, or NULL        */
 	bool list;                       /* HPCSHIM_LIST=1                     */
@@ -112,6 +111,13 @@ struct hs_config {
 	uint64_t flush_ns; /* HPCSHIM_FLUSH period, 0: off (flushconfig.c) */
 	uint32_t trace;    /* HPCSHIM_TRACE: region calls kept per thread, 0: off */
 	struct hs_sample_config sample; /* HPCSHIM_REGION_SAMPLE (sampleconfig.c) */
+
+	/* What the features ask of the core, set by their config hooks
+	 * (core/feature.h); the core reads these, never a feature's own. */
+	enum pmu_plm privilege; /* of every event (default all; range)  */
+	const char *switcher; /* the variable of a feature that switches
+			       * every thread's counters on and off at once,
+			       * for messages (range: HPCSHIM_TRIGGER), or NULL */
 };
 
 /* sampleconfig.c: HPCSHIM_REGION_SAMPLE.  The number of calls in which
@@ -140,7 +146,8 @@ void hs_programs__free(struct hs_programs *p);
 /* flushconfig.c: HPCSHIM_FLUSH's value -> period in ns, 0 for off. */
 uint64_t hs_flush_config__from_env(const char *v);
 
-/* Fills cfg from the environment.  Malformed values are reported with one
+/* Fills cfg from the environment (the core's variables; the generic
+ * fields get their defaults).  Malformed values are reported with one
  * "hpcshim:" line each and replaced by defaults; never fails. */
 void hs_config__from_env(struct hs_config *cfg);
 void hs_config__free(struct hs_config *cfg);

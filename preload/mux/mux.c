@@ -113,11 +113,12 @@ static void mux__setup(struct pmu_evlist *el, const struct hs_config *cfg)
 {
 	struct hs_mux_config m = cfg->mux;
 
-	/* A start/stop trigger enables and disables every group of every
-	 * thread at once (trigger.c): it cannot leave one rotated group on. */
-	if (m.mode == HS_MUX_ROTATE && (cfg->range.has_start || cfg->range.has_stop)) {
-		mux__note("HPCSHIM_MUX=rotate does not combine with HPCSHIM_TRIGGER "
-			  "(both switch the counters); the kernel multiplexes instead");
+	/* A feature that enables and disables every group of every thread at
+	 * once (a start/stop trigger) cannot leave one rotated group on. */
+	if (m.mode == HS_MUX_ROTATE && cfg->switcher) {
+		mux__note("HPCSHIM_MUX=rotate does not combine with %s "
+			  "(both switch the counters); the kernel multiplexes instead",
+			  cfg->switcher);
 		m.mode = HS_MUX_KERNEL;
 	}
 	mux.slice_instructions = m.slice_instructions;

@@ -1,5 +1,6 @@
-/* range_spec.c - HPCSHIM_PRIVILEGE, HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD,
- * HPCSHIM_CHECKPOINT and HPCSHIM_TRIGGER -> struct hs_range_config.
+/* config.c - the range feature's variables: HPCSHIM_PRIVILEGE,
+ * HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD, HPCSHIM_CHECKPOINT and
+ * HPCSHIM_TRIGGER -> struct hs_range_config (config.h).
  *
  * Pure parsing: nothing is resolved or opened here (symbols may live in
  * objects loaded later).  Each variable is a comma list; blanks around
@@ -13,7 +14,7 @@
 #include "common/memclear.h"
 #include "preload/base/log.h"
 #include "preload/config/varparse.h"
-#include "preload/config/range.h"
+#include "preload/range/config.h"
 
 static const char range_forms[] = "expected func:NAME[@OBJ], so:OBJ, exe, "
 				  "kernel or addr:START-END[@OBJ], optionally prefixed with !";
