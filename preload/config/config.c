@@ -146,7 +146,6 @@ void hs_config__from_env(struct hs_config *cfg)
 	hs_log_set_level(cfg->verbose);
 	config__output(cfg, getenv("HPCSHIM_OUTPUT"));
 	cfg->user_read = config__user_read(getenv("HPCSHIM_READ"));
-	hs_mux_config__from_env(&cfg->mux);
 	hs_limits__from_env(&cfg->limits);
 	cfg->flush_ns = hs_flush_config__from_env(getenv("HPCSHIM_FLUSH"));
 	cfg->trace = config__trace(getenv("HPCSHIM_TRACE"));
@@ -179,7 +178,7 @@ void hs_config__free(struct hs_config *cfg)
 	free(cfg->opcodes);
 	free(cfg->preset_path);
 	cfg->presets = cfg->opcodes = cfg->preset_path = NULL;
-	hs_speclist__free(&cfg->mux.pinned);
+	hs_speclist__free(&cfg->pinned);
 	for (int i = 0; i < cfg->sample.n; i++)
 		free(cfg->sample.name[i]);
 	cfg->sample.n = 0;

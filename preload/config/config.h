@@ -1,16 +1,18 @@
-/* config.h - all HPCSHIM_* environment variables, parsed once.
+/* config.h - the core's HPCSHIM_* environment variables, parsed once.
  *
  *   HPCSHIM_EVENTS   comma list of event specs (default: see config.c)
  *   HPCSHIM_OUTPUT   directory for the result file (default ".")
  *   HPCSHIM_VERBOSE  0 errors only (default), 1 info, 2 debug
  *   HPCSHIM_READ     auto (user-space counter reads if able) | syscall
  *   HPCSHIM_PRESET, HPCSHIM_OPCODE  comma lists of preset / opcode-class
- *                    names (resolved by preload/presets.c)
+ *                    names (resolved by preload/presets/presets.c)
  *   HPCSHIM_PRESET_PATH  colon list of directories searched before the
  *                    installed presets
  *   HPCSHIM_LIST     1: print what is usable on this host at start
- *   HPCSHIM_MUX, HPCSHIM_MUX_SLICE, HPCSHIM_MUX_PINNED, HPCSHIM_MUX_SEED,
- *   HPCSHIM_INTERVAL, HPCSHIM_INTERVAL_POINTS   see muxconfig.c
+ *   HPCSHIM_MAX_REGIONS, HPCSHIM_MAX_THREADS   limits.c
+ *   HPCSHIM_FLUSH    flushconfig.c
+ *   HPCSHIM_TRACE    region calls kept per thread (config.c)
+ *   HPCSHIM_REGION_SAMPLE   sampleconfig.c
  *   HPCSHIM_PROGRAMS  comma list of program-name globs (programs.c); read
  *                    before the rest, by core/dormant.c
  *
@@ -19,6 +21,8 @@
  *
  *   HPCSHIM_PRIVILEGE, HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD,
  *   HPCSHIM_CHECKPOINT, HPCSHIM_TRIGGER          preload/range/config.h
+ *   HPCSHIM_MUX, HPCSHIM_MUX_SLICE, HPCSHIM_MUX_PINNED, HPCSHIM_MUX_SEED,
+ *   HPCSHIM_INTERVAL, HPCSHIM_INTERVAL_POINTS    preload/mux/config.h
  *   HPCSHIM_MPI_FILES                            preload/mpi/mpi.c
  *   HPCSHIM_WRAP, HPCSHIM_WRAP_PATH              preload/wrap/wrap.c
  *
@@ -32,10 +36,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/mux_mode.h"
 #include "pmu/pmu.h"
-
-/* Multiplexing and time series (muxconfig.c). */
 
 /* A comma list of event specs with optional {a,b} groups (speclist.c). */
 struct hs_speclist {
@@ -47,26 +48,9 @@ struct hs_speclist {
 	int braces;  /* misplaced or unbalanced braces   */
 };
 
-struct hs_mux_config {
-	enum hs_mux_mode mode;
-	bool slice_instructions;   /* slices in instructions, not ns   */
-	uint64_t slice;            /* ns, or instructions              */
-	struct hs_speclist pinned; /* HPCSHIM_MUX_PINNED               */
-	bool seeded;               /* HPCSHIM_MUX_SEED given           */
-	uint64_t seed;
-	uint64_t interval_ns; /* HPCSHIM_INTERVAL, 0 = no series  */
-	int interval_points;  /* series buffer size per thread    */
-};
-
-#define HS_MUX_SLICE_NS 1000000ull /* 1 ms of thread CPU time   */
-#define HS_MUX_INTERVAL_POINTS 512
-
 /* speclist.c */
 void hs_speclist__parse(struct hs_speclist *l, const char *v);
 void hs_speclist__free(struct hs_speclist *l);
-
-/* muxconfig.c */
-void hs_mux_config__from_env(struct hs_mux_config *m);
 
 /* Result size (limits.c): beyond these, the smallest region names and
  * thread records are folded into one summary.  0: no limit. */
@@ -106,7 +90,6 @@ struct hs_config {
 	int nuser;                       /* events from HPCSHIM_EVENTS/default */
 	int event_group[PMU_MAX_EVENTS]; /* user group ({a,b}) of each spec, or -1 */
 	int events_braces;               /* misplaced or unbalanced braces      */
-	struct hs_mux_config mux;        /* muxconfig.c                         */
 	struct hs_limits limits;         /* limits.c                            */
 	uint64_t flush_ns; /* HPCSHIM_FLUSH period, 0: off (flushconfig.c) */
 	uint32_t trace;    /* HPCSHIM_TRACE: region calls kept per thread, 0: off */
@@ -114,7 +97,9 @@ struct hs_config {
 
 	/* What the features ask of the core, set by their config hooks
 	 * (core/feature.h); the core reads these, never a feature's own. */
-	enum pmu_plm privilege; /* of every event (default all; range)  */
+	enum pmu_plm privilege;    /* of every event (default all; range)  */
+	struct hs_speclist pinned; /* events never rotated nor multiplexed,
+				    * in the syntax of HPCSHIM_EVENTS (mux) */
 	const char *switcher; /* the variable of a feature that switches
 			       * every thread's counters on and off at once,
 			       * for messages (range: HPCSHIM_TRIGGER), or NULL */

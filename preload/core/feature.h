@@ -29,7 +29,8 @@ struct hs_feature {
 	/* First: parse the feature's own HPCSHIM_* variables
 	 * (config/varparse.h) into its own state, one "hpcshim:" line per bad
 	 * value, and tell the core what it needs through the generic fields
-	 * of cfg (config.h).  The core names no feature's variable. */
+	 * of cfg (privilege, pinned, switcher: config.h).  The core names no
+	 * feature's variable. */
 	void (*config)(struct hs_config *cfg);
 	/* Before the event list is built: add events to the configuration. */
 	void (*select)(struct hs_config *cfg);

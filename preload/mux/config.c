@@ -1,5 +1,5 @@
-/* muxconfig.c - the multiplexing and time series variables (see
- * config.h, docs/environment.md):
+/* config.c - the mux feature's variables, multiplexing and time series
+ * (config.h, docs/environment.md):
  *
  *   HPCSHIM_MUX              kernel (default) | rotate | off
  *   HPCSHIM_MUX_SLICE        rotation slice: 1ms (default), 500us, 2000000inst
@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "common/memclear.h"
-#include "preload/config/config.h"
 #include "preload/base/log.h"
 #include "preload/config/varparse.h"
+#include "preload/mux/config.h"
 
 static void bad(const char *var, const char *v, const char *what)
 {
@@ -103,9 +103,9 @@ static void mux__points(struct hs_mux_config *m, const char *v)
 	m->interval_points = (int)(n + (n & 1)); /* even: points merge in pairs */
 }
 
-void hs_mux_config__from_env(struct hs_mux_config *m)
+void hs_mux_config__from_env(struct hs_mux_config *m, struct hs_speclist *pinned)
 {
-	const char *pinned = getenv("HPCSHIM_MUX_PINNED");
+	const char *pv = getenv("HPCSHIM_MUX_PINNED");
 
 	hs_mem__clear(m, sizeof(*m));
 	mux__mode(m, getenv("HPCSHIM_MUX"));
@@ -113,6 +113,6 @@ void hs_mux_config__from_env(struct hs_mux_config *m)
 	mux__seed(m, getenv("HPCSHIM_MUX_SEED"));
 	mux__interval(m, getenv("HPCSHIM_INTERVAL"));
 	mux__points(m, getenv("HPCSHIM_INTERVAL_POINTS"));
-	if (pinned)
-		hs_speclist__parse(&m->pinned, pinned);
+	if (pv)
+		hs_speclist__parse(pinned, pv);
 }
