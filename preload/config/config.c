@@ -92,28 +92,11 @@ static bool config__user_read(const char *v)
 	return hs_var__choice("HPCSHIM_READ", v, modes, 2, 0) == 0;
 }
 
-/* The preset variables are kept as text: preload/presets.c resolves them
- * once libpfm4 has told the CPU model. */
-static void config__presets(struct hs_config *cfg)
+/* HPCSHIM_PRESET_PATH: where data files are searched first, by the
+ * features that read them (presets, and MPI's stall trees). */
+static char *config__preset_path(const char *v)
 {
-	const char *v = getenv("HPCSHIM_LIST");
-
-	cfg->presets = getenv("HPCSHIM_PRESET") ? strdup(getenv("HPCSHIM_PRESET")) :
-						  NULL;
-	cfg->opcodes = getenv("HPCSHIM_OPCODE") ? strdup(getenv("HPCSHIM_OPCODE")) :
-						  NULL;
-	cfg->preset_path = getenv("HPCSHIM_PRESET_PATH") ?
-				   strdup(getenv("HPCSHIM_PRESET_PATH")) :
-				   NULL;
-	if (v && *v && strcmp(v, "0") != 0) {
-		if (strcmp(v, "1") == 0)
-			cfg->list = true;
-		else
-			hs_log(HS_LOG_ERROR,
-			       "HPCSHIM_LIST='%.40s%s' is not 0 or 1; "
-			       "not listing",
-			       v, strlen(v) > 40 ? "..." : "");
-	}
+	return v ? strdup(v) : NULL;
 }
 
 /* HPCSHIM_TRACE=N: the last N region calls of each thread, with their
@@ -166,7 +149,7 @@ void hs_config__from_env(struct hs_config *cfg)
 			config__add(cfg, default_events[i], strlen(default_events[i]));
 	}
 	cfg->nuser = cfg->nevents;
-	config__presets(cfg);
+	cfg->preset_path = config__preset_path(getenv("HPCSHIM_PRESET_PATH"));
 }
 
 void hs_config__free(struct hs_config *cfg)
@@ -174,10 +157,8 @@ void hs_config__free(struct hs_config *cfg)
 	for (int i = 0; i < cfg->nevents; i++)
 		free(cfg->events[i]);
 	cfg->nevents = 0;
-	free(cfg->presets);
-	free(cfg->opcodes);
 	free(cfg->preset_path);
-	cfg->presets = cfg->opcodes = cfg->preset_path = NULL;
+	cfg->preset_path = NULL;
 	hs_speclist__free(&cfg->pinned);
 	for (int i = 0; i < cfg->sample.n; i++)
 		free(cfg->sample.name[i]);

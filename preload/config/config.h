@@ -4,11 +4,9 @@
  *   HPCSHIM_OUTPUT   directory for the result file (default ".")
  *   HPCSHIM_VERBOSE  0 errors only (default), 1 info, 2 debug
  *   HPCSHIM_READ     auto (user-space counter reads if able) | syscall
- *   HPCSHIM_PRESET, HPCSHIM_OPCODE  comma lists of preset / opcode-class
- *                    names (resolved by preload/presets/presets.c)
  *   HPCSHIM_PRESET_PATH  colon list of directories searched before the
- *                    installed presets
- *   HPCSHIM_LIST     1: print what is usable on this host at start
+ *                    installed data files (presets, stall trees), for
+ *                    every feature that reads them
  *   HPCSHIM_MAX_REGIONS, HPCSHIM_MAX_THREADS   limits.c
  *   HPCSHIM_FLUSH    flushconfig.c
  *   HPCSHIM_TRACE    region calls kept per thread (config.c)
@@ -23,6 +21,7 @@
  *   HPCSHIM_CHECKPOINT, HPCSHIM_TRIGGER          preload/range/config.h
  *   HPCSHIM_MUX, HPCSHIM_MUX_SLICE, HPCSHIM_MUX_PINNED, HPCSHIM_MUX_SEED,
  *   HPCSHIM_INTERVAL, HPCSHIM_INTERVAL_POINTS    preload/mux/config.h
+ *   HPCSHIM_PRESET, HPCSHIM_OPCODE, HPCSHIM_LIST preload/presets/presets.c
  *   HPCSHIM_MPI_FILES                            preload/mpi/mpi.c
  *   HPCSHIM_WRAP, HPCSHIM_WRAP_PATH              preload/wrap/wrap.c
  *
@@ -84,9 +83,8 @@ struct hs_config {
 	char output[PATH_MAX];
 	int verbose;
 	bool user_read;               /* HPCSHIM_READ=auto                   */
-	/* Presets (preload/presets.c appends their events after nuser). */
-	char *presets, *opcodes, *preset_path; /* as given, or NULL        */
-	bool list;                       /* HPCSHIM_LIST=1                     */
+	char *preset_path;               /* HPCSHIM_PRESET_PATH, or NULL       */
+	/* A feature may append events (select hook) after the user's. */
 	int nuser;                       /* events from HPCSHIM_EVENTS/default */
 	int event_group[PMU_MAX_EVENTS]; /* user group ({a,b}) of each spec, or -1 */
 	int events_braces;               /* misplaced or unbalanced braces      */
