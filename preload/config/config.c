@@ -53,10 +53,7 @@ static int config__verbose(const char *v)
 	if (!v || !*v)
 		return 0;
 	if (!hs_var__uint(v, 0, HS_LOG_DEBUG, &l)) {
-		hs_log(HS_LOG_ERROR,
-		       "HPCSHIM_VERBOSE='%.40s%s' is not a level "
-		       "0-2; using 0",
-		       v, strlen(v) > 40 ? "..." : "");
+		hs_var__bad("HPCSHIM_VERBOSE", v, "is not a level 0-2; using 0");
 		return 0;
 	}
 	return (int)l;
@@ -108,10 +105,8 @@ static uint32_t config__trace(const char *v)
 	if (!v || !*v)
 		return 0;
 	if (!hs_var__uint(v, 0, 1000000, &n)) {
-		hs_log(HS_LOG_ERROR,
-		       "HPCSHIM_TRACE='%.40s%s' is not a count of region calls "
-		       "(0..1000000); no trace",
-		       v, strlen(v) > 40 ? "..." : "");
+		hs_var__bad("HPCSHIM_TRACE", v,
+			    "is not a count of region calls (0..1000000); no trace");
 		return 0;
 	}
 	return (uint32_t)n;
@@ -138,10 +133,8 @@ void hs_config__from_env(struct hs_config *cfg)
 		config__events(cfg, ev);
 	if (cfg->nevents == 0) {
 		if (ev)
-			hs_log(HS_LOG_ERROR,
-			       "HPCSHIM_EVENTS='%.40s%s' names no "
-			       "event; using the default set",
-			       ev, strlen(ev) > 40 ? "..." : "");
+			hs_var__bad("HPCSHIM_EVENTS", ev,
+				    "names no event; using the default set");
 		cfg->events_default = true;
 		cfg->events_empty = cfg->events_ignored = cfg->events_braces = 0;
 		for (size_t i = 0;

@@ -1,4 +1,5 @@
 /* varparse.c - comma lists and keyword values of HPCSHIM_* (varparse.h). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,18 @@ void hs_var__each_item(const char *v, hs_var_item_fn fn, void *ctx)
 	}
 }
 
+void hs_var__bad(const char *var, const char *v, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	hs_log(HS_LOG_ERROR, "%s='%.40s%s' %s", var, v, strlen(v) > 40 ? "..." : "",
+	       what);
+}
+
 int hs_var__choice(const char *var, const char *v, const char *const *names, int n,
 		   int dflt)
 {
@@ -41,8 +54,7 @@ int hs_var__choice(const char *var, const char *v, const char *const *names, int
 				       i == n - 1 ? " or " :
 						    ", ",
 				       names[i]);
-	hs_log(HS_LOG_ERROR, "%s='%.40s%s' is not %s; using %s", var, v,
-	       strlen(v) > 40 ? "..." : "", alts, names[dflt]);
+	hs_var__bad(var, v, "is not %s; using %s", alts, names[dflt]);
 	return dflt;
 }
 

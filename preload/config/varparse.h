@@ -17,6 +17,11 @@ typedef void (*hs_var_item_fn)(void *ctx, const char *item, size_t len);
  * blanks and tabs around it trimmed. */
 void hs_var__each_item(const char *v, hs_var_item_fn fn, void *ctx);
 
+/* One line "VAR='v' <what>": the value cut to 40 characters (then "..."),
+ * what formatted like printf.  How every bad single value is reported. */
+void hs_var__bad(const char *var, const char *v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* The index of v in names[0..n); unset or empty gives dflt, anything else
  * one line "VAR='v' is not a, b or c; using <names[dflt]>" and dflt. */
 int hs_var__choice(const char *var, const char *v, const char *const *names, int n,

@@ -26,7 +26,8 @@ struct trampoline {
 
 /* The linker's bounds of the section hs_early (interpose.h); weak: a
  * build without an entry has none. */
-extern const hs_early_fn __start_hs_early[] __attribute__((weak, visibility("hidden")));
+extern const hs_early_fn __start_hs_early[]
+	__attribute__((weak, visibility("hidden")));
 extern const hs_early_fn __stop_hs_early[] __attribute__((weak, visibility("hidden")));
 
 static bool pthread__early(void)

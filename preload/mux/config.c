@@ -14,15 +14,8 @@
 #include <string.h>
 
 #include "common/memclear.h"
-#include "preload/base/log.h"
 #include "preload/config/varparse.h"
 #include "preload/mux/config.h"
-
-static void bad(const char *var, const char *v, const char *what)
-{
-	hs_log(HS_LOG_ERROR, "%s='%.40s%s' %s", var, v, strlen(v) > 40 ? "..." : "",
-	       what);
-}
 
 static void mux__mode(struct hs_mux_config *m, const char *v)
 {
@@ -53,9 +46,9 @@ static void mux__slice(struct hs_mux_config *m, const char *v)
 		return;
 	}
 	m->slice = HS_MUX_SLICE_NS;
-	bad("HPCSHIM_MUX_SLICE", v,
-	    "is not a duration (10us..10s, e.g. 1ms) "
-	    "or an instruction count (e.g. 1000000inst); using 1ms");
+	hs_var__bad("HPCSHIM_MUX_SLICE", v,
+		    "is not a duration (10us..10s, e.g. 1ms) "
+		    "or an instruction count (e.g. 1000000inst); using 1ms");
 }
 
 static void mux__seed(struct hs_mux_config *m, const char *v)
@@ -66,9 +59,8 @@ static void mux__seed(struct hs_mux_config *m, const char *v)
 		return;
 	if (!hs_var__uint_at(v, true, 0, UINT64_MAX, &end, &m->seed) || *end) {
 		m->seed = 0;
-		bad("HPCSHIM_MUX_SEED", v,
-		    "is not an unsigned number; using a "
-		    "seed from the clock");
+		hs_var__bad("HPCSHIM_MUX_SEED", v,
+			    "is not an unsigned number; using a seed from the clock");
 		return;
 	}
 	m->seeded = true;
@@ -81,9 +73,8 @@ static void mux__interval(struct hs_mux_config *m, const char *v)
 		return;
 	if (!hs_var__duration(v, 100000, 3600000000000ull, &m->interval_ns)) {
 		m->interval_ns = 0;
-		bad("HPCSHIM_INTERVAL", v,
-		    "is not a duration (100us..1h, e.g. "
-		    "10ms); no time series");
+		hs_var__bad("HPCSHIM_INTERVAL", v,
+			    "is not a duration (100us..1h, e.g. 10ms); no time series");
 	}
 }
 
@@ -95,9 +86,8 @@ static void mux__points(struct hs_mux_config *m, const char *v)
 	if (!v || !*v)
 		return;
 	if (!hs_var__uint(v, 16, 1000000, &n)) {
-		bad("HPCSHIM_INTERVAL_POINTS", v,
-		    "is not a number 16..1000000; "
-		    "using 512");
+		hs_var__bad("HPCSHIM_INTERVAL_POINTS", v,
+			    "is not a number 16..1000000; using 512");
 		return;
 	}
 	m->interval_points = (int)(n + (n & 1)); /* even: points merge in pairs */

@@ -418,10 +418,7 @@ static void presets__config(struct hs_config *cfg)
 		if (strcmp(v, "1") == 0)
 			var.list = true;
 		else
-			hs_log(HS_LOG_ERROR,
-			       "HPCSHIM_LIST='%.40s%s' is not 0 or 1; "
-			       "not listing",
-			       v, strlen(v) > 40 ? "..." : "");
+			hs_var__bad("HPCSHIM_LIST", v, "is not 0 or 1; not listing");
 	}
 }
 

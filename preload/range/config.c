@@ -127,7 +127,8 @@ static int parse_addr(struct rng_place *p, const char *rest, bool range, char *w
 	p->form = RNG_ADDR;
 	if (split_obj(p, x, why, whylen) < 0)
 		return -1;
-	if (!parse_addr_number(x, &e, &p->lo) || (range && *e != '-') || (!range && *e)) {
+	if (!parse_addr_number(x, &e, &p->lo) || (range && *e != '-') ||
+	    (!range && *e)) {
 		snprintf(why, whylen,
 			 range ? "not START-END (addresses in hex with "
 				 "0x, or decimal)" :
