@@ -82,8 +82,8 @@ struct hs_config {
 	int events_ignored;  /* items beyond PMU_MAX_EVENTS         */
 	char output[PATH_MAX];
 	int verbose;
-	bool user_read;               /* HPCSHIM_READ=auto                   */
-	char *preset_path;               /* HPCSHIM_PRESET_PATH, or NULL       */
+	bool user_read;    /* HPCSHIM_READ=auto                   */
+	char *preset_path; /* HPCSHIM_PRESET_PATH, or NULL       */
 	/* A feature may append events (select hook) after the user's. */
 	int nuser;                       /* events from HPCSHIM_EVENTS/default */
 	int event_group[PMU_MAX_EVENTS]; /* user group ({a,b}) of each spec, or -1 */
@@ -98,9 +98,10 @@ struct hs_config {
 	enum pmu_plm privilege;    /* of every event (default all; range)  */
 	struct hs_speclist pinned; /* events never rotated nor multiplexed,
 				    * in the syntax of HPCSHIM_EVENTS (mux) */
-	const char *switcher; /* the variable of a feature that switches
-			       * every thread's counters on and off at once,
-			       * for messages (range: HPCSHIM_TRIGGER), or NULL */
+	const char *switcher;      /* the variable of a feature that switches
+				    * every thread's counters on and off at
+				    * once, for messages (range:
+				    * HPCSHIM_TRIGGER), or NULL */
 };
 
 /* sampleconfig.c: HPCSHIM_REGION_SAMPLE.  The number of calls in which

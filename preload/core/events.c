@@ -142,7 +142,8 @@ static void events__report_drops(void)
 	if (cfg->events_braces + cfg->pinned.braces)
 		len += snprintf(line + len, sizeof(line) - (size_t)len,
 				"%s%d misplaced braces ignored (a group is {a,b})",
-				len ? "; " : "", cfg->events_braces + cfg->pinned.braces);
+				len ? "; " : "",
+				cfg->events_braces + cfg->pinned.braces);
 	if (len && pmu_evlist__nok(el) == 0)
 		snprintf(line + len, sizeof(line) - (size_t)len,
 			 "; no event left to count");

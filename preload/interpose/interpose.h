@@ -33,9 +33,9 @@ int hs_exec__generation(void);
  * kernel's initcalls, FreeBSD's linker sets), which pthread.c walks: the
  * wrapper never names boot.c. */
 typedef bool (*hs_early_fn)(void);
-#define HS_EARLY_START(fn)                                                   \
-	static const hs_early_fn hs_early__entry                              \
-		__attribute__((section("hs_early"), used, aligned(sizeof(void *)))) = (fn)
+#define HS_EARLY_START(fn)                                       \
+	static const hs_early_fn hs_early__entry __attribute__(( \
+		section("hs_early"), used, aligned(sizeof(void *)))) = (fn)
 
 /* signal.c: our handler for fatal signals left at their default. */
 void hs_signal__init(void);
