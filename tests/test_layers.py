@@ -68,13 +68,11 @@ SCANNED = ["common", "pmu", "presets", "aggregate", "annotate", "tools", "preloa
 # entry at merge, with the cycle.
 KNOWN_CYCLES = [("aggregate/metric", "aggregate/view")]
 
-# Calls of wrapped names: only these reference the names the shim wraps (the exported
-# non-hpcshim_* names of preload/hpcshim.map): anyone else would call the
-# shim's own wrapper through the PLT.
-WRAP_CALLERS = ["preload/interpose/", "preload/base/real.c"]
-# Known violations of (b), as (source file, symbol): none.  Internal code
+# Calls of wrapped names: only these reference the names the shim wraps
+# (the exported non-hpcshim_* names of preload/hpcshim.map): anyone else
+# in the shim would call its own wrapper through the PLT.  Internal code
 # calls the real function through preload/base/real.h.
-KNOWN_CALLS = set()
+WRAP_CALLERS = ["preload/interpose/", "preload/base/real.c"]
 
 # ---- the check ----------------------------------------------------------
 
@@ -370,23 +368,16 @@ def main():
                 up.append("%s calls %s (%s): %s" % (src, s, dst, why))
     t.ok(not up, "no call breaks the layers (%d)" % len(up), "\n".join(up))
 
-    bad, known_seen = [], set()
+    bad = []
     for src, (_, undef) in syms.items():
         if any(src == w or (w.endswith("/") and src.startswith(w)) for w in WRAP_CALLERS):
             continue
         if "/.libs/" not in objs[src]:
             continue  # a program's (tools/): no wrapper in front of libc
         for s in sorted(undef & wrapped):
-            if (src, s) in KNOWN_CALLS:
-                known_seen.add((src, s))
-            else:
-                bad.append("%s calls %s(), which the shim wraps" % (src, s))
-    for src, s in sorted(known_seen):
-        t.diag("known (allow-list, TODO): %s calls %s()" % (src, s))
-    for src, s in sorted(KNOWN_CALLS - known_seen):
-        t.diag("allow-list entry no longer needed: %s %s" % (src, s))
-    t.ok(not bad, "only the interposers call the wrapped functions (%d, %d known)"
-         % (len(bad), len(known_seen)), "\n".join(bad))
+            bad.append("%s calls %s(), which the shim wraps" % (src, s))
+    t.ok(not bad, "only the interposers call the wrapped functions (%d)" % len(bad),
+         "\n".join(bad))
 
     # Two files that use each other are one concept split in two; two
     # folders, one part split in two or a layer upside down.
@@ -400,10 +391,9 @@ def main():
     t.diag("figures: %d files, %d include edges, %d back-arrows, %d include "
            "cycles (files and folders), %d objects, %d call edges, %d calls "
            "against the layers, %d call cycles (files and folders), %d calls "
-           "of wrapped names (%d known)"
+           "of wrapped names"
            % (len(files), nedges, len(back), ninc, len(syms),
-              sum(len(v) for v in calls.values()), len(up), ncall,
-              len(bad) + len(known_seen), len(known_seen)))
+              sum(len(v) for v in calls.values()), len(up), ncall, len(bad)))
     t.done()
 
 
