@@ -37,7 +37,7 @@ static const struct hs_feature *const features[] = {
 
 /* The constructor's work, run once: by the constructor, or earlier by the
  * first pthread_create that reaches us from a constructor that ran before
- * ours (hs_boot__early).  0 not begun, 1 under way on boot_tid, 2 done. */
+ * ours (boot__early).  0 not begun, 1 under way on boot_tid, 2 done. */
 static int boot_state;
 static pid_t boot_tid;
 
@@ -75,7 +75,8 @@ static bool boot__once(int argc, char **argv)
 	return true;
 }
 
-bool hs_boot__early(void)
+/* interpose/pthread.c's early start (interpose.h). */
+static bool boot__early(void)
 {
 	char **argv;
 	int argc;
@@ -88,6 +89,8 @@ bool hs_boot__early(void)
 	free(argv);
 	return ok;
 }
+
+HS_EARLY_START(boot__early);
 
 __attribute__((constructor)) static void boot__init(int argc, char **argv, char **envp)
 {

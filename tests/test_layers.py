@@ -2,10 +2,9 @@
 
 Includes (from the sources) and calls (undefined symbols of the built
 objects, with nm) must go down the layers of RULES below, never up and
-never in a cycle.  preload/ is being reorganised into folders: a file still
-directly in preload/ is "unplaced" (allowed anything, listed as a TAP
-comment) until it moves; its calls to the functions the shim wraps are
-still checked, against the KNOWN_CALLS allow-list.
+never in a cycle: the same rules for both, everywhere, and no cycle
+between files or between folders (a folder that uses another that uses
+it back is one part split in two, or a layer upside down).
 
 Standalone, for another checkout:  HPCSHIM_SRCDIR=src HPCSHIM_BUILDDIR=build
 python3 tests/test_layers.py   (prints the same TAP with the figures).
@@ -50,11 +49,6 @@ RULES = [
 ] + [
     ("preload/boot.c", ANY),  # wires every feature in
 ]
-# Files directly in preload/ not named above: not placed yet.
-UNPLACED = "preload/"
-# Folders whose files may include a not yet placed preload/ file (it is
-# reported as unplaced, not as an error, until that file moves).
-UNPLACED_TARGET_OK = ["preload/core/", "preload/interpose/"] + FEATURES
 
 # Headers private to their folder (libperf's include/internal).
 PRIVATE = {
@@ -67,41 +61,37 @@ PRIVATE = {
 # the public API and are not layered).
 SCANNED = ["common", "pmu", "presets", "aggregate", "annotate", "tools", "preload"]
 
-# Calls (a): objects of these folders never reference a symbol that a
-# preload/ object defines.
-LOWER = ["common/", "pmu/", "presets/", "aggregate/"]
-# Calls (b): only these reference the names the shim wraps (the exported
-# non-hpcshim_* names of preload/hpcshim.map): anyone else would call the
-# shim's own wrapper through the PLT.
-WRAP_CALLERS = ["preload/interpose/", "preload/base/real.c"]
-# Known violations of (b), as (source file, symbol): none.  Internal code
+# Cycles known and being removed elsewhere, as the prefixes of their
+# members: a cycle all of whose files or folders start with these is
+# listed, not failed.  TEMPORARY: aggregate/metric <-> aggregate/view
+# (the json.c/view.c split on the writer branch); the lead removes this
+# entry at merge, with the cycle.
+KNOWN_CYCLES = [("aggregate/metric", "aggregate/view")]
+
+# Calls of wrapped names: only these reference the names the shim wraps
+# (the exported non-hpcshim_* names of preload/hpcshim.map): anyone else
+# in the shim would call its own wrapper through the PLT.  Internal code
 # calls the real function through preload/base/real.h.
-KNOWN_CALLS = set()
+WRAP_CALLERS = ["preload/interpose/", "preload/base/real.c"]
 
 # ---- the check ----------------------------------------------------------
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(HERE))
 BUILD = os.environ.get("HPCSHIM_BUILDDIR", SRC)
+API_HEADER = "annotate/hpcshim.h"
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
 def rule_for(path):
-    """The allowed prefixes for a file, ANY, or UNPLACED when not placed."""
+    """(the RULES prefix that decides for a file, its allowed prefixes or
+    ANY)."""
     best = None
     for where, allowed in RULES:
         if path == where or (where.endswith("/") and path.startswith(where)):
             if best is None or len(where) > len(best[0]):
                 best = (where, allowed)
-    if best:
-        return best
-    if path.startswith(UNPLACED):
-        return (UNPLACED, UNPLACED)
-    return (None, ANY)
-
-
-def placed(path):
-    return rule_for(path)[1] is not UNPLACED
+    return best or (None, ANY)
 
 
 def allows(allowed, target):
@@ -135,22 +125,62 @@ def includes(path):
     return edges
 
 
+def layer_error(src, dst, verb="include"):
+    """Why src may not include (or call) dst, "" if it may."""
+    where, allowed = rule_for(src)
+    if allowed is ANY or allows(allowed, dst):
+        return ""
+    return "%s may %s only %s" % (where, verb, " ".join(allowed))
+
+
 def include_error(src, dst):
-    """Why the edge src -> dst breaks the rules, "" if it does not, or
-    None when it involves an unplaced file (reported, not failed)."""
+    """Why the include src -> dst breaks the rules, "" if it does not."""
     owner = PRIVATE.get(dst)
     if owner and not src.startswith(owner):
         return "%s is private to %s" % (dst, owner)
-    where, allowed = rule_for(src)
-    if allowed is ANY:
-        return ""
-    if allowed is UNPLACED:
-        return None
-    if allows(allowed, dst):
-        return ""
-    if rule_for(dst)[1] is UNPLACED and where in UNPLACED_TARGET_OK:
-        return None
-    return "%s may include only %s" % (where, " ".join(allowed))
+    return layer_error(src, dst)
+
+
+def call_error(src, dst):
+    """Why src's use of a function or object defined in dst breaks the
+    rules, "" if it does not.  The rules of includes: a call needs a
+    declaration, so a call the includes allow is allowed."""
+    return layer_error(src, dst, "call")
+
+
+def known_cycle(nodes):
+    """The KNOWN_CYCLES entry that covers a cycle's nodes, or None."""
+    for pair in KNOWN_CYCLES:
+        if all(any(n.startswith(p) for p in pair) for n in nodes) and \
+                all(any(n.startswith(p) for n in nodes) for p in pair):
+            return pair
+    return None
+
+
+def folder_graph(graph):
+    """The folders' graph of a files' graph: an edge between two folders
+    for every edge between their files."""
+    out = {}
+    for src, dsts in graph.items():
+        for dst in dsts:
+            if folder(src) != folder(dst):
+                out.setdefault(folder(src), set()).add(folder(dst))
+    return out
+
+
+def check_cycles(t, what, graph, seen_known):
+    """One TAP line: no cycle in graph but the known ones (listed)."""
+    found, bad = cycles(graph), []
+    for c, p in found:
+        line = "%s: %s" % (", ".join(c), " -> ".join(p))
+        pair = known_cycle(c)
+        if pair:
+            seen_known.add(pair)
+            t.diag("known (allow-list, TEMPORARY) %s: %s" % (what, line))
+        else:
+            bad.append(line)
+    t.ok(not bad, "no %s (%d)" % (what, len(bad)), "\n".join(bad))
+    return len(bad)
 
 
 def cycles(graph):
@@ -207,13 +237,15 @@ def cycle_path(graph, comp):
 
 
 def objects():
-    """{source path: object file} for every libtool object of the build."""
-    out = {}
+    """{source path: object file}: the libtool objects of the libraries,
+    then the programs' objects (tools/) of sources no library has.  Test
+    programs compile some library sources again: their copies (outside
+    .libs) are left out."""
+    out, plain = {}, {}
     for d, _, files in os.walk(BUILD):
-        if os.path.basename(d) != ".libs":
-            continue
-        srcdir = os.path.relpath(os.path.dirname(d), BUILD)
-        if srcdir.split(os.sep)[0] not in SCANNED:  # tests' own libraries
+        libs = os.path.basename(d) == ".libs"
+        srcdir = os.path.relpath(os.path.dirname(d) if libs else d, BUILD)
+        if srcdir.split(os.sep)[0] not in SCANNED:  # tests' own objects
             continue
         for f in files:
             if not f.endswith(".o"):
@@ -222,8 +254,10 @@ def objects():
             for ext in (".c", ".cpp", ".f90"):
                 rel = os.path.normpath(os.path.join(srcdir, base + ext))
                 if os.path.isfile(os.path.join(SRC, rel)):
-                    out[rel] = os.path.join(d, f)
+                    (out if libs else plain)[rel] = os.path.join(d, f)
                     break
+    for rel, obj in plain.items():
+        out.setdefault(rel, obj)
     return out
 
 
@@ -243,11 +277,15 @@ def symbols(obj):
     return defined, undefined
 
 
-def wrapped_names():
+def exported_names():
+    """(the annotation API's names, the wrapped names): the global part
+    of preload/hpcshim.map, hpcshim_* or not."""
     with open(os.path.join(SRC, "preload", "hpcshim.map"), encoding="utf-8") as f:
         text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
     glob = text.split("global:", 1)[1].split("local:", 1)[0]
-    return {n for n in re.findall(r"[A-Za-z_]\w*", glob) if not n.startswith("hpcshim_")}
+    names = set(re.findall(r"[A-Za-z_]\w*", glob))
+    api = {n for n in names if n.startswith("hpcshim_")}
+    return api, names - api
 
 
 def folder(path):
@@ -257,29 +295,22 @@ def folder(path):
 def main():
     t = Tap()
     files = sources()
+    seen_known = set()
 
     # Includes.
-    graph, nedges, back, unplaced_edges = {}, 0, [], []
+    graph, nedges, back = {}, 0, []
     for src in files:
         for dst in includes(src):
             graph.setdefault(src, set()).add(dst)
             nedges += 1
             why = include_error(src, dst)
-            if why is None:
-                unplaced_edges.append((src, dst))
-            elif why:
+            if why:
                 back.append((src, dst, why))
-    unplaced = sorted({f for f in files if not placed(f)})
-    for f in unplaced:
-        t.diag("unplaced: %s" % f)
-    for src, dst in unplaced_edges:
-        if placed(src):
-            t.diag("include of an unplaced file: %s -> %s" % (src, dst))
     t.ok(not back, "no include breaks the layers (%d back-arrows)" % len(back),
          "\n".join("%s -> %s: %s" % b for b in back))
-    inc_cycles = cycles(graph)
-    t.ok(not inc_cycles, "no include cycles (%d)" % len(inc_cycles),
-         "\n".join("%s: %s" % (", ".join(c), " -> ".join(p)) for c, p in inc_cycles))
+    ninc = check_cycles(t, "include cycles between files", graph, seen_known)
+    ninc += check_cycles(t, "include cycles between folders", folder_graph(graph),
+                         seen_known)
 
     # The rules themselves catch what they are for (so a broken table
     # cannot pass everything).
@@ -293,6 +324,19 @@ def main():
          and include_error("preload/config/x.c", "pmu/internal.h")
          and not include_error("preload/mux/x.c", "preload/core/feature.h"),
          "the rules reject forbidden includes and allow permitted ones")
+    t.ok(call_error("preload/interpose/pthread.c", "preload/boot.c")
+         and call_error("aggregate/x.c", "preload/core/x.c")
+         and call_error("preload/core/x.c", "preload/mux/x.c")
+         and call_error("preload/config/x.c", "preload/core/x.c")
+         and not call_error("preload/boot.c", "preload/mux/x.c")
+         and not call_error("preload/range/x.c", "preload/interpose/dlopen.c")
+         and known_cycle(["aggregate/metric.c", "aggregate/view.c"])
+         and not known_cycle(["aggregate/metric.c", "aggregate/json.c"])
+         and not known_cycle(["aggregate/view.c"])
+         and cycles(folder_graph({"a/x.c": {"b/y.c"}, "b/y.c": {"a/z.c"}}))
+         and not cycles(folder_graph({"a/x.c": {"b/y.c"}, "b/y.c": {"c/z.c"}})),
+         "the rules reject forbidden calls and allow permitted ones; "
+         "a folder cycle is found")
 
     # Calls.
     objs = objects()
@@ -300,64 +344,56 @@ def main():
     if not syms:
         t.skip("calls between layers", "no built objects under %s" % BUILD)
         t.done()
-    owner = {}
+    # A wrapped name is libc's function to everyone (the wrapper only
+    # stands in front of it): no edge to its wrapper.  An API function is
+    # the header's that declares it, annotate/.
+    api, wrapped = exported_names()
+    owner = {s: API_HEADER for s in api}
     for src, (defined, _) in syms.items():
-        for s in defined:
+        for s in defined - wrapped:
             owner.setdefault(s, src)
-    preload_defs = {s for s, src in owner.items() if src.startswith("preload/")}
-    up = []
-    for src, (_, undef) in syms.items():
-        if any(src.startswith(p) for p in LOWER):
-            for s in sorted(undef & preload_defs):
-                up.append("%s calls %s (%s)" % (src, s, owner[s]))
-    t.ok(not up, "no object below preload/ calls into preload/ (%d)" % len(up),
-         "\n".join(up))
-
-    wrapped = wrapped_names()
-    bad, known_seen = [], set()
-    for src, (_, undef) in syms.items():
-        if any(src == w or (w.endswith("/") and src.startswith(w)) for w in WRAP_CALLERS):
-            continue
-        for s in sorted(undef & wrapped):
-            if (src, s) in KNOWN_CALLS:
-                known_seen.add((src, s))
-            else:
-                bad.append("%s calls %s(), which the shim wraps" % (src, s))
-    for src, s in sorted(known_seen):
-        t.diag("known (allow-list, TODO): %s calls %s()" % (src, s))
-    for src, s in sorted(KNOWN_CALLS - known_seen):
-        t.diag("allow-list entry no longer needed: %s %s" % (src, s))
-    t.ok(not bad, "only the interposers call the wrapped functions (%d, %d known)"
-         % (len(bad), len(known_seen)), "\n".join(bad))
-
-    # File-level call graph, and its cycles between folders.
+    # File-level call graph: a function or object of one file used by
+    # another is an edge.
     calls = {}
     for src, (_, undef) in syms.items():
         for s in undef:
             dst = owner.get(s)
             if dst and dst != src:
-                calls.setdefault(src, set()).add(dst)
-    fgraph = {}
-    for src, dsts in calls.items():
-        for dst in dsts:
-            if folder(src) != folder(dst):
-                fgraph.setdefault(folder(src), set()).add(folder(dst))
-    fcycles = cycles(fgraph)
-    for c, p in fcycles:
-        t.diag("call cycle between folders {%s}: %s" % (", ".join(c), " -> ".join(p)))
-    # Between files: a function or object of one file used by another is an
-    # edge; two files that use each other are one concept split in two.
-    ccycles = cycles(calls)
-    t.ok(not ccycles, "no call cycles between files (%d)" % len(ccycles),
-         "\n".join("%s: %s" % (", ".join(c), " -> ".join(p)) for c, p in ccycles))
+                calls.setdefault(src, {}).setdefault(dst, s)
+    up = []
+    for src, dsts in sorted(calls.items()):
+        for dst, s in sorted(dsts.items()):
+            why = call_error(src, dst)
+            if why:
+                up.append("%s calls %s (%s): %s" % (src, s, dst, why))
+    t.ok(not up, "no call breaks the layers (%d)" % len(up), "\n".join(up))
 
-    t.diag("figures: %d files, %d include edges, %d include cycles, "
-           "%d back-arrows, %d unplaced files, %d objects, %d call edges, "
-           "%d file call cycles, %d folder call cycles, %d calls up into preload/, "
-           "%d calls of wrapped names (%d known)"
-           % (len(files), nedges, len(inc_cycles), len(back), len(unplaced),
-              len(syms), sum(len(v) for v in calls.values()), len(ccycles), len(fcycles),
-              len(up), len(bad) + len(known_seen), len(known_seen)))
+    bad = []
+    for src, (_, undef) in syms.items():
+        if any(src == w or (w.endswith("/") and src.startswith(w)) for w in WRAP_CALLERS):
+            continue
+        if "/.libs/" not in objs[src]:
+            continue  # a program's (tools/): no wrapper in front of libc
+        for s in sorted(undef & wrapped):
+            bad.append("%s calls %s(), which the shim wraps" % (src, s))
+    t.ok(not bad, "only the interposers call the wrapped functions (%d)" % len(bad),
+         "\n".join(bad))
+
+    # Two files that use each other are one concept split in two; two
+    # folders, one part split in two or a layer upside down.
+    ncall = check_cycles(t, "call cycles between files", calls, seen_known)
+    ncall += check_cycles(t, "call cycles between folders", folder_graph(calls),
+                          seen_known)
+    for pair in KNOWN_CYCLES:
+        if pair not in seen_known:
+            t.diag("allow-list entry not needed here: cycle %s" % " <-> ".join(pair))
+
+    t.diag("figures: %d files, %d include edges, %d back-arrows, %d include "
+           "cycles (files and folders), %d objects, %d call edges, %d calls "
+           "against the layers, %d call cycles (files and folders), %d calls "
+           "of wrapped names"
+           % (len(files), nedges, len(back), ninc, len(syms),
+              sum(len(v) for v in calls.values()), len(up), ncall, len(bad)))
     t.done()
 
 

@@ -1,5 +1,5 @@
 /* unit_mux.c - unit tests of the multiplexing pieces that need no kernel:
- * the event list syntax with {groups} (preload/muxconfig.c), the rotation
+ * the event list syntax with {groups} (preload/config/speclist.c), the rotation
  * view and its standard error (aggregate/mux.c) against hand-computed
  * values, and the bounded time series (aggregate/series.c).  TAP through
  * tests/tap.h.

@@ -1,5 +1,5 @@
 /* unit_range.c - the HPCSHIM_RANGE / _RANGE_PERIOD / _CHECKPOINT /
- * _TRIGGER / HPCSHIM_PRIVILEGE parsers (preload/range_spec.c): every
+ * _TRIGGER / HPCSHIM_PRIVILEGE parsers (preload/range/config.c): every
  * form, every rejection with its reason, and one report line per bad
  * variable.  Table-driven, each row tagged with its line. */
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "preload/base/log.h"
-#include "preload/config/range.h"
+#include "preload/range/config.h"
 #include "tests/tap.h"
 
 struct row {

@@ -22,7 +22,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -D_GNU_SOURCE -I$top $(pkg-config --cflags json-c)"
 if ! $cc $flags -o "$work/fuzz_config" "$top/tests/fuzz/fuzz_config.c" \
-	"$top/preload/config/config.c" "$top/preload/config/range_spec.c" "$top/preload/config/muxconfig.c" "$top/preload/config/varparse.c" "$top/preload/config/limits.c" "$top/preload/config/flushconfig.c" "$top/preload/config/mpiconfig.c" "$top/preload/config/sampleconfig.c" "$top/preload/base/log.c" "$top/pmu/event.c" "$top/pmu/pfm.c" \
+	"$top/preload/config/config.c" "$top/preload/config/speclist.c" "$top/preload/range/config.c" "$top/preload/mux/config.c" "$top/preload/config/varparse.c" "$top/preload/config/limits.c" "$top/preload/config/flushconfig.c" "$top/preload/config/sampleconfig.c" "$top/preload/base/log.c" "$top/pmu/event.c" "$top/pmu/pfm.c" \
 	"$top/pmu/error.c" "$top/pmu/fdspace.c" "$top/aggregate/utf8.c" \
 	"$top/common/formula.c" "$top/common/dl.c" "$top/presets/preset.c" "$top/presets/preset_path.c" -ldl -lpfm >"$work/build.log" 2>&1; then
 	cat "$work/build.log"

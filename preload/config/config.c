@@ -1,5 +1,4 @@
 /* config.c - HPCSHIM_* environment -> struct hs_config (see config.h). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +28,7 @@ static void config__add(struct hs_config *cfg, const char *spec, size_t len)
 		cfg->nevents++;
 }
 
-/* Splits the list ({a,b} user groups: muxconfig.c).  Problems are counted,
+/* Splits the list ({a,b} user groups: speclist.c).  Problems are counted,
  * not logged: the shim reports everything wrong with the list in one line
  * once events are probed. */
 static void config__events(struct hs_config *cfg, const char *v)
@@ -49,18 +48,12 @@ static void config__events(struct hs_config *cfg, const char *v)
 
 static int config__verbose(const char *v)
 {
-	char *end;
-	long l;
+	uint64_t l;
 
 	if (!v || !*v)
 		return 0;
-	errno = 0;
-	l = strtol(v, &end, 10);
-	if (errno || *end || l < 0 || l > HS_LOG_DEBUG) {
-		hs_log(HS_LOG_ERROR,
-		       "HPCSHIM_VERBOSE='%.40s%s' is not a level "
-		       "0-2; using 0",
-		       v, strlen(v) > 40 ? "..." : "");
+	if (!hs_var__uint(v, 0, HS_LOG_DEBUG, &l)) {
+		hs_var__bad("HPCSHIM_VERBOSE", v, "is not a level 0-2; using 0");
 		return 0;
 	}
 	return (int)l;
@@ -96,45 +89,24 @@ static bool config__user_read(const char *v)
 	return hs_var__choice("HPCSHIM_READ", v, modes, 2, 0) == 0;
 }
 
-/* The preset variables are kept as text: preload/presets.c resolves them
- * once libpfm4 has told the CPU model. */
-static void config__presets(struct hs_config *cfg)
+/* HPCSHIM_PRESET_PATH: where data files are searched first, by the
+ * features that read them (presets, and MPI's stall trees). */
+static char *config__preset_path(const char *v)
 {
-	const char *v = getenv("HPCSHIM_LIST");
-
-	cfg->presets = getenv("HPCSHIM_PRESET") ? strdup(getenv("HPCSHIM_PRESET")) :
-						  NULL;
-	cfg->opcodes = getenv("HPCSHIM_OPCODE") ? strdup(getenv("HPCSHIM_OPCODE")) :
-						  NULL;
-	cfg->preset_path = getenv("HPCSHIM_PRESET_PATH") ?
-				   strdup(getenv("HPCSHIM_PRESET_PATH")) :
-				   NULL;
-	if (v && *v && strcmp(v, "0") != 0) {
-		if (strcmp(v, "1") == 0)
-			cfg->list = true;
-		else
-			hs_log(HS_LOG_ERROR,
-			       "HPCSHIM_LIST='%.40s%s' is not 0 or 1; "
-			       "not listing",
-			       v, strlen(v) > 40 ? "..." : "");
-	}
+	return v ? strdup(v) : NULL;
 }
 
 /* HPCSHIM_TRACE=N: the last N region calls of each thread, with their
  * times, for `hpcshim trace`.  Unset or 0: none. */
 static uint32_t config__trace(const char *v)
 {
-	char *end;
-	unsigned long n;
+	uint64_t n;
 
 	if (!v || !*v)
 		return 0;
-	n = strtoul(v, &end, 10);
-	if (*end || *v == '-' || n > 1000000) {
-		hs_log(HS_LOG_ERROR,
-		       "HPCSHIM_TRACE='%.40s%s' is not a count of region calls "
-		       "(0..1000000); no trace",
-		       v, strlen(v) > 40 ? "..." : "");
+	if (!hs_var__uint(v, 0, 1000000, &n)) {
+		hs_var__bad("HPCSHIM_TRACE", v,
+			    "is not a count of region calls (0..1000000); no trace");
 		return 0;
 	}
 	return (uint32_t)n;
@@ -152,21 +124,17 @@ void hs_config__from_env(struct hs_config *cfg)
 	hs_log_set_level(cfg->verbose);
 	config__output(cfg, getenv("HPCSHIM_OUTPUT"));
 	cfg->user_read = config__user_read(getenv("HPCSHIM_READ"));
-	hs_range_config__from_env(&cfg->range);
-	hs_mux_config__from_env(&cfg->mux);
 	hs_limits__from_env(&cfg->limits);
 	cfg->flush_ns = hs_flush_config__from_env(getenv("HPCSHIM_FLUSH"));
 	cfg->trace = config__trace(getenv("HPCSHIM_TRACE"));
 	hs_sample_config__from_env(&cfg->sample, getenv("HPCSHIM_REGION_SAMPLE"));
-	cfg->mpi_job_only = hs_mpi_config__job_only(getenv("HPCSHIM_MPI_FILES"));
+	cfg->privilege = PMU_PLM_ALL;
 	if (ev)
 		config__events(cfg, ev);
 	if (cfg->nevents == 0) {
 		if (ev)
-			hs_log(HS_LOG_ERROR,
-			       "HPCSHIM_EVENTS='%.40s%s' names no "
-			       "event; using the default set",
-			       ev, strlen(ev) > 40 ? "..." : "");
+			hs_var__bad("HPCSHIM_EVENTS", ev,
+				    "names no event; using the default set");
 		cfg->events_default = true;
 		cfg->events_empty = cfg->events_ignored = cfg->events_braces = 0;
 		for (size_t i = 0;
@@ -174,7 +142,7 @@ void hs_config__from_env(struct hs_config *cfg)
 			config__add(cfg, default_events[i], strlen(default_events[i]));
 	}
 	cfg->nuser = cfg->nevents;
-	config__presets(cfg);
+	cfg->preset_path = config__preset_path(getenv("HPCSHIM_PRESET_PATH"));
 }
 
 void hs_config__free(struct hs_config *cfg)
@@ -182,11 +150,9 @@ void hs_config__free(struct hs_config *cfg)
 	for (int i = 0; i < cfg->nevents; i++)
 		free(cfg->events[i]);
 	cfg->nevents = 0;
-	free(cfg->presets);
-	free(cfg->opcodes);
 	free(cfg->preset_path);
-	cfg->presets = cfg->opcodes = cfg->preset_path = NULL;
-	hs_speclist__free(&cfg->mux.pinned);
+	cfg->preset_path = NULL;
+	hs_speclist__free(&cfg->pinned);
 	for (int i = 0; i < cfg->sample.n; i++)
 		free(cfg->sample.name[i]);
 	cfg->sample.n = 0;

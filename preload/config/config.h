@@ -1,24 +1,32 @@
-/* config.h - all HPCSHIM_* environment variables, parsed once.
+/* config.h - the core's HPCSHIM_* environment variables, parsed once.
  *
  *   HPCSHIM_EVENTS   comma list of event specs (default: see config.c)
  *   HPCSHIM_OUTPUT   directory for the result file (default ".")
  *   HPCSHIM_VERBOSE  0 errors only (default), 1 info, 2 debug
  *   HPCSHIM_READ     auto (user-space counter reads if able) | syscall
- *   HPCSHIM_PRIVILEGE, HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD,
- *   HPCSHIM_CHECKPOINT, HPCSHIM_TRIGGER   see preload/range.h
- *   HPCSHIM_PRESET, HPCSHIM_OPCODE  comma lists of preset / opcode-class
- *                    names (resolved by preload/presets.c)
  *   HPCSHIM_PRESET_PATH  colon list of directories searched before the
- *                    installed presets
- *   HPCSHIM_LIST     1: print what is usable on this host at start
- *   HPCSHIM_MUX, HPCSHIM_MUX_SLICE, HPCSHIM_MUX_PINNED, HPCSHIM_MUX_SEED,
- *   HPCSHIM_INTERVAL, HPCSHIM_INTERVAL_POINTS   see muxconfig.c
- *   HPCSHIM_MPI_FILES  all (default) | job: per-rank files beside the
- *                    in-job document of an MPI job (mpiconfig.c)
+ *                    installed data files (presets, stall trees), for
+ *                    every feature that reads them
+ *   HPCSHIM_MAX_REGIONS, HPCSHIM_MAX_THREADS   limits.c
+ *   HPCSHIM_FLUSH    flushconfig.c
+ *   HPCSHIM_TRACE    region calls kept per thread (config.c)
+ *   HPCSHIM_REGION_SAMPLE   sampleconfig.c
  *   HPCSHIM_PROGRAMS  comma list of program-name globs (programs.c); read
  *                    before the rest, by core/dormant.c
  *
- * Documented for users in docs/environment.md.
+ * A feature's variables are its own (Caliper's services): it parses them
+ * in its config hook (core/feature.h) with varparse.h, in its folder:
+ *
+ *   HPCSHIM_PRIVILEGE, HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD,
+ *   HPCSHIM_CHECKPOINT, HPCSHIM_TRIGGER          preload/range/config.h
+ *   HPCSHIM_MUX, HPCSHIM_MUX_SLICE, HPCSHIM_MUX_PINNED, HPCSHIM_MUX_SEED,
+ *   HPCSHIM_INTERVAL, HPCSHIM_INTERVAL_POINTS    preload/mux/config.h
+ *   HPCSHIM_PRESET, HPCSHIM_OPCODE, HPCSHIM_LIST preload/presets/presets.c
+ *   HPCSHIM_MPI_FILES                            preload/mpi/mpi.c
+ *   HPCSHIM_WRAP, HPCSHIM_WRAP_PATH              preload/wrap/wrap.c
+ *
+ * and tells the core what it needs through the generic fields at the end
+ * of struct hs_config.  Documented for users in docs/environment.md.
  */
 #ifndef HPCSHIM_CONFIG_H
 #define HPCSHIM_CONFIG_H
@@ -27,13 +35,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/mux_mode.h"
 #include "pmu/pmu.h"
-#include "preload/config/range.h"
 
-/* Multiplexing and time series (muxconfig.c). */
-
-/* A comma list of event specs with optional {a,b} groups. */
+/* A comma list of event specs with optional {a,b} groups (speclist.c). */
 struct hs_speclist {
 	char *spec[PMU_MAX_EVENTS];
 	int group[PMU_MAX_EVENTS]; /* user group number, or -1        */
@@ -43,24 +47,9 @@ struct hs_speclist {
 	int braces;  /* misplaced or unbalanced braces   */
 };
 
-struct hs_mux_config {
-	enum hs_mux_mode mode;
-	bool slice_instructions;   /* slices in instructions, not ns   */
-	uint64_t slice;            /* ns, or instructions              */
-	struct hs_speclist pinned; /* HPCSHIM_MUX_PINNED               */
-	bool seeded;               /* HPCSHIM_MUX_SEED given           */
-	uint64_t seed;
-	uint64_t interval_ns; /* HPCSHIM_INTERVAL, 0 = no series  */
-	int interval_points;  /* series buffer size per thread    */
-};
-
-#define HS_MUX_SLICE_NS 1000000ull /* 1 ms of thread CPU time   */
-#define HS_MUX_INTERVAL_POINTS 512
-
-/* muxconfig.c */
+/* speclist.c */
 void hs_speclist__parse(struct hs_speclist *l, const char *v);
 void hs_speclist__free(struct hs_speclist *l);
-void hs_mux_config__from_env(struct hs_mux_config *m);
 
 /* Result size (limits.c): beyond these, the smallest region names and
  * thread records are folded into one summary.  0: no limit. */
@@ -93,20 +82,26 @@ struct hs_config {
 	int events_ignored;  /* items beyond PMU_MAX_EVENTS         */
 	char output[PATH_MAX];
 	int verbose;
-	bool user_read;               /* HPCSHIM_READ=auto                   */
-	struct hs_range_config range; /* HPCSHIM_PRIVILEGE, _RANGE*, _CHECKPOINT, _TRIGGER */
-	/* Presets (preload/presets.c appends their events after nuser). */
-	char *presets, *opcodes, *preset_path; /* as given, or NULL        */
-	bool list;                       /* HPCSHIM_LIST=1                     */
+	bool user_read;    /* HPCSHIM_READ=auto                   */
+	char *preset_path; /* HPCSHIM_PRESET_PATH, or NULL       */
+	/* A feature may append events (select hook) after the user's. */
 	int nuser;                       /* events from HPCSHIM_EVENTS/default */
 	int event_group[PMU_MAX_EVENTS]; /* user group ({a,b}) of each spec, or -1 */
 	int events_braces;               /* misplaced or unbalanced braces      */
-	struct hs_mux_config mux;        /* muxconfig.c                         */
 	struct hs_limits limits;         /* limits.c                            */
 	uint64_t flush_ns; /* HPCSHIM_FLUSH period, 0: off (flushconfig.c) */
 	uint32_t trace;    /* HPCSHIM_TRACE: region calls kept per thread, 0: off */
-	bool mpi_job_only; /* HPCSHIM_MPI_FILES=job (mpiconfig.c) */
 	struct hs_sample_config sample; /* HPCSHIM_REGION_SAMPLE (sampleconfig.c) */
+
+	/* What the features ask of the core, set by their config hooks
+	 * (core/feature.h); the core reads these, never a feature's own. */
+	enum pmu_plm privilege;    /* of every event (default all; range)  */
+	struct hs_speclist pinned; /* events never rotated nor multiplexed,
+				    * in the syntax of HPCSHIM_EVENTS (mux) */
+	const char *switcher;      /* the variable of a feature that switches
+				    * every thread's counters on and off at
+				    * once, for messages (range:
+				    * HPCSHIM_TRIGGER), or NULL */
 };
 
 /* sampleconfig.c: HPCSHIM_REGION_SAMPLE.  The number of calls in which
@@ -114,10 +109,6 @@ struct hs_config {
 uint32_t hs_sample_config__every(const struct hs_sample_config *sc,
 				 const char *name);
 void hs_sample_config__from_env(struct hs_sample_config *sc, const char *v);
-
-/* mpiconfig.c: HPCSHIM_MPI_FILES=job -> true (no per-rank files when the
- * in-job document was written); all, unset or empty -> false. */
-bool hs_mpi_config__job_only(const char *v);
 
 /* HPCSHIM_PROGRAMS (programs.c): the valid globs, in order.  Bad ones
  * are reported (one line each) and left out; n == 0 means unset. */
@@ -139,7 +130,8 @@ void hs_programs__free(struct hs_programs *p);
 /* flushconfig.c: HPCSHIM_FLUSH's value -> period in ns, 0 for off. */
 uint64_t hs_flush_config__from_env(const char *v);
 
-/* Fills cfg from the environment.  Malformed values are reported with one
+/* Fills cfg from the environment (the core's variables; the generic
+ * fields get their defaults).  Malformed values are reported with one
  * "hpcshim:" line each and replaced by defaults; never fails. */
 void hs_config__from_env(struct hs_config *cfg);
 void hs_config__free(struct hs_config *cfg);

@@ -7,7 +7,6 @@
  */
 #include <string.h>
 
-#include "preload/base/log.h"
 #include "preload/config/config.h"
 #include "preload/config/varparse.h"
 
@@ -24,10 +23,8 @@ uint64_t hs_flush_config__from_env(const char *v)
 		return 0;
 	if (hs_var__duration(v, FLUSH_MIN_NS, FLUSH_MAX_NS, &ns))
 		return ns;
-	hs_log(HS_LOG_ERROR,
-	       "HPCSHIM_FLUSH='%.40s%s' is not a duration (10ms..24h, e.g. 1s) "
-	       "or off; using %llums",
-	       v, strlen(v) > 40 ? "..." : "",
-	       (unsigned long long)(HS_FLUSH_DEFAULT_NS / 1000000));
+	hs_var__bad("HPCSHIM_FLUSH", v,
+		    "is not a duration (10ms..24h, e.g. 1s) or off; using %llums",
+		    (unsigned long long)(HS_FLUSH_DEFAULT_NS / 1000000));
 	return HS_FLUSH_DEFAULT_NS;
 }

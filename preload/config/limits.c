@@ -6,20 +6,19 @@
 
 #include "preload/base/log.h"
 #include "preload/config/config.h"
+#include "preload/config/varparse.h"
 
 /* A count, or 0 ("0" or "all": no limit); dflt when unset, empty or bad. */
 static int limits__parse(const char *var, int dflt)
 {
 	const char *v = getenv(var);
-	char *end;
-	long n;
+	uint64_t n;
 
 	if (!v || !*v)
 		return dflt;
 	if (strcmp(v, "all") == 0)
 		return 0;
-	n = strtol(v, &end, 10);
-	if (*end || end == v || n < 0 || n > (1L << 30)) {
+	if (!hs_var__uint(v, 0, 1u << 30, &n)) {
 		hs_log(HS_LOG_ERROR,
 		       "%s='%.40s' is not a count (or 'all'); using %d", var, v, dflt);
 		return dflt;

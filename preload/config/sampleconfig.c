@@ -18,17 +18,13 @@
 
 #define SAMPLE_MAX_N 1000000
 
+/* N is the rest of the item: the list goes on after its comma. */
 static bool sample__number(const char *s, size_t len, uint32_t *n)
 {
-	char buf[16], *end;
-	unsigned long v;
+	const char *end;
+	uint64_t v;
 
-	if (len == 0 || len >= sizeof(buf) || *s == '-' || *s == '+')
-		return false;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	v = strtoul(buf, &end, 10);
-	if (*end || v < 1 || v > SAMPLE_MAX_N)
+	if (!hs_var__uint_at(s, false, 1, SAMPLE_MAX_N, &end, &v) || end != s + len)
 		return false;
 	*n = (uint32_t)v;
 	return true;

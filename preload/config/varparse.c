@@ -1,5 +1,5 @@
 /* varparse.c - comma lists and keyword values of HPCSHIM_* (varparse.h). */
-#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +25,18 @@ void hs_var__each_item(const char *v, hs_var_item_fn fn, void *ctx)
 	}
 }
 
+void hs_var__bad(const char *var, const char *v, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	hs_log(HS_LOG_ERROR, "%s='%.40s%s' %s", var, v, strlen(v) > 40 ? "..." : "",
+	       what);
+}
+
 int hs_var__choice(const char *var, const char *v, const char *const *names, int n,
 		   int dflt)
 {
@@ -42,9 +54,58 @@ int hs_var__choice(const char *var, const char *v, const char *const *names, int
 				       i == n - 1 ? " or " :
 						    ", ",
 				       names[i]);
-	hs_log(HS_LOG_ERROR, "%s='%.40s%s' is not %s; using %s", var, v,
-	       strlen(v) > 40 ? "..." : "", alts, names[dflt]);
+	hs_var__bad(var, v, "is not %s; using %s", alts, names[dflt]);
 	return dflt;
+}
+
+static int digit(char c, bool hex)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (hex && c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (hex && c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Digit by digit, so the overflow is seen and a value needs no NUL (an
+ * item of a comma list ends at its comma). */
+bool hs_var__uint_at(const char *s, bool hex, uint64_t lo, uint64_t hi,
+		     const char **end, uint64_t *n)
+{
+	unsigned base = 10;
+	uint64_t v = 0;
+	bool over = false;
+	int d;
+
+	hex = hex && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	if (hex) {
+		base = 16;
+		s += 2;
+	}
+	if (digit(*s, hex) < 0)
+		return false;
+	for (; (d = digit(*s, hex)) >= 0; s++) {
+		over |= v > (UINT64_MAX - (uint64_t)d) / base;
+		v = v * base + (uint64_t)d;
+	}
+	*end = s;
+	if (over || v < lo || v > hi)
+		return false;
+	*n = v;
+	return true;
+}
+
+bool hs_var__uint(const char *v, uint64_t lo, uint64_t hi, uint64_t *n)
+{
+	const char *end;
+	uint64_t x;
+
+	if (!hs_var__uint_at(v, false, lo, hi, &end, &x) || *end)
+		return false;
+	*n = x;
+	return true;
 }
 
 /* "<digits><unit>" with unit ns, us, ms or s -> ns; false when malformed or
@@ -60,14 +121,10 @@ bool hs_var__duration(const char *v, uint64_t lo, uint64_t hi, uint64_t *ns)
 		{ "ms", 1000000 },
 		{ "s", 1000000000 },
 	};
-	char *end;
-	unsigned long long n;
+	const char *end;
+	uint64_t n;
 
-	if (*v < '0' || *v > '9')
-		return false;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno)
+	if (!hs_var__uint_at(v, false, 0, UINT64_MAX, &end, &n))
 		return false;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(end, units[i].unit) != 0)

@@ -22,6 +22,9 @@ enum hs_state {
 	HS_FINISHED, /* results written or being written: lists frozen */
 };
 
+/* Pointers per thread the features may keep (hs_thread.slot). */
+#define HS_THREAD_SLOTS 4
+
 /* One open region instance on a thread's stack. */
 struct hs_frame {
 	struct agg_region *region;
@@ -64,11 +67,11 @@ struct hs_thread {
 	struct agg_region **byid; /* records by process-wide region id  */
 	int nids;                 /* entries in byid                      */
 	uint64_t rng;             /* HPCSHIM_REGION_SAMPLE's picks (xorshift) */
-	struct hs_rot *rot;       /* rotation and series (mux/rotate.c), or NULL */
+	/* The features' own state of this thread, each in the slot the
+	 * feature was given (feature.h), or NULL. */
+	void *slot[HS_THREAD_SLOTS];
 	struct hs_thread *prev, *next; /* live list, under hs_proc.lock   */
 };
-
-struct hs_rot;
 
 struct hs_process {
 	int state; /* enum hs_state, atomic          */

@@ -1,22 +1,24 @@
 /* events.c - the process's event list: built from the configuration,
  * probed on this host, described for the results and reported.
  *
- * The features may add to the configuration before the list is built
- * (presets), adjust the list before the probe (range: privilege) and
- * schedule it after the probe (mux): see process.c for the order.
+ * The features may ask for pinned events and a privilege level (their
+ * config hooks), add to the configuration before the list is built, adjust
+ * the list before the probe and schedule it after the probe: see
+ * process.c for the order.
  */
 #include <stdio.h>
 
 #include "preload/base/log.h"
 #include "preload/core/core.h"
 
-/* HPCSHIM_EVENTS with its {groups}, then HPCSHIM_MUX_PINNED: a pinned name
+/* HPCSHIM_EVENTS with its {groups}, then the pinned list: a pinned name
  * already in the list pins that event (with its whole user group), any
  * other is added as a pinned event.  User group numbers of the pinned list
- * follow those of the main list. */
+ * follow those of the main list.  Last, every event's privilege level
+ * (an event that names its own keeps it). */
 void hs_events__build(struct pmu_evlist *el, const struct hs_config *cfg)
 {
-	const struct hs_speclist *pl = &cfg->mux.pinned;
+	const struct hs_speclist *pl = &cfg->pinned;
 	int base = 0;
 
 	pmu_evlist__init(el);
@@ -40,6 +42,7 @@ void hs_events__build(struct pmu_evlist *el, const struct hs_config *cfg)
 			if (el->ev[k].ugroup >= 0 && el->ev[j].ugroup == el->ev[k].ugroup)
 				el->ev[j].pinned = true;
 	}
+	pmu_evlist__set_privilege(el, cfg->privilege);
 }
 
 /* Per-call statistics need an exact per-call delta: a rotated event has
@@ -136,11 +139,11 @@ static void events__report_drops(void)
 		len += snprintf(line + len, sizeof(line) - (size_t)len,
 				"%s%d empty items ignored", len ? "; " : "",
 				cfg->events_empty);
-	if (cfg->events_braces + cfg->mux.pinned.braces)
+	if (cfg->events_braces + cfg->pinned.braces)
 		len += snprintf(line + len, sizeof(line) - (size_t)len,
 				"%s%d misplaced braces ignored (a group is {a,b})",
 				len ? "; " : "",
-				cfg->events_braces + cfg->mux.pinned.braces);
+				cfg->events_braces + cfg->pinned.braces);
 	if (len && pmu_evlist__nok(el) == 0)
 		snprintf(line + len, sizeof(line) - (size_t)len,
 			 "; no event left to count");

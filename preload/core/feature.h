@@ -7,10 +7,11 @@
  * register for its events; boot.c lists them, in the order they run, and
  * hands the table to the core.  Every hook may be NULL.
  *
- * Order of the constructor:  select (each feature)  ->  the event list is
- * built from the configuration  ->  configure (each)  ->  probe  ->  setup
- * (each)  ->  the interposition is ready (signals, fork handlers)  ->
- * start (each)  ->  the main thread starts (thread_start, each).
+ * Order of the constructor:  the core's variables  ->  config (each)  ->
+ * select (each)  ->  the event list is built from the configuration  ->
+ * configure (each)  ->  probe  ->  setup (each)  ->  the interposition is
+ * ready (signals, fork handlers)  ->  start (each)  ->  the main thread
+ * starts (thread_start, each).
  */
 #ifndef HPCSHIM_PRELOAD_FEATURE_H
 #define HPCSHIM_PRELOAD_FEATURE_H
@@ -25,6 +26,12 @@ struct pmu_evlist;
 
 struct hs_feature {
 	const char *name;
+	/* First: parse the feature's own HPCSHIM_* variables
+	 * (config/varparse.h) into its own state, one "hpcshim:" line per bad
+	 * value, and tell the core what it needs through the generic fields
+	 * of cfg (privilege, pinned, switcher: config.h).  The core names no
+	 * feature's variable. */
+	void (*config)(struct hs_config *cfg);
 	/* Before the event list is built: add events to the configuration. */
 	void (*select)(struct hs_config *cfg);
 	/* The list is built, not probed yet: adjust its events. */
@@ -57,11 +64,17 @@ struct hs_feature {
 	bool result_anytime;
 	/* A task of the feature's own (not an uncovered program thread). */
 	bool (*own_task)(pid_t tid);
+	/* The feature keeps a pointer per thread: hs_features__set writes
+	 * here its index in hs_thread.slot[] (-1: none left, the feature
+	 * keeps no state per thread).  NULL: no slot. */
+	int *slot;
 };
 
-/* features.c: the table (NULL-terminated), set once by boot.c. */
+/* features.c: the table (NULL-terminated), set once by boot.c; gives
+ * out the per-thread slots. */
 void hs_features__set(const struct hs_feature *const *table);
 
+void hs_features__config(struct hs_config *cfg);
 void hs_features__select(struct hs_config *cfg);
 void hs_features__configure(struct hs_config *cfg, struct pmu_evlist *el);
 void hs_features__setup(struct pmu_evlist *el, const struct hs_config *cfg);

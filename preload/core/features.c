@@ -5,13 +5,25 @@
  */
 #include <stddef.h>
 
+#include "preload/base/log.h"
+#include "preload/core/core.h"
 #include "preload/core/feature.h"
 
 static const struct hs_feature *const *features;
 
 void hs_features__set(const struct hs_feature *const *table)
 {
+	int next = 0;
+
 	features = table;
+	for (const struct hs_feature *const *f = features; f && *f; f++) {
+		if (!(*f)->slot)
+			continue;
+		*(*f)->slot = next < HS_THREAD_SLOTS ? next++ : -1;
+		if (*(*f)->slot < 0)
+			hs_log(HS_LOG_ERROR, "feature %s: no thread slot left (%d)",
+			       (*f)->name, HS_THREAD_SLOTS);
+	}
 }
 
 /* Calls hook h of every feature that has one, with the arguments given. */
@@ -21,6 +33,11 @@ void hs_features__set(const struct hs_feature *const *table)
 			if ((*f)->h)                                             \
 				(*f)->h(__VA_ARGS__);                            \
 	} while (0)
+
+void hs_features__config(struct hs_config *cfg)
+{
+	EACH(config, cfg);
+}
 
 void hs_features__select(struct hs_config *cfg)
 {

@@ -61,6 +61,7 @@ void hs_process__configure(int argc, char **argv)
 	process__identity();
 	process__copy_argv(argc, argv);
 	hs_config__from_env(&hs_proc.cfg);
+	hs_features__config(&hs_proc.cfg);
 	hs_features__select(&hs_proc.cfg);
 	hs_events__build(&hs_proc.evlist, &hs_proc.cfg);
 	hs_features__configure(&hs_proc.cfg, &hs_proc.evlist);
@@ -163,11 +164,11 @@ void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
 			.fallback = hs_proc.fallback[0] ? hs_proc.fallback : NULL,
 			.privilege = pmu_evlist__privilege(&hs_proc.evlist),
 			.paranoid = hs_proc.evlist.paranoid,
-			.privilege_requested = pmu_plm__name(hs_proc.cfg.range.privilege),
+			.privilege_requested = pmu_plm__name(hs_proc.cfg.privilege),
 		},
 	};
 
-	pmu_evlist__privilege_note(&hs_proc.evlist, hs_proc.cfg.range.privilege,
+	pmu_evlist__privilege_note(&hs_proc.evlist, hs_proc.cfg.privilege,
 				   note, sizeof(note));
 	if (note[0])
 		p.pmu.privilege_note = note;

@@ -20,11 +20,22 @@
  * quiet rule (core/quiet.h). */
 int hs_exec__generation(void);
 
-/* boot.c: the constructor's work, once, for a wrapper that runs before
- * the constructor (a constructor of an object initialised before ours
- * creates a thread).  Thread-safe; the constructor then finds it done.
- * false when the caller is the thread starting us (it goes on without). */
-bool hs_boot__early(void);
+/* pthread.c: what starts the shim when pthread_create runs before our
+ * constructor (a constructor of an object initialised before ours
+ * creates a thread): the constructor's work, once and thread-safe; the
+ * constructor then finds it done.  false when the caller is the thread
+ * starting us (it goes on without).
+ *
+ * Whoever boots the shim (boot.c) registers it with HS_EARLY_START(fn).
+ * The registration is data, not a call: such a thread is created before
+ * any code of ours has run, but after the dynamic linker relocated our
+ * data.  The linker gathers the entries into the section hs_early (the
+ * kernel's initcalls, FreeBSD's linker sets), which pthread.c walks: the
+ * wrapper never names boot.c. */
+typedef bool (*hs_early_fn)(void);
+#define HS_EARLY_START(fn)                                       \
+	static const hs_early_fn hs_early__entry __attribute__(( \
+		section("hs_early"), used, aligned(sizeof(void *)))) = (fn)
 
 /* signal.c: our handler for fatal signals left at their default. */
 void hs_signal__init(void);

@@ -8,7 +8,8 @@
  * A constructor of an object initialised before ours (a library the
  * program links, OpenBLAS's thread pool) can create threads before our
  * constructor runs: the first such call starts the shim there and then
- * (hs_boot__early), so those threads are counted like any other.
+ * (the HS_EARLY_START entry, interpose.h), so those threads are counted
+ * like any other.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +23,20 @@ struct trampoline {
 	void *(*fn)(void *);
 	void *arg;
 };
+
+/* The linker's bounds of the section hs_early (interpose.h); weak: a
+ * build without an entry has none. */
+extern const hs_early_fn __start_hs_early[]
+	__attribute__((weak, visibility("hidden")));
+extern const hs_early_fn __stop_hs_early[] __attribute__((weak, visibility("hidden")));
+
+static bool pthread__early(void)
+{
+	for (const hs_early_fn *f = __start_hs_early; f && f < __stop_hs_early; f++)
+		if (!(*f)())
+			return false;
+	return true;
+}
 
 static void pthread__cleanup(void *unused)
 {
@@ -56,7 +71,7 @@ HPCSHIM_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 
 	if (!real)
 		return EAGAIN;
-	if (state == HS_OFF && hs_boot__early())
+	if (state == HS_OFF && pthread__early())
 		state = __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE);
 	if (state != HS_RUNNING)
 		return real(thread, attr, fn, arg);

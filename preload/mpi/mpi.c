@@ -40,6 +40,7 @@
 #include "presets/tree_file.h"
 #include "preload/base/log.h"
 #include "preload/base/real.h"
+#include "preload/config/varparse.h"
 #include "preload/core/core.h"
 #include "preload/core/feature.h"
 #include "preload/mpi/mpi.h"
@@ -81,6 +82,7 @@ static void *mpi__need(const char *name)
 /* ---- the state ------------------------------------------------------------ */
 
 static int finalized; /* the reduction ran (or was declined), atomic */
+static bool job_only; /* HPCSHIM_MPI_FILES=job (mpi__config)       */
 static bool in_child; /* a fork child of a rank: never takes part */
 
 static bool mpi__running(void)
@@ -94,7 +96,7 @@ static bool mpi__running(void)
  * Not with HPCSHIM_MPI_FILES=job, whose point is no file per rank. */
 static void mpi__after_init(void)
 {
-	if (mpi__running() && !hs_proc.cfg.mpi_job_only)
+	if (mpi__running() && !job_only)
 		hs_flush__now();
 }
 
@@ -350,7 +352,7 @@ static void mpi__before_finalize(void)
 	}
 	hs_log(HS_LOG_DEBUG, "MPI_Finalize: in-job reduction of rank %d took %.3f ms",
 	       rank, (double)(mpi__now() - t0) / 1e6);
-	if (hs_proc.cfg.mpi_job_only)
+	if (job_only)
 		hs_publish__suppress();
 }
 
@@ -482,6 +484,21 @@ bool hs_mpi__is_wrapper(const void *f)
 
 /* ---- the feature -------------------------------------------------------------- */
 
+/* HPCSHIM_MPI_FILES: which files an MPI job leaves.  "all" (the default):
+ * every rank's own file, and the job document that rank 0 writes at
+ * MPI_Finalize.  "job": only the job document; a rank still writes its
+ * own file when the in-job reduction failed, so no result is ever lost
+ * to the choice.  One file per rank overwhelms the metadata servers of
+ * parallel file systems at scale. */
+static void mpi__config(struct hs_config *cfg)
+{
+	static const char *const names[] = { "all", "job" };
+
+	(void)cfg;
+	job_only = hs_var__choice("HPCSHIM_MPI_FILES", getenv("HPCSHIM_MPI_FILES"),
+				  names, 2, 0) == 1;
+}
+
 /* A fork child of a rank is no rank: it never takes part in a reduction. */
 static void mpi__fork_child(void)
 {
@@ -490,5 +507,6 @@ static void mpi__fork_child(void)
 
 const struct hs_feature hs_mpi_feature = {
 	.name = "mpi",
+	.config = mpi__config,
 	.fork_child = mpi__fork_child,
 };

@@ -15,9 +15,11 @@
 #include "preload/base/log.h"
 #include "preload/base/real.h"
 #include "preload/core/core.h"
+#include "preload/mux/config.h"
 #include "preload/mux/mux.h"
 #include "preload/mux/rotate.h"
 
+static struct hs_mux_config mux_config; /* the feature's variables */
 static struct agg_group groups[PMU_MAX_EVENTS];
 static int leaders[PMU_MAX_EVENTS];
 static struct agg_mux mux;
@@ -109,15 +111,23 @@ static void mux__describe(const struct pmu_evlist *el)
 	mux.note = note[0] ? note : NULL;
 }
 
+/* The feature's variables (config.c); HPCSHIM_MUX_PINNED goes to the
+ * core, which builds the event list. */
+static void mux__config(struct hs_config *cfg)
+{
+	hs_mux_config__from_env(&mux_config, &cfg->pinned);
+}
+
 static void mux__setup(struct pmu_evlist *el, const struct hs_config *cfg)
 {
-	struct hs_mux_config m = cfg->mux;
+	struct hs_mux_config m = mux_config;
 
-	/* A start/stop trigger enables and disables every group of every
-	 * thread at once (trigger.c): it cannot leave one rotated group on. */
-	if (m.mode == HS_MUX_ROTATE && (cfg->range.has_start || cfg->range.has_stop)) {
-		mux__note("HPCSHIM_MUX=rotate does not combine with HPCSHIM_TRIGGER "
-			  "(both switch the counters); the kernel multiplexes instead");
+	/* A feature that enables and disables every group of every thread at
+	 * once (a start/stop trigger) cannot leave one rotated group on. */
+	if (m.mode == HS_MUX_ROTATE && cfg->switcher) {
+		mux__note("HPCSHIM_MUX=rotate does not combine with %s "
+			  "(both switch the counters); the kernel multiplexes instead",
+			  cfg->switcher);
 		m.mode = HS_MUX_KERNEL;
 	}
 	mux.slice_instructions = m.slice_instructions;
@@ -152,10 +162,12 @@ static void mux__result(struct agg_process *p)
 
 const struct hs_feature hs_mux_feature = {
 	.name = "mux",
+	.config = mux__config,
 	.setup = mux__setup,
 	.thread_start = hs_rotate__start,
 	.thread_stop = hs_rotate__stop,
 	.thread_forget = hs_rotate__forget,
 	.collect_thread = hs_rotate__collect,
 	.result = mux__result,
+	.slot = &hs_rotate_slot,
 };

@@ -1,6 +1,7 @@
 /* mux.h - multiplexing and time series (HPCSHIM_MUX, HPCSHIM_MUX_*,
  * HPCSHIM_INTERVAL), a feature of the shim (core/feature.h).
  *
+ *   config.c   the feature's variables (config.h)
  *   mux.c      constructor: the schedule, the samplers, the description
  *              for the results; the feature's hook table
  *   rotate.c   per thread: the rotation of groups and the series, driven

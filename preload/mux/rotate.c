@@ -65,6 +65,13 @@ struct hs_rot {
 
 static const struct hs_mux_setup *rot_setup;
 static __thread struct hs_rot *rot_self __attribute__((tls_model("initial-exec")));
+int hs_rotate_slot = -1; /* set by the core (hs_features__set) */
+
+/* t's rotation state, or NULL. */
+static struct hs_rot *rot__of(const struct hs_thread *t)
+{
+	return hs_rotate_slot >= 0 ? t->slot[hs_rotate_slot] : NULL;
+}
 
 static const char err_sampler[] = "the slice sampler could not be opened "
 				  "(descriptors or perf_event_open): this thread's groups were left to "
@@ -333,7 +340,8 @@ void hs_rotate__start(struct hs_thread *t)
 
 	if (!rot_setup || !t)
 		return;
-	r = calloc(1, sizeof(*r));
+	/* No slot to keep it in: as if out of memory. */
+	r = hs_rotate_slot >= 0 ? calloc(1, sizeof(*r)) : NULL;
 	if (r) {
 		r->last = calloc((size_t)(el->nevents ? el->nevents : 1),
 				 sizeof(*r->last));
@@ -376,7 +384,7 @@ void hs_rotate__start(struct hs_thread *t)
 		}
 		t->agg->series = r->series;
 	}
-	t->rot = r;
+	t->slot[hs_rotate_slot] = r;
 	rot_self = r;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (r->fd_rot >= 0 && pmu_sampler__arm(r->fd_rot) < 0)
@@ -387,7 +395,7 @@ void hs_rotate__start(struct hs_thread *t)
 
 void hs_rotate__stop(struct hs_thread *t)
 {
-	struct hs_rot *r = t->rot;
+	struct hs_rot *r = rot__of(t);
 
 	if (!r)
 		return;
@@ -402,13 +410,13 @@ void hs_rotate__stop(struct hs_thread *t)
 		rot_self = NULL;
 	t->ctr.defer_fn = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->rot = NULL;
+	t->slot[hs_rotate_slot] = NULL;
 	rot__free(r);
 }
 
 void hs_rotate__forget(struct hs_thread *t)
 {
-	struct hs_rot *r = t->rot;
+	struct hs_rot *r = rot__of(t);
 
 	if (!r)
 		return;
@@ -420,13 +428,13 @@ void hs_rotate__forget(struct hs_thread *t)
 	if (rot_self == r)
 		rot_self = NULL;
 	t->ctr.defer_fn = NULL;
-	t->rot = NULL;
+	t->slot[hs_rotate_slot] = NULL;
 	rot__free(r);
 }
 
 void hs_rotate__collect(struct hs_thread *t, bool self)
 {
-	struct hs_rot *r = t->rot;
+	struct hs_rot *r = rot__of(t);
 
 	if (!r)
 		return;

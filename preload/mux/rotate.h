@@ -26,6 +26,9 @@ struct hs_mux_setup {
 };
 
 void hs_rotate__init(const struct hs_mux_setup *s);
+/* The thread's rotation state is in hs_thread.slot[hs_rotate_slot]
+ * (core/feature.h: the core gives the slot out, mux.c asks for it). */
+extern int hs_rotate_slot;
 /* On the thread itself, once its counters are open. */
 void hs_rotate__start(struct hs_thread *t);
 /* On the thread itself at its end, before the final read: stops the

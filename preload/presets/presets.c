@@ -1,6 +1,7 @@
 /* presets.c - named presets and opcode classes in the process (presets.h).
  *
- * A feature (core/feature.h) in two steps around the evlist's probe:
+ * A feature (core/feature.h): config() reads its variables (HPCSHIM_PRESET,
+ * HPCSHIM_OPCODE, HPCSHIM_LIST); then two steps around the evlist's probe:
  * select() reads the preset files, picks each requested set's block for
  * the CPU model libpfm4 detects and appends the events; finish() turns the
  * probe's verdict into a status per set and maps every metric's names to
@@ -396,20 +397,45 @@ static void presets__append(struct hs_config *cfg)
 		       over, PMU_MAX_EVENTS);
 }
 
+/* The feature's variables.  HPCSHIM_PRESET and HPCSHIM_OPCODE are kept as
+ * text: select resolves them once libpfm4 has told the CPU model, in the
+ * same constructor (so the environment's own strings serve).
+ * HPCSHIM_PRESET_PATH is the core's (hs_config.preset_path): the MPI
+ * feature searches the same path for stall trees. */
+static struct {
+	const char *presets, *opcodes; /* as given, or NULL */
+	bool list;                     /* HPCSHIM_LIST=1    */
+} var;
+
+static void presets__config(struct hs_config *cfg)
+{
+	const char *v = getenv("HPCSHIM_LIST");
+
+	(void)cfg;
+	var.presets = getenv("HPCSHIM_PRESET");
+	var.opcodes = getenv("HPCSHIM_OPCODE");
+	if (v && *v && strcmp(v, "0") != 0) {
+		if (strcmp(v, "1") == 0)
+			var.list = true;
+		else
+			hs_var__bad("HPCSHIM_LIST", v, "is not 0 or 1; not listing");
+	}
+}
+
 static void presets__select(struct hs_config *cfg)
 {
 	struct preset_table t;
 	struct tree_table tt;
 	char path[8192];
 
-	if (!cfg->presets && !cfg->opcodes && !cfg->list)
+	if (!var.presets && !var.opcodes && !var.list)
 		return;
 	if (pmu_pfm__host_model(pr.model, sizeof(pr.model), pr.note, sizeof(pr.note)) < 0)
 		pr.model[0] = '\0';
 	pmu_preset__search_path(cfg->preset_path, path, sizeof(path));
 	pmu_preset_table__init(&t);
 	pmu_preset_table__load_path(&t, path, presets__file_error, NULL);
-	if (cfg->list) {
+	if (var.list) {
 		struct pmu_list_env env = { .model = pr.model,
 					    .model_note = pr.note,
 					    .path = path,
@@ -419,13 +445,13 @@ static void presets__select(struct hs_config *cfg)
 	}
 	/* Stall trees are read only when a tree name may be asked for. */
 	pmu_tree_table__init(&tt);
-	if (cfg->presets && strstr(cfg->presets, "topdown"))
+	if (var.presets && strstr(var.presets, "topdown"))
 		pmu_tree_table__load_path(&tt, path, presets__file_error, NULL);
 	pr.trees = &tt;
-	presets__resolve(&t, PRESET_NAMED, cfg->presets);
+	presets__resolve(&t, PRESET_NAMED, var.presets);
 	pr.trees = NULL;
 	pmu_tree_table__free(&tt);
-	presets__resolve(&t, PRESET_OPCODE, cfg->opcodes);
+	presets__resolve(&t, PRESET_OPCODE, var.opcodes);
 	pmu_preset_table__free(&t);
 	presets__append(cfg);
 }
@@ -623,6 +649,7 @@ static void presets__result(struct agg_process *p)
 
 const struct hs_feature hs_presets_feature = {
 	.name = "presets",
+	.config = presets__config,
 	.select = presets__select,
 	.setup = presets__finish,
 	.result = presets__result,

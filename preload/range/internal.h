@@ -1,8 +1,10 @@
 /* internal.h - state shared by the files of the range feature
  * (preload/range/), and nothing else's business.
  *
- *   range.c     the feature: its hook table and the lifecycle (start,
- *               threads, fork, exit collection); owns hs_rng
+ *   config.c    the feature's variables -> struct hs_range_config
+ *   range.c     the feature: its hook table and the lifecycle (its
+ *               configuration, start, threads, fork, exit collection);
+ *               owns hs_rng
  *   slot.c      the per-thread slot registry and a slot's descriptor lock
  *   resolve.c   which addresses the ranges and points name, per object
  *   sampling.c  the sampled events and a slot's sampling rings
@@ -30,7 +32,7 @@
 
 #include "aggregate/range.h"
 #include "pmu/sample.h"
-#include "preload/config/range.h"
+#include "preload/range/config.h"
 
 #define RNG_MAX_IV 1024 /* address intervals over all ranges */
 
@@ -68,7 +70,7 @@ struct rng_slot {
 
 struct hs_range_state {
 	bool active;
-	const struct hs_range_config *rc; /* set by configure               */
+	const struct hs_range_config *rc; /* set by config (range.c)        */
 	struct pmu_evlist *el;            /* the process's, set by configure */
 	pid_t pid;
 	/* sampling */

@@ -16,12 +16,28 @@
 #include "preload/range/range.h"
 #include "preload/core/core.h"
 
-/* Before the probe: the privilege level applies to every counted event
- * (HPCSHIM_PRIVILEGE belongs to this feature's variables), active or not. */
+/* The feature's variables (config.c); large (the places as written): not
+ * on a stack. */
+static struct hs_range_config range_config;
+
+/* What the core must know of them: the privilege level applies to every
+ * counted event (HPCSHIM_PRIVILEGE belongs to this feature's variables),
+ * active or not; a trigger switches every thread's counters at once
+ * (trigger.c), which another feature may not combine with its own
+ * switching (mux's rotation). */
+static void hs_range__config(struct hs_config *cfg)
+{
+	hs_range_config__from_env(&range_config);
+	hs_rng.rc = &range_config;
+	cfg->privilege = range_config.privilege;
+	if (range_config.has_start || range_config.has_stop)
+		cfg->switcher = "HPCSHIM_TRIGGER";
+}
+
+/* Before the probe: the list the samplers and points refer to. */
 static void hs_range__configure(struct hs_config *cfg, struct pmu_evlist *el)
 {
-	pmu_evlist__set_privilege(el, cfg->range.privilege);
-	hs_rng.rc = &cfg->range;
+	(void)cfg;
 	hs_rng.el = el;
 }
 
@@ -180,6 +196,7 @@ static bool hs_range__own_task(pid_t tid)
 
 const struct hs_feature hs_range_feature = {
 	.name = "range",
+	.config = hs_range__config,
 	.configure = hs_range__configure,
 	.start = hs_range__init,
 	.thread_start = hs_range__thread_start,

@@ -1,9 +1,10 @@
 /* range.h - range restriction, checkpoints and start/stop triggers: the
  * feature the core runs through its hook table (its configuration:
- * preload/config/range.h; its pieces: internal.h).
+ * config.h; its pieces: internal.h).
  *
- * Hooks: configure (the privilege level of every event, HPCSHIM_PRIVILEGE),
- * start, thread_start, thread_end (after the final read, before the
+ * Hooks: config (its variables; tells the core the privilege level of
+ * every event, HPCSHIM_PRIVILEGE, and that HPCSHIM_TRIGGER switches every
+ * counter), configure, start, thread_start, thread_end (after the final read, before the
  * counters close), fork_child, collect, result (p->range) and own_task
  * (the drain thread).
  */

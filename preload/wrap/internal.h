@@ -6,7 +6,7 @@
  *   tramp.c    the register trampoline: no libffi for register-only calls
  *   got.c      the GOT slots (PLT and GLOB_DAT) of every loaded object
  *   dlsym.c    dlsym/dlvsym answered with the wrapper
- *   wrap.c     the feature: start, dlopen, results
+ *   wrap.c     the feature: its variables, start, dlopen, results
  */
 #ifndef HPCSHIM_PRELOAD_WRAP_INTERNAL_H
 #define HPCSHIM_PRELOAD_WRAP_INTERNAL_H

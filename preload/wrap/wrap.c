@@ -44,16 +44,27 @@ static void wrap__loaded(void)
 	pthread_mutex_unlock(&hs_wrap.lock);
 }
 
+/* HPCSHIM_WRAP and HPCSHIM_WRAP_PATH, as the environment had them when the
+ * feature's variables were read (the constructor): spec.c parses the
+ * first at start, once the signature files can be searched. */
+static const char *wrap_var, *wrap_path;
+
+static void wrap__config(struct hs_config *cfg)
+{
+	(void)cfg;
+	wrap_var = getenv("HPCSHIM_WRAP");
+	wrap_path = getenv("HPCSHIM_WRAP_PATH");
+}
+
 static void wrap__start(void)
 {
-	const char *var = getenv("HPCSHIM_WRAP");
 	char path[8 * PATH_MAX];
 	int pending = 0;
 
-	if (!var || !*var)
+	if (!wrap_var || !*wrap_var)
 		return;
-	wsig__search_path(getenv("HPCSHIM_WRAP_PATH"), path, sizeof(path));
-	if (hs_wrap_spec__load(var, path) == 0)
+	wsig__search_path(wrap_path, path, sizeof(path));
+	if (hs_wrap_spec__load(wrap_var, path) == 0)
 		return;
 	/* Open MPI's handles are pointers to its predefined objects. */
 	hs_wrap.handle_is_pointer = hs_real__dlsym()(RTLD_DEFAULT,
@@ -144,6 +155,7 @@ static void wrap__fork_child(void)
 
 const struct hs_feature hs_wrap_feature = {
 	.name = "wrap",
+	.config = wrap__config,
 	.start = wrap__start,
 	.fork_child = wrap__fork_child,
 	.result = wrap__result,

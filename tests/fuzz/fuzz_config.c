@@ -4,7 +4,8 @@
  * HPCSHIM_TRIGGER, HPCSHIM_PRIVILEGE, HPCSHIM_MUX, HPCSHIM_MUX_SLICE,
  * HPCSHIM_INTERVAL, HPCSHIM_MUX_PINNED and HPCSHIM_REGION_SAMPLE (missing
  * lines: empty), are
- * parsed into a config, every event spec (pinned ones too) is resolved
+ * parsed into a config (the core's variables, then the range and mux
+ * features' own, as their config hooks do), every event spec (pinned ones too) is resolved
  * (generic table, raw, libpfm4), and every string that could reach the
  * JSON is made valid UTF-8.  The whole input is also read as a preset
  * file and its first line as a metric formula (evaluated over fixed
@@ -23,6 +24,8 @@
 #include "presets/preset.h"
 #include "preload/config/config.h"
 #include "preload/base/log.h"
+#include "preload/mux/config.h"
+#include "preload/range/config.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -62,7 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	char *val[sizeof(vars) / sizeof(vars[0])];
 	char *events;
-	static struct hs_config cfg; /* large (range places): not on the stack */
+	static struct hs_config cfg;
+	static struct hs_range_config rc; /* large (places): not on the stack */
+	struct hs_mux_config mc;
 
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		val[i] = field(&p, end);
@@ -70,12 +75,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	events = val[0];
 	hs_config__from_env(&cfg);
+	hs_range_config__from_env(&rc);
+	hs_mux_config__from_env(&mc, &cfg.pinned);
 	for (int i = 0; i < cfg.sample.n; i++)
 		(void)hs_sample_config__every(&cfg.sample, cfg.sample.name[i]);
-	for (int i = 0; i < cfg.mux.pinned.n; i++) {
+	for (int i = 0; i < cfg.pinned.n; i++) {
 		struct pmu_event ev;
 
-		pmu_event__parse(&ev, cfg.mux.pinned.spec[i]);
+		pmu_event__parse(&ev, cfg.pinned.spec[i]);
 	}
 	for (int i = 0; i < cfg.nevents; i++) {
 		struct pmu_event ev;

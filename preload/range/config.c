@@ -1,13 +1,12 @@
-/* range_spec.c - HPCSHIM_PRIVILEGE, HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD,
- * HPCSHIM_CHECKPOINT and HPCSHIM_TRIGGER -> struct hs_range_config.
+/* config.c - the range feature's variables: HPCSHIM_PRIVILEGE,
+ * HPCSHIM_RANGE, HPCSHIM_RANGE_PERIOD, HPCSHIM_CHECKPOINT and
+ * HPCSHIM_TRIGGER -> struct hs_range_config (config.h).
  *
  * Pure parsing: nothing is resolved or opened here (symbols may live in
  * objects loaded later).  Each variable is a comma list; blanks around
  * items are trimmed and empty items skipped.  Everything wrong with one
  * variable is reported in one line, and the good items are kept.
  */
-#include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +14,7 @@
 #include "common/memclear.h"
 #include "preload/base/log.h"
 #include "preload/config/varparse.h"
-#include "preload/config/range.h"
+#include "preload/range/config.h"
 
 static const char range_forms[] = "expected func:NAME[@OBJ], so:OBJ, exe, "
 				  "kernel or addr:START-END[@OBJ], optionally prefixed with !";
@@ -79,22 +78,10 @@ static void each_item(const char *v, item_fn fn, void *ctx, struct problems *pr)
 	hs_var__each_item(v, each__item, &e);
 }
 
-/* 0x... hexadecimal, else decimal: no sign, no octal surprise. */
-static bool parse_u64(const char *s, const char **end, uint64_t *v)
+/* An address: 0x... hexadecimal, else decimal. */
+static bool parse_addr_number(const char *s, const char **end, uint64_t *v)
 {
-	int base = 10;
-	char *e;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (!(base == 16 ? isxdigit((unsigned char)*s) : isdigit((unsigned char)*s)))
-		return false;
-	errno = 0;
-	*v = strtoull(s, &e, base);
-	*end = e;
-	return errno == 0;
+	return hs_var__uint_at(s, true, 0, UINT64_MAX, end, v);
 }
 
 /* Splits "X@OBJ" at the last '@' into p->obj; returns X's length. */
@@ -140,7 +127,8 @@ static int parse_addr(struct rng_place *p, const char *rest, bool range, char *w
 	p->form = RNG_ADDR;
 	if (split_obj(p, x, why, whylen) < 0)
 		return -1;
-	if (!parse_u64(x, &e, &p->lo) || (range && *e != '-') || (!range && *e)) {
+	if (!parse_addr_number(x, &e, &p->lo) || (range && *e != '-') ||
+	    (!range && *e)) {
 		snprintf(why, whylen,
 			 range ? "not START-END (addresses in hex with "
 				 "0x, or decimal)" :
@@ -153,7 +141,7 @@ static int parse_addr(struct rng_place *p, const char *rest, bool range, char *w
 	}
 	if (!range)
 		return 0;
-	if (!parse_u64(e + 1, &e, &p->hi) || *e) {
+	if (!parse_addr_number(e + 1, &e, &p->hi) || *e) {
 		snprintf(why, whylen,
 			 "not START-END (addresses in hex with 0x, or "
 			 "decimal)");
@@ -319,7 +307,7 @@ static void trigger__item(void *ctx, struct problems *pr, const char *s, size_t 
 static void period__item(void *ctx, struct problems *pr, const char *s, size_t len)
 {
 	struct hs_range_config *rc = ctx;
-	const char *eq = memrchr(s, '=', len), *num = eq ? eq + 1 : s, *e;
+	const char *eq = memrchr(s, '=', len), *num = eq ? eq + 1 : s;
 	size_t nlen = eq ? (size_t)(eq - s) : 0;
 	char buf[32];
 	uint64_t v;
@@ -342,7 +330,7 @@ static void period__item(void *ctx, struct problems *pr, const char *s, size_t l
 		problem(pr, s, len, "the period is not a decimal number");
 		return;
 	}
-	if (!parse_u64(buf, &e, &v) || *e || v > (1ull << 48)) {
+	if (!hs_var__uint(buf, 0, 1ull << 48, &v)) {
 		problem(pr, s, len, "the period is not a decimal number up to 2^48");
 		return;
 	}

@@ -1,5 +1,5 @@
-/* config/range.h - the configuration of range restriction, checkpoints
- * and start/stop triggers (the feature: preload/range/).
+/* config.h - the range feature's variables: range restriction,
+ * checkpoints and start/stop triggers.
  *
  *   HPCSHIM_PRIVILEGE     user | kernel | all
  *   HPCSHIM_RANGE         code ranges whose share of each sampled event is
@@ -10,11 +10,12 @@
  *   HPCSHIM_CHECKPOINT    exact entry counts: func:NAME[@OBJ], addr:A[@OBJ]
  *   HPCSHIM_TRIGGER       start:POINT[,stop:POINT] or stop:POINT
  *
- * Parsed once (range_spec.c) into struct hs_range_config inside struct
- * hs_config.  Documented for users in docs/environment.md.
+ * Parsed once (config.c), by the feature's config hook (range.c), into its
+ * own struct hs_range_config.  Documented for users in
+ * docs/environment.md.
  */
-#ifndef HPCSHIM_CONFIG_RANGE_H
-#define HPCSHIM_CONFIG_RANGE_H
+#ifndef HPCSHIM_PRELOAD_RANGE_CONFIG_H
+#define HPCSHIM_PRELOAD_RANGE_CONFIG_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -61,7 +62,7 @@ struct hs_range_config {
 	struct rng_place start, stop;
 };
 
-/* range_spec.c: parses the variables above.  Every bad variable is
+/* config.c: parses the variables above.  Every bad variable is
  * reported in one "hpcshim:" line (first problem in full, the other
  * ignored items by name); the good items are kept. */
 void hs_range_config__from_env(struct hs_range_config *rc);
