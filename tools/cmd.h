@@ -15,8 +15,10 @@ int list_main(int argc, char **argv);
 /* drill's tools/drilldown.c; a stub says "not built" until it is merged. */
 int drilldown_main(int argc, char **argv);
 
-/* The legacy hpcshim-report: its text summary of one result. */
-struct json_object;
-void report__summary(struct json_object *doc);
+/* hpcshim report's summary view of one process result
+ * (tools/report_summary.c), which hpcshim-report, the former program,
+ * prints for each file. */
+struct dr_doc;
+void report__summary(const struct dr_doc *doc);
 
 #endif

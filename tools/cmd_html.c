@@ -29,9 +29,7 @@
 #include "tools/cmd.h"
 #include "tools/rows.h"
 
-#define TOOL_PROG "hpcshim html"
-#define TOOL_OOM_STATUS 2
-#include "tools/jsonread.h"
+#include "tools/xalloc.h"
 
 static const char usage_line[] =
 	"usage: hpcshim html [-o report.html] [--drilldown DRILL.json] FILE|DIR ...\n";
@@ -97,65 +95,84 @@ static const char css[] =
 	".legend .lab{margin-right:1em;white-space:nowrap}.dlevel{margin:.4em 0 0}"
 	".dnodes td.dname,.dnodes td.na{text-align:left}";
 
-static void header(const struct results *s, const char **ev, size_t nev)
+/* Each host once, in rank order. */
+static void hosts(const struct results *s)
 {
-	json_object *d0 = s->r[0].doc, *p = get(d0, "process"), *cmd = get(p, "command");
-	long long threads = 0;
+	const char **seen = NULL;
+	size_t n = 0;
 
 	for (size_t i = 0; i < s->n; i++)
-		threads += get_int(s->r[i].doc, "thread_count",
-				   (long long)arr_len(get(s->r[i].doc, "threads")));
+		for (size_t k = 0; k < dr_doc__nranks(s->r[i].doc); k++) {
+			struct dr_rank rk;
+			size_t j;
+
+			dr_doc__rank(s->r[i].doc, k, &rk);
+			for (j = 0; j < n && strcmp(rk.host, seen[j]); j++)
+				;
+			if (j < n)
+				continue;
+			if (n)
+				fputs(", ", out);
+			esc(rk.host);
+			seen = xrealloc(seen, (n + 1) * sizeof(*seen));
+			seen[n++] = rk.host;
+		}
+	free(seen);
+}
+
+static void dropped(const struct dr_doc *d0)
+{
+	int nd = 0;
+
+	for (size_t i = 0; i < dr_doc__nevents(d0); i++) {
+		struct dr_event e;
+
+		dr_doc__event(d0, i, &e);
+		if (strcmp(e.status, "dropped"))
+			continue;
+		fputs(nd++ ? "; " : "", out);
+		fputs("<span class=warn>", out);
+		esc(e.name ? e.name : "?");
+		fputs("</span>: ", out);
+		esc(e.error ? e.error : "?");
+		if (e.reason) {
+			fputs(" (", out);
+			esc(e.reason);
+			fputs(")", out);
+		}
+	}
+	if (!nd)
+		fputs("none", out);
+}
+
+static void header(const struct results *s, const char **ev, size_t nev)
+{
+	const struct dr_doc *d0 = s->r[0].doc;
+	long long threads = 0;
+	size_t ranks = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		threads += dr_doc__thread_count(s->r[i].doc);
+		ranks += dr_doc__nranks(s->r[i].doc);
+	}
 	fputs("<h1>hpcshim report: <code>", out);
-	for (size_t i = 0; i < arr_len(cmd); i++) {
+	for (size_t i = 0; i < dr_doc__nargs(d0); i++) {
 		if (i)
 			fputc(' ', out);
-		esc(json_object_get_string(arr_at(cmd, i)));
+		esc(dr_doc__arg(d0, i));
 	}
 	fputs("</code></h1>\n<dl id=header>", out);
 	fputs("<dt>hosts</dt><dd>", out);
-	for (size_t i = 0; i < s->n; i++) {
-		const char *h = get_str(get(s->r[i].doc, "process"), "host", "?");
-		size_t k;
-
-		for (k = 0; k < i && strcmp(h, get_str(get(s->r[k].doc, "process"), "host", "")); k++)
-			;
-		if (k == i) {
-			if (i)
-				fputs(", ", out);
-			esc(h);
-		}
-	}
+	hosts(s);
 	fprintf(out, "</dd><dt>ranks</dt><dd id=ranks>%zu</dd><dt>threads</dt><dd id=threads>"
 		     "%lld</dd><dt>events</dt><dd>",
-		s->n, threads);
+		ranks, threads);
 	for (size_t e = 0; e < nev; e++) {
 		fputs(e ? ", " : "", out);
 		esc(ev[e]);
 	}
 	fputs("</dd><dt>dropped</dt><dd id=dropped>", out);
-	{
-		int nd = 0;
-		json_object *evs = get(d0, "events");
-
-		for (size_t i = 0; i < arr_len(evs); i++) {
-			json_object *e = arr_at(evs, i);
-
-			if (strcmp(get_str(e, "status", ""), "dropped"))
-				continue;
-			fputs(nd++ ? "; " : "", out);
-			fputs("<span class=warn>", out);
-			esc(get_str(e, "name", "?"));
-			fputs("</span>: ", out);
-			esc(get_str(e, "error", "?"));
-			if (get_str(e, "reason", NULL)) {
-				fputs(" (", out);
-				esc(get_str(e, "reason", ""));
-				fputs(")", out);
-			}
-		}
-		if (!nd)
-			fputs("none", out);
-	}
+	dropped(d0);
 	fputs("</dd>", out);
 	if (s->nbad) {
 		fputs("<dt>skipped</dt><dd class=warn>", out);
@@ -198,7 +215,7 @@ static void regions(const struct results *s, const char **ev, size_t nev)
 	      out);
 	for (size_t i = 0; i < in.n; i++) {
 		const struct row *r = &in.r[i];
-		json_object *pc = NULL;
+		struct dr_percall pc = { 0 };
 
 		fputs("<tr><td>", out);
 		esc(r->name);
@@ -208,21 +225,21 @@ static void regions(const struct results *s, const char **ev, size_t nev)
 			cell(&r->c[e], ev[e]);
 			cell(&ex.r[i].c[e], ev[e]);
 		}
-		for (size_t f = 0; f < s->n && !pc; f++)
-			pc = get(results__region(s->r[f].doc, r->name), "per_call");
-		if (pc && s->n == 1) {
-			const char *pe = get_str(pc, "event", "?");
-			double a, b, c;
+		for (size_t f = 0; f < s->n && !pc.present; f++) {
+			const struct dr_region *g = dr_doc__region_named(s->r[f].doc, r->name);
 
-			results__num(get(pc, "min"), &a);
-			results__num(get(pc, "mean"), &b);
-			results__num(get(pc, "max"), &c);
+			if (g)
+				dr_region__percall(g, &pc);
+		}
+		if (pc.present && s->n == 1) {
+			const char *pe = pc.event ? pc.event : "?";
+
 			fputs("<td>", out);
-			num(a, pe);
+			num(pc.min, pe);
 			fputs(" / ", out);
-			num(b, pe);
+			num(pc.mean, pe);
 			fputs(" / ", out);
-			num(c, pe);
+			num(pc.max, pe);
 			fputs(" <small>", out);
 			esc(pe);
 			fputs("</small></td>", out);
@@ -408,18 +425,18 @@ static void series(const struct results *s, const char *ev)
 	int any = 0, k = 0;
 
 	for (size_t f = 0; f < s->n; f++) {
-		json_object *ths = get(s->r[f].doc, "threads");
+		const struct dr_doc *doc = s->r[f].doc;
 
-		for (size_t i = 0; i < arr_len(ths); i++) {
-			json_object *se = get(arr_at(ths, i), "series"), *t = get(se, "t"),
-				    *v = get(se, ev);
+		for (size_t i = 0; i < dr_doc__nthreads(doc); i++) {
+			const struct dr_series *se = dr_thread__series(dr_doc__thread(doc, i));
+			size_t n = dr_series__len(se, ev);
 			double x;
 
-			for (size_t j = 0; j < arr_len(t) && j < arr_len(v); j++) {
+			for (size_t j = 0; j < n; j++) {
 				any = 1;
-				if (results__num(arr_at(t, j), &x) && x > tmax)
+				if (dr_series__t(se, j, &x) && x > tmax)
 					tmax = x;
-				if (results__num(arr_at(v, j), &x) && x > vmax)
+				if (dr_series__point(se, ev, j, &x) && x > vmax)
 					vmax = x;
 			}
 		}
@@ -434,19 +451,19 @@ static void series(const struct results *s, const char *ev)
 		     "<text x=560 y=228>%.1f ms</text>\n",
 		rows__is_time(ev) ? vmax / 1e6 : vmax, tmax / 1e6);
 	for (size_t f = 0; f < s->n; f++) {
-		json_object *ths = get(s->r[f].doc, "threads");
+		const struct dr_doc *doc = s->r[f].doc;
 
-		for (size_t i = 0; i < arr_len(ths); i++) {
-			json_object *se = get(arr_at(ths, i), "series"), *t = get(se, "t"),
-				    *v = get(se, ev);
+		for (size_t i = 0; i < dr_doc__nthreads(doc); i++) {
+			const struct dr_thread *th = dr_doc__thread(doc, i);
+			const struct dr_series *se = dr_thread__series(th);
 			double x, y;
 
-			if (!arr_len(v))
+			if (!dr_series__npoints(se, ev))
 				continue;
 			fprintf(out, "<polyline fill=none stroke=\"%s\" data-tid=%lld points=\"",
-				color[k++ % 8], get_int(arr_at(ths, i), "tid", 0));
-			for (size_t j = 0; j < arr_len(t) && j < arr_len(v); j++) {
-				if (!results__num(arr_at(t, j), &x) || !results__num(arr_at(v, j), &y))
+				color[k++ % 8], dr_thread__tid(th) < 0 ? 0 : dr_thread__tid(th));
+			for (size_t j = 0; j < dr_series__len(se, ev); j++) {
+				if (!dr_series__t(se, j, &x) || !dr_series__point(se, ev, j, &y))
 					continue;
 				fprintf(out, "%.1f,%.1f ", 40 + 580 * x / (tmax > 0 ? tmax : 1),
 					210 - 200 * y / (vmax > 0 ? vmax : 1));
@@ -551,30 +568,38 @@ static int dd__find(const struct dview *w, const char *id)
  * JSON's parents and units only), and the share each bar draws: a node's
  * value over its base (the nearest ancestor marked base, else the root)
  * as common/tree.c computes it, or a root fraction as it is. */
-static void dd__build(struct dview *w, json_object *nodes, const struct tree *t)
+static void dd__build(struct dview *w, const struct dr_drill *x, const struct tree *t)
 {
 	int ng = 0, gbase[TREE_MAX_NODES * 2], gdepth[TREE_MAX_NODES * 2];
 
-	w->n = (int)arr_len(nodes);
+	w->n = (int)dr_drill__nnodes(x);
 	w->d = xrealloc(NULL, sizeof(*w->d) * (size_t)(w->n ? w->n : 1));
 	for (int i = 0; i < w->n; i++) {
-		json_object *o = arr_at(nodes, i), *ov = get(o, "over");
+		const struct dr_node *o = dr_drill__node(x, i);
+		const char *id = dr_node__get(o, DR_NODE_ID);
+		const char *name = dr_node__get(o, DR_NODE_NAME);
+		const char *unit = dr_node__get(o, DR_NODE_UNIT);
+		const char *parent = dr_node__get(o, DR_NODE_PARENT);
+		const char *reason = dr_node__get(o, DR_NODE_REASON);
 		struct dnode *d = &w->d[i];
-		int k = t ? hs_tree__node(t, get_str(o, "id", "")) : -1;
+		int k = t ? hs_tree__node(t, id ? id : "") : -1;
 
-		*d = (struct dnode){ .id = get_str(o, "id", "?"), .group = -1, .over = -1 };
-		d->name = get_str(o, "name", k >= 0 ? t->node[k].name : "");
-		d->unit = get_str(o, "unit", k >= 0 ? t->node[k].unit : "");
+		*d = (struct dnode){ .id = id ? id : "?", .group = -1, .over = -1 };
+		d->name = name ? name : k >= 0 ? t->node[k].name : "";
+		d->unit = unit ? unit : k >= 0 ? t->node[k].unit : "";
 		d->base = k >= 0 && t->node[k].base;
-		d->known = results__num(get(o, "value"), &d->v);
-		d->has_err = d->known && results__num(get(o, "error"), &d->err);
-		d->reason = get_str(o, "reason", d->known ? NULL : "no value");
-		if (ov && json_object_is_type(ov, json_type_boolean))
-			d->over = json_object_get_boolean(ov);
-		d->parent = dd__find(w, get_str(o, "parent",
-						 k >= 0 && t->node[k].parent >= 0 ?
-							 t->node[t->node[k].parent].id :
-							 NULL));
+		d->known = dr_node__value(o, &d->v);
+		if (!d->known)
+			d->v = 0;
+		d->has_err = d->known && dr_node__error(o, &d->err);
+		if (d->known && !d->has_err)
+			d->err = 0;
+		d->reason = reason ? reason : d->known ? NULL : "no value";
+		d->over = dr_node__over(o);
+		d->parent = dd__find(w, parent ? parent :
+					k >= 0 && t->node[k].parent >= 0 ?
+						t->node[t->node[k].parent].id :
+						NULL);
 		d->depth = d->parent >= 0 ? w->d[d->parent].depth + 1 : 0;
 	}
 	for (int i = 0; i < w->n; i++) {
@@ -788,35 +813,65 @@ static void dd__section(const struct dview *w, int idx)
 	fputs("</table></section>\n", out);
 }
 
-/* The shim's "<key>_drilldown" object in the results. */
-static void dd__object(json_object *dd, const char *model, const char *title, int *idx)
+/* A drill-down object: the shim's "<key>_drilldown" in the results, or
+ * a scope of the offline JSON (tree: found by its name and model). */
+static void dd__object(const struct dr_drill *dd, const struct tree *t, const char *title,
+		       int *idx)
 {
 	struct dview w = { .title = title };
-	json_object *nx = get(dd, "next");
 
 	if (!dd)
 		return;
-	dd__build(&w, get(dd, "nodes"), dd__tree(get_str(dd, "tree", NULL), model));
-	w.bneck = get_str(dd, "bottleneck", NULL);
-	w.why = get_str(nx, "why", NULL);
-	w.setting = get_str(nx, "setting", NULL);
+	dd__build(&w, dd, t);
+	w.bneck = dr_drill__get(dd, DR_DRILL_BOTTLENECK);
+	w.why = dr_drill__get(dd, DR_DRILL_WHY);
+	w.setting = dr_drill__get(dd, DR_DRILL_SETTING);
 	if (w.setting && !*w.setting)
 		w.setting = NULL;
 	dd__section(&w, (*idx)++);
 	free(w.d);
 }
 
+static const struct tree *dd__tree_of(const struct dr_drill *dd, const char *model)
+{
+	return dd ? dd__tree(dr_drill__get(dd, DR_DRILL_TREE), model) : NULL;
+}
+
+/* The process's (or job's) and each region's inclusive drill-down. */
+static void drilldown__doc(const struct result *r, size_t f, bool titled, int *idx)
+{
+	const struct dr_doc *doc = r->doc;
+	const char *model = dr_doc__model(doc);
+	char who[64] = "", title[512];
+	struct dr_rank rk;
+
+	dr_doc__rank(doc, 0, &rk);
+	if (titled)
+		snprintf(who, sizeof(who), "rank %lld: ",
+			 rk.rank >= 0 ? (long long)rk.rank : (long long)f);
+	snprintf(title, sizeof(title), "%sprocess", who);
+	dd__object(dr_doc__drill(doc), dd__tree_of(dr_doc__drill(doc), model), title, idx);
+	for (size_t i = 0; i < dr_doc__nregions(doc); i++) {
+		const struct dr_region *g = dr_doc__region(doc, i);
+		const struct dr_drill *dd = dr_region__drill(g, DR_INCLUSIVE);
+
+		snprintf(title, sizeof(title), "%sregion %s (inclusive)", who,
+			 dr_region__name(g));
+		dd__object(dd, dd__tree_of(dd, model), title, idx);
+	}
+}
+
 /* Stacked bars of the process's and each region's (inclusive) drill-down
  * in the results, then of the offline JSON's scopes (but the exclusive
  * ones). */
-static void drilldown(const struct results *s, json_object *offline)
+static void drilldown(const struct results *s, const struct dr_doc *offline)
 {
-	json_object *scopes = get(offline, "scopes");
+	const char *tname = NULL, *models = NULL;
 	int idx = 0, any = 0;
 	char title[512];
 
 	for (size_t f = 0; f < s->n; f++)
-		any |= get(s->r[f].doc, "totals_drilldown") != NULL;
+		any |= dr_doc__drill(s->r[f].doc) != NULL;
 	if (!any && !offline)
 		return;
 	fputs("<h2>Drill-down</h2>\n<p>Per level of the stall tree, the shares of "
@@ -825,42 +880,22 @@ static void drilldown(const struct results *s, json_object *offline)
 	      "standard error; <b>over</b>: above the node's threshold (outlined). "
 	      "A node with no value is listed with its reason, never drawn.</p>\n",
 	      out);
-	for (size_t f = 0; f < s->n; f++) {
-		json_object *doc = s->r[f].doc, *regs = get(doc, "regions");
-		const char *model = get_str(get(doc, "presets"), "model", NULL);
-		char who[64] = "";
+	for (size_t f = 0; f < s->n; f++)
+		drilldown__doc(&s->r[f], f, s->n > 1, &idx);
+	if (offline)
+		tname = dr_doc__offline_tree(offline, &models);
+	for (size_t i = 0; offline && i < dr_doc__nscopes(offline); i++) {
+		const struct dr_drill *sc = dr_doc__scope(offline, i);
+		const char *name = dr_drill__get(sc, DR_DRILL_SCOPE);
+		size_t len;
 
-		if (s->n > 1)
-			snprintf(who, sizeof(who), "rank %lld: ",
-				 get_int(get(doc, "process"), "rank", (long long)f));
-		snprintf(title, sizeof(title), "%sprocess", who);
-		dd__object(get(doc, "totals_drilldown"), model, title, &idx);
-		for (size_t i = 0; i < arr_len(regs); i++) {
-			json_object *r = arr_at(regs, i);
-
-			snprintf(title, sizeof(title), "%sregion %s (inclusive)", who,
-				 get_str(r, "name", "?"));
-			dd__object(get(r, "inclusive_drilldown"), model, title, &idx);
-		}
-	}
-	for (size_t i = 0; i < arr_len(scopes); i++) {
-		json_object *sc = arr_at(scopes, i), *b = get(sc, "bottleneck");
-		const char *name = get_str(sc, "scope", "?");
-		struct dview w = { .title = title };
-		size_t len = strlen(name);
-
+		name = name ? name : "?";
+		len = strlen(name);
 		if (len > 10 && !strcmp(name + len - 10, " exclusive"))
 			continue;
 		snprintf(title, sizeof(title), "%s (offline, tree %s)", name,
-			 get_str(offline, "tree", "?"));
-		dd__build(&w, get(sc, "nodes"),
-			  dd__tree(get_str(offline, "tree", NULL),
-				   get_str(offline, "models", NULL)));
-		w.bneck = get_str(b, "id", NULL);
-		w.why = get_str(b, "next_step", NULL);
-		w.setting = get_str(b, "run_next", NULL);
-		dd__section(&w, idx++);
-		free(w.d);
+			 tname ? tname : "?");
+		dd__object(sc, dd__tree(tname, models), title, &idx);
 	}
 }
 
@@ -873,7 +908,7 @@ int html_main(int argc, char **argv)
 		{ 0, 0, 0, 0 },
 	};
 	const char *path = NULL, **ev, *ddpath = NULL;
-	json_object *dd = NULL;
+	struct dr_doc *dd = NULL;
 	struct results s;
 	size_t nev;
 	int opt, rc;
@@ -903,12 +938,14 @@ int html_main(int argc, char **argv)
 		return 2;
 	}
 	if (ddpath) {
-		dd = json_object_from_file(ddpath);
-		if (!dd || !json_object_is_type(get(dd, "scopes"), json_type_array)) {
+		char why[256];
+
+		dd = dr_doc__load(ddpath, why, sizeof(why));
+		if (!dd || !dr_doc__is_offline(dd)) {
 			fprintf(stderr, "hpcshim html: %s: not the output of `hpcshim "
 					"drilldown --json`\n",
 				ddpath);
-			json_object_put(dd);
+			dr_doc__free(dd);
 			return 2;
 		}
 	}
@@ -944,7 +981,7 @@ int html_main(int argc, char **argv)
 	if (rc)
 		fprintf(stderr, "hpcshim html: %s: cannot write\n", path ? path : "stdout");
 	free(ev);
-	json_object_put(dd);
+	dr_doc__free(dd);
 	if (dd_loaded)
 		pmu_tree_table__free(&dd_trees);
 	rc = rc || s.nbad ? 2 : 0;

@@ -13,9 +13,7 @@
 
 #include "tools/results.h"
 
-#define TOOL_PROG "hpcshim"
-#define TOOL_OOM_STATUS 2
-#include "tools/jsonread.h"
+#include "tools/xalloc.h"
 
 static void results__skip(struct results *s, const char *path, const char *why)
 {
@@ -27,83 +25,56 @@ static void results__skip(struct results *s, const char *path, const char *why)
 	s->nbad++;
 }
 
-/* 1 when doc can be read: an hpcshim process result with the members the
- * subcommands walk.  A newer or older version of the schema is read for
- * what it has; the line says so. */
-static int check_doc(struct results *s, const char *path, json_object *doc,
-		     char *why, size_t len)
+/* 1 when the document can be read (docread.c checks it); a newer or
+ * older version of the schema is read for what it has, and the line says
+ * so. */
+static int check_doc(struct results *s, const char *path, struct dr_doc *doc, char *why,
+		     size_t len)
 {
-	static const struct {
-		const char *key;
-		json_type type;
-	} need[] = {
-		{ "process", json_type_object }, { "events", json_type_array },
-		{ "totals", json_type_object },  { "threads", json_type_array },
-		{ "regions", json_type_array },
-	};
-	const char *schema = get_str(doc, "schema", NULL);
+	bool known;
+	const char *schema;
 
-	if (!json_object_is_type(doc, json_type_object) || !schema) {
-		snprintf(why, len, "not an hpcshim result (no \"schema\")");
+	if (dr_doc__check(doc, why, len) != DR_OK)
 		return 0;
-	}
-	if (strncmp(schema, "hpcshim/", 8) != 0) {
-		snprintf(why, len,
-			 "schema \"%.60s\" is not a process result (\"hpcshim/N\")",
-			 schema);
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		if (!json_object_is_type(get(doc, need[i].key), need[i].type)) {
-			snprintf(why, len,
-				 "malformed result: \"%s\" missing or not an %s",
-				 need[i].key, json_type_to_name(need[i].type));
-			return 0;
-		}
-	}
-	if (strcmp(schema, RESULTS_SCHEMA) != 0) {
+	schema = dr_doc__schema(doc, &known);
+	if (!known) {
 		fflush(stdout);
 		fprintf(stderr,
-			"%s: %s: schema \"%.60s\", this tool knows \"" RESULTS_SCHEMA
-			"\": reading the members it knows, the others are not shown\n",
-			s->prog, path, schema);
+			"%s: %s: schema \"%.60s\", this tool knows \"%s\": reading the "
+			"members it knows, the others are not shown\n",
+			s->prog, path, schema,
+			dr_doc__kind(doc) == DR_JOB ? DR_JOB_SCHEMA : RESULTS_SCHEMA);
 	}
 	return 1;
 }
 
-/* A job document (hpcshim-job/N: the in-job one lands beside the rank
- * files, preload/mpi/). */
-static bool is_job_doc(json_object *doc)
-{
-	const char *schema = get_str(doc, "schema", "");
-
-	return strncmp(schema, "hpcshim-job/", 12) == 0;
-}
-
-/* in_dir: found in a directory, where a job document is left alone. */
+/* in_dir: found in a directory, where a job document (the in-job one
+ * lands beside the rank files, preload/mpi/) is left alone: the rank
+ * files hold the same job.  Named on the command line, it is read. */
 static void results__add_file(struct results *s, const char *path, bool in_dir)
 {
 	char why[512];
-	json_object *doc = json_object_from_file(path);
+	struct dr_doc *doc = dr_doc__load(path, why, sizeof(why));
+	struct dr_rank rk;
 
 	if (!doc) {
-		json_load_error(why, sizeof(why));
 		results__skip(s, path, why);
 		return;
 	}
-	if (in_dir && json_object_is_type(doc, json_type_object) && is_job_doc(doc)) {
-		json_object_put(doc);
+	if (in_dir && dr_doc__kind(doc) == DR_JOB) {
+		dr_doc__free(doc);
 		return;
 	}
 	if (!check_doc(s, path, doc, why, sizeof(why))) {
-		json_object_put(doc);
+		dr_doc__free(doc);
 		results__skip(s, path, why);
 		return;
 	}
+	dr_doc__rank(doc, 0, &rk);
 	s->r = xrealloc(s->r, (s->n + 1) * sizeof(*s->r));
 	s->r[s->n].path = xstrdup(path);
 	s->r[s->n].doc = doc;
-	s->r[s->n].rank = (int)get_int(get(doc, "process"), "rank", -1);
+	s->r[s->n].rank = dr_doc__kind(doc) == DR_JOB ? (rk.rank >= 0 ? rk.rank : 0) : rk.rank;
 	s->n++;
 }
 
@@ -171,10 +142,15 @@ size_t results__load(struct results *s, const char *prog, int argc, char **argv)
 	}
 	/* Files without a rank follow the highest rank seen, in input order. */
 	for (size_t i = 0; i < s->n; i++)
-		if (s->r[i].rank >= next)
-			next = s->r[i].rank + 1;
+		for (size_t k = 0; k < dr_doc__nranks(s->r[i].doc); k++) {
+			struct dr_rank rk;
+
+			dr_doc__rank(s->r[i].doc, k, &rk);
+			if (rk.rank >= next)
+				next = rk.rank + 1;
+		}
 	for (size_t i = 0; i < s->n; i++)
-		if (s->r[i].rank < 0)
+		if (s->r[i].rank < 0 && dr_doc__kind(s->r[i].doc) == DR_PROCESS)
 			s->r[i].rank = next++;
 	qsort(s->r, s->n, sizeof(*s->r), rank_cmp);
 	return s->n;
@@ -183,7 +159,7 @@ size_t results__load(struct results *s, const char *prog, int argc, char **argv)
 void results__free(struct results *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		json_object_put(s->r[i].doc);
+		dr_doc__free(s->r[i].doc);
 		free(s->r[i].path);
 	}
 	for (size_t i = 0; i < s->nbad; i++) {
@@ -201,21 +177,19 @@ size_t results__events(const struct results *s, const char ***names)
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->n; i++) {
-		json_object *evs = get(s->r[i].doc, "events");
-
-		for (size_t k = 0; k < arr_len(evs); k++) {
-			json_object *e = arr_at(evs, k);
-			const char *name = get_str(e, "name", NULL);
+		for (size_t k = 0; k < dr_doc__nevents(s->r[i].doc); k++) {
+			struct dr_event e;
 			size_t j;
 
-			if (!name || strcmp(get_str(e, "status", ""), "ok") != 0)
+			dr_doc__event(s->r[i].doc, k, &e);
+			if (!e.name || strcmp(e.status, "ok") != 0)
 				continue;
-			for (j = 0; j < n && strcmp(v[j], name) != 0; j++)
+			for (j = 0; j < n && strcmp(v[j], e.name) != 0; j++)
 				;
 			if (j < n)
 				continue;
 			v = xrealloc(v, (n + 1) * sizeof(*v));
-			v[n++] = name;
+			v[n++] = e.name;
 		}
 	}
 	*names = v;
@@ -237,39 +211,4 @@ int results__num(json_object *v, double *out)
 	}
 	*out = 0;
 	return 0;
-}
-
-void results__mux(json_object *owner, const char *key, const char *ev, double *se,
-		  double *coverage)
-{
-	char k[64];
-	json_object *m;
-	double v;
-
-	snprintf(k, sizeof(k), "%s_multiplexed", key);
-	m = get(get(owner, k), ev);
-	*se = m && results__num(get(m, "stderr"), &v) ? v : -1;
-	*coverage = m && results__num(get(m, "coverage"), &v) ? v : -1;
-}
-
-double results__wall(json_object *o)
-{
-	json_object *w = get(o, "wall_ns");
-	double v;
-
-	if (results__num(w, &v))
-		return v;
-	if (results__num(get(w, "sum"), &v))
-		return v;
-	return -1;
-}
-
-json_object *results__region(json_object *doc, const char *name)
-{
-	json_object *regs = get(doc, "regions");
-
-	for (size_t i = 0; i < arr_len(regs); i++)
-		if (strcmp(get_str(arr_at(regs, i), "name", ""), name) == 0)
-			return arr_at(regs, i);
-	return NULL;
 }

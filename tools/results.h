@@ -9,14 +9,17 @@
 
 #include <json-c/json.h>
 
+#include "aggregate/docread.h"
+
 /* The schema this tool was written for; other versions of "hpcshim/N"
  * are read for what they have, with one line saying so. */
 #define RESULTS_SCHEMA "hpcshim/1"
 
 struct result {
 	char *path;
-	json_object *doc; /* the parsed file, layout checked */
-	int rank;         /* process.rank, or the order among rankless files */
+	struct dr_doc *doc; /* a process result or a job document, checked */
+	int rank; /* process.rank, or the order among rankless files; a job
+		     document: its first rank */
 };
 
 struct skipped {
@@ -32,8 +35,9 @@ struct results {
 	const char *prog; /* "hpcshim report": the prefix of the messages */
 };
 
-/* Reads every argument: a result file, or a directory standing for its
- * hpcshim-*.json files (in name order).  A file that cannot be used is
+/* Reads every argument: a result file or a job document, or a directory
+ * standing for its hpcshim-*.json result files (in name order; a job
+ * document there is left alone).  A file that cannot be used is
  * reported as "PROG: FILE: why" and listed in bad; the others are kept,
  * sorted by rank.  Returns the number of usable results. */
 size_t results__load(struct results *s, const char *prog, int argc, char **argv);
@@ -45,19 +49,8 @@ size_t results__events(const struct results *s, const char ***names);
 /* The skipped files as "skipped: FILE (why)" lines on stream f. */
 void results__print_skipped(const struct results *s, void *f);
 
-/* A count as a double; 0 and false when absent, null or not a number. */
+/* A count as a double; 0 and false when absent, null or not a number
+ * (hpcshim run's summary of the file it just had written). */
 int results__num(json_object *v, double *out);
-
-/* The standard error and coverage of event ev in owner's key_multiplexed
- * sibling (-1 each when absent: the value is exact). */
-void results__mux(json_object *owner, const char *key, const char *ev, double *stderr_out,
-		  double *coverage);
-
-/* Wall time in ns of an object's "wall_ns" (a number, or an object with a
- * "sum"), -1 when absent. */
-double results__wall(json_object *o);
-
-/* A process summary region by name, NULL when absent. */
-json_object *results__region(json_object *doc, const char *name);
 
 #endif

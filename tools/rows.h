@@ -47,7 +47,6 @@ struct row {
 	int threads, ranks;
 	double wall; /* ns, -1 when the results have no wall time */
 	struct cell *c; /* one per event of the table */
-	json_object *src; /* region view, one rank: the region; else NULL */
 	int depth;        /* tree: 0 at the top                          */
 	long up;          /* tree: the parent row's index, or -1         */
 	const char *pc_event;       /* tree: per_call's event             */
