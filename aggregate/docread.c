@@ -157,11 +157,15 @@ static const struct need job_need[] = {
 	{ "regions", json_type_array },
 };
 
+/* partial: a member may be absent (or null); one that is there has its
+ * type. */
 static enum dr_bad check_members(json_object *root, const struct need *need, size_t n,
-				 const char *what, char *why, size_t len)
+				 const char *what, bool partial, char *why, size_t len)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (!json_object_is_type(get(root, need[i].key), need[i].type)) {
+		json_object *v = get(root, need[i].key);
+
+		if (!json_object_is_type(v, need[i].type) && !(partial && !v)) {
 			snprintf(why, len, "malformed %s: \"%s\" missing or not an %s", what,
 				 need[i].key, json_type_to_name(need[i].type));
 			return DR_LAYOUT;
@@ -207,7 +211,7 @@ enum dr_bad dr_doc__check(struct dr_doc *d, char *why, size_t len)
 	if (d->kind == DR_PROCESS) {
 		bad = check_members(d->root, process_need,
 				    sizeof(process_need) / sizeof(process_need[0]), "result",
-				    why, len);
+				    false, why, len);
 		if (!bad)
 			bad = check_rank(process(d), "rank", "process.", why, len);
 		if (!bad)
@@ -215,12 +219,32 @@ enum dr_bad dr_doc__check(struct dr_doc *d, char *why, size_t len)
 		return bad;
 	}
 	bad = check_members(d->root, job_need, sizeof(job_need) / sizeof(job_need[0]),
-			    "job document", why, len);
+			    "job document", false, why, len);
 	if (!bad)
 		bad = check_rank(get(d->root, "job"), "size", "job.", why, len);
 	ranks = get(d->root, "ranks");
 	for (size_t i = 0; !bad && i < arr_len(ranks); i++)
 		bad = check_rank(arr_at(ranks, i), "rank", "ranks[].", why, len);
+	return bad;
+}
+
+enum dr_bad dr_doc__check_partial(struct dr_doc *d, char *why, size_t len)
+{
+	enum dr_bad bad;
+
+	const char *schema = get_str(d->root, "schema", NULL);
+
+	if (d->kind == DR_JOB || (schema && strncmp(schema, "hpcshim/", 8) != 0))
+		return dr_doc__check(d, why, len);
+	if (!json_object_is_type(d->root, json_type_object)) {
+		snprintf(why, len, "not an hpcshim result (not a JSON object)");
+		return DR_NO_SCHEMA;
+	}
+	bad = check_members(d->root, process_need,
+			    sizeof(process_need) / sizeof(process_need[0]), "result", true, why,
+			    len);
+	if (!bad)
+		bad = check_rank(process(d), "rank", "process.", why, len);
 	return bad;
 }
 
@@ -238,6 +262,7 @@ static bool value__read(json_object *owner, const char *key, const char *ev,
 
 	memset(out, 0, sizeof(*out));
 	out->se = out->cov = -1;
+	out->present = obj(get(owner, key)) && json_object_object_get_ex(get(owner, key), ev, NULL);
 	if (obj(x)) {
 		if (num(get(x, "sum_stderr"), &d))
 			out->se = d;
@@ -363,10 +388,11 @@ bool dr_doc__total(const struct dr_doc *d, const char *ev, struct dr_value *out)
 	return value__read(d->root, "totals", ev, out);
 }
 
-const char *dr_doc__total_event(const struct dr_doc *d, size_t i)
+/* The i-th key of owner's member key, an object (file order). */
+static const char *key_at(json_object *owner, const char *key, size_t i)
 {
 	struct json_object_iterator it, end;
-	json_object *t = obj(get(d->root, "totals"));
+	json_object *t = obj(get(owner, key));
 
 	if (!t)
 		return NULL;
@@ -376,6 +402,11 @@ const char *dr_doc__total_event(const struct dr_doc *d, size_t i)
 		if (i-- == 0)
 			return json_object_iter_peek_name(&it);
 	return NULL;
+}
+
+const char *dr_doc__total_event(const struct dr_doc *d, size_t i)
+{
+	return key_at(d->root, "totals", i);
 }
 
 const char *dr_doc__pmu(const struct dr_doc *d, enum dr_pmu what)
@@ -569,6 +600,11 @@ bool dr_thread__total(const struct dr_thread *t, const char *ev, struct dr_value
 	return value__read(J(t), "totals", ev, out);
 }
 
+const char *dr_thread__total_event(const struct dr_thread *t, size_t i)
+{
+	return key_at(J(t), "totals", i);
+}
+
 long long dr_thread__warnings(const struct dr_thread *t)
 {
 	json_object *w = obj(get(J(t), "warnings"));
@@ -750,6 +786,11 @@ static void percall_read(json_object *o, struct dr_percall *out)
 	b = num(get(o, "mean"), &out->mean);
 	m = num(get(o, "max"), &out->max);
 	out->has = c && out->calls > 0 && a && b && m;
+}
+
+const char *dr_region__event(const struct dr_region *r, enum dr_key which, size_t i)
+{
+	return key_at(J(r), key_name[which], i);
 }
 
 void dr_region__percall(const struct dr_region *r, struct dr_percall *out)

@@ -45,9 +45,10 @@ enum dr_key { DR_TOTALS, DR_INCLUSIVE, DR_EXCLUSIVE };
  * se: the standard error of a multiplexed estimate (-1: none known);
  * cov: running/enabled of its _multiplexed entry (-1: none); en, run: that
  * entry's enabled and running times (0 when absent); mux: the entry
- * exists; out: the entry says it never ran (running 0). */
+ * exists; out: the entry says it never ran (running 0); present: the
+ * event is a key of the values (has: its value a number). */
 struct dr_value {
-	bool has;
+	bool present, has;
 	double v;
 	double se, cov, en, run;
 	bool mux, out;
@@ -97,6 +98,10 @@ enum dr_bad {
 	DR_LAYOUT = -3,    /* a member missing, of a wrong type, absurd */
 };
 enum dr_bad dr_doc__check(struct dr_doc *d, char *why, size_t len);
+/* The same for a process result that may lack members (a hand-made one,
+ * maybe without "schema": hpcshim drilldown reads what is there): the
+ * members present have their types. */
+enum dr_bad dr_doc__check_partial(struct dr_doc *d, char *why, size_t len);
 void dr_doc__free(struct dr_doc *d);
 /* The parsed tree, handed over (d is freed): for the job-document builder,
  * which keeps the rank documents it was given. */
@@ -181,6 +186,8 @@ const char *dr_thread__name(const struct dr_thread *t);  /* or NULL */
 const char *dr_thread__error(const struct dr_thread *t); /* or NULL */
 double dr_thread__wall(const struct dr_thread *t);       /* -1: none */
 bool dr_thread__total(const struct dr_thread *t, const char *ev, struct dr_value *out);
+/* Its totals' event names in file order (NULL past the end). */
+const char *dr_thread__total_event(const struct dr_thread *t, size_t i);
 /* The sum of its warning counters. */
 long long dr_thread__warnings(const struct dr_thread *t);
 size_t dr_thread__nregions(const struct dr_thread *t);
@@ -225,6 +232,8 @@ long long dr_region__ranks(const struct dr_region *r);
 double dr_region__wall(const struct dr_region *r, enum dr_key which);
 bool dr_region__value(const struct dr_region *r, enum dr_key which, const char *ev,
 		      struct dr_value *out);
+/* The event names of its values, in file order (NULL past the end). */
+const char *dr_region__event(const struct dr_region *r, enum dr_key which, size_t i);
 void dr_region__percall(const struct dr_region *r, struct dr_percall *out);
 void dr_region__percall_wall(const struct dr_region *r, struct dr_percall *out);
 /* A metric of its inclusive_metrics (has: a number). */

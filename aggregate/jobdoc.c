@@ -1,6 +1,6 @@
 /* jobdoc.c - the job document: the results of a job's processes (one per
  * rank) reduced to one document, the same for the offline merge
- * (tools/hpcshim-merge.c reads files) and the in-job reduction at
+ * (tools/cmd_merge.c reads files) and the in-job reduction at
  * MPI_Finalize (preload/mpi/ receives the ranks' documents over MPI): one
  * code path, so the two documents agree number for number.
  *

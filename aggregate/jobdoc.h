@@ -1,6 +1,6 @@
 /* jobdoc.h - the job document (docs/schema.md, "Job document"): the
  * results of a job's processes, one per rank, reduced to one document by
- * one code path, for the offline merge (tools/hpcshim-merge.c) and the
+ * one code path, for the offline merge (tools/cmd_merge.c) and the
  * in-job reduction at MPI_Finalize (preload/mpi/).
  */
 #ifndef HPCSHIM_AGGREGATE_JOBDOC_H

@@ -1,4 +1,4 @@
-/* hpcshim-merge.c - the result files of a job merged into one job document.
+/* cmd_merge.c - hpcshim merge (and hpcshim-merge, its alias): the result files of a job merged into one job document.
  *
  * Usage: hpcshim-merge [-o OUT.json] [-j JOB] FILE.json|DIR ...
  *
