@@ -228,6 +228,12 @@ enum dr_bad dr_doc__check(struct dr_doc *d, char *why, size_t len)
 	return bad;
 }
 
+bool dr_doc__is_result(const struct dr_doc *d)
+{
+	return d->kind == DR_PROCESS && strncmp(get_str(d->root, "schema", ""), "hpcshim/", 8) == 0 &&
+	       obj(process(d));
+}
+
 enum dr_bad dr_doc__check_partial(struct dr_doc *d, char *why, size_t len)
 {
 	enum dr_bad bad;
@@ -245,6 +251,8 @@ enum dr_bad dr_doc__check_partial(struct dr_doc *d, char *why, size_t len)
 			    len);
 	if (!bad)
 		bad = check_rank(process(d), "rank", "process.", why, len);
+	if (!bad)
+		bad = check_rank(process(d), "size", "process.", why, len);
 	return bad;
 }
 

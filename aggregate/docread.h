@@ -102,6 +102,8 @@ enum dr_bad dr_doc__check(struct dr_doc *d, char *why, size_t len);
  * maybe without "schema": hpcshim drilldown reads what is there): the
  * members present have their types. */
 enum dr_bad dr_doc__check_partial(struct dr_doc *d, char *why, size_t len);
+/* A process result by its schema ("hpcshim/N") and with its "process". */
+bool dr_doc__is_result(const struct dr_doc *d);
 void dr_doc__free(struct dr_doc *d);
 /* The parsed tree, handed over (d is freed): for the job-document builder,
  * which keeps the rank documents it was given. */

@@ -37,6 +37,7 @@
 #include <json-c/json.h>
 
 #include "common/fmath.h"
+#include "aggregate/docread.h"
 #include "aggregate/drill.h"
 #include "aggregate/job.h"
 #include "aggregate/jobdoc.h"
@@ -175,41 +176,56 @@ static void names__free(struct names *t)
 
 /* ---- the inputs -------------------------------------------------------- */
 
-bool agg_jobdoc__add(struct agg_jobdoc *j, json_object *doc, const char *file)
+int agg_jobdoc__take(struct agg_jobdoc *j, struct dr_doc *doc, const char *file, char *why,
+		     size_t len)
 {
-	const char *schema = get_str(doc, "schema", "");
-	json_object *proc = get(doc, "process");
 	struct agg_jobdoc_rank *r;
+	struct dr_rank rk;
+	int bad = dr_doc__is_result(doc) ? dr_doc__check_partial(doc, why, len) : DR_SCHEMA;
 
-	if (strncmp(schema, "hpcshim/", 8) != 0 || !proc) {
-		json_object_put(doc);
-		return false;
+	if (bad) {
+		dr_doc__free(doc);
+		return bad;
 	}
 	if (j->n == j->cap) {
 		j->cap = j->cap ? 2 * j->cap : 16;
 		j->r = xrealloc(j->r, j->cap * sizeof(*j->r));
 	}
+	dr_doc__rank(doc, 0, &rk);
 	r = &j->r[j->n++];
 	*r = (struct agg_jobdoc_rank){
 		.path = file ? xstrdup(file) : NULL,
 		.doc = doc,
-		.rank = get(proc, "rank") ? (int)get_int(proc, "rank", -1) : -1,
-		.size = (int)get_int(proc, "size", -1),
-		.host = get_str(proc, "host", "?"),
-		.end = get_str(proc, "end", "?"),
-		.job = get_str(proc, "job", NULL),
-		.pid = (int)get_int(proc, "pid", -1),
-		.generation = (int)get_int(proc, "exec_generation", 0),
-		.complete = json_object_get_boolean(get(proc, "complete")),
-		.start_ns = json_object_get_double(get(proc, "start_ns")),
+		.rank = rk.rank,
+		.size = dr_doc__size(doc),
+		.host = rk.host,
+		.end = rk.end,
+		.job = dr_doc__job(doc),
+		.pid = (int)rk.pid,
+		.generation = dr_doc__generation(doc),
+		.complete = rk.complete,
+		.start_ns = dr_doc__start_ns(doc),
 	};
-	return true;
+	return 0;
+}
+
+bool agg_jobdoc__add(struct agg_jobdoc *j, json_object *doc, const char *file)
+{
+	struct dr_doc *d = dr_doc__wrap(doc);
+	char why[256];
+
+	if (!d) { /* out of memory, doc released */
+		if (oom_guard)
+			longjmp(*oom_guard, 1);
+		return false;
+	}
+	return agg_jobdoc__take(j, d, file, why, sizeof(why)) == 0;
 }
 
 void agg_jobdoc__free(struct agg_jobdoc *j)
 {
 	for (size_t k = 0; k < j->n; k++) {
-		json_object_put(j->r[k].doc);
+		dr_doc__free(j->r[k].doc);
 		free(j->r[k].path);
 	}
 	free(j->r);
@@ -305,7 +321,7 @@ static void job__keep(struct agg_jobdoc *j, const char *pick)
 			o, "file", r->path ? json_object_new_string(r->path) : NULL);
 		json_object_object_add(o, "why", json_object_new_string(why));
 		json_object_array_add(job__ignored(j), o);
-		json_object_put(r->doc);
+		dr_doc__free(r->doc);
 		free(r->path);
 	}
 	j->n = w;
@@ -396,7 +412,7 @@ static json_object *job__number(struct agg_jobdoc *j)
 				fprintf(stderr, "%s: %s: rank %d also in %s; ignored\n",
 					j->prog, j->r[i].path ? j->r[i].path : "?",
 					j->r[i].rank, prev->path ? prev->path : "?");
-			json_object_put(drop->doc);
+			dr_doc__free(drop->doc);
 			free(drop->path);
 			if (gen)
 				*prev = j->r[i];
@@ -482,7 +498,7 @@ static json_object *rank_stats(const struct agg_jobdoc *j, pick_fn pick,
 
 	snprintf(muxkey, sizeof(muxkey), "%s_multiplexed", key);
 	for (size_t k = 0; k < j->n; k++) {
-		json_object *parent = pick(j->r[k].doc, region, NULL);
+		json_object *parent = pick(dr_doc__json(j->r[k].doc), region, NULL);
 		double v, err;
 		if (parent &&
 		    value_of(get(parent, key), get(parent, muxkey), ev, &v, &err))
@@ -522,7 +538,7 @@ static void job__index(struct agg_jobdoc *j, struct names *regions, struct names
 	bool added;
 
 	for (size_t k = 0; k < j->n; k++) {
-		json_object *doc = j->r[k].doc, *idx = json_object_new_object();
+		json_object *doc = dr_doc__json(j->r[k].doc), *idx = json_object_new_object();
 		json_object *arr = get(doc, "regions");
 		size_t n = arr_len(arr);
 
@@ -599,7 +615,7 @@ static struct extreme *thread_extremes(const struct agg_jobdoc *j,
 	struct extreme *x = xcalloc(regions->n * events->n, sizeof(*x));
 
 	for (size_t k = 0; k < j->n; k++) {
-		json_object *threads = get(j->r[k].doc, "threads");
+		json_object *threads = get(dr_doc__json(j->r[k].doc), "threads");
 		size_t nt = arr_len(threads);
 		for (size_t t = 0; t < nt; t++) {
 			json_object *th = json_object_array_get_idx(threads, t);
@@ -659,7 +675,7 @@ static json_object *calls_json(const struct agg_jobdoc *j, const char *name,
 	size_t n = 0;
 
 	for (size_t k = 0; k < j->n; k++) {
-		json_object *v = get(pick_region(j->r[k].doc, name, NULL), "calls");
+		json_object *v = get(pick_region(dr_doc__json(j->r[k].doc), name, NULL), "calls");
 		if (is_number(v))
 			buf[n++] = (struct agg_job_sample){ json_object_get_double(v),
 							    0, (int)k };
@@ -712,9 +728,9 @@ static bool job__drill(const struct agg_jobdoc *j, struct jobdrill *d)
 
 	*d = (struct jobdrill){ .name = NULL };
 	for (size_t k = 0; k < j->n; k++) {
-		json_object *dd = get(j->r[k].doc, "totals_drilldown");
+		json_object *dd = get(dr_doc__json(j->r[k].doc), "totals_drilldown");
 		const char *name = get_str(dd, "tree", "topdown");
-		const char *m = get_str(get(j->r[k].doc, "presets"), "model", "");
+		const char *m = get_str(get(dr_doc__json(j->r[k].doc), "presets"), "model", "");
 
 		if (!dd)
 			continue;
@@ -770,7 +786,7 @@ static const char *job__drill_key(json_object *vals, const struct tree_event *ev
 static void job__drill_absent(const struct agg_jobdoc_rank *r,
 			      const struct tree_event *ev, char *why, size_t len)
 {
-	json_object *evs = get(r->doc, "events");
+	json_object *evs = get(dr_doc__json(r->doc), "events");
 
 	for (size_t i = 0; i < arr_len(evs); i++) {
 		json_object *e = arr_at(evs, i);
@@ -811,8 +827,8 @@ static bool job__drill_rank(const struct agg_jobdoc *j, size_t k,
 	if (x && json_object_is_type(x, json_type_object))
 		x = get(x, "sum");
 	m = get(get(parent, muxkey), name);
-	totals = parent == r->doc && strcmp(key, "totals") == 0;
-	threads = get(r->doc, "threads");
+	totals = parent == dr_doc__json(r->doc) && strcmp(key, "totals") == 0;
+	threads = get(dr_doc__json(r->doc), "threads");
 	/* the process totals have no _multiplexed entry: a thread's tells */
 	for (size_t i = 0; !m && !is_number(x) && totals && i < arr_len(threads); i++)
 		m = get(get(arr_at(threads, i), "totals_multiplexed"), name);
@@ -880,7 +896,7 @@ static void job__drill_scope(const struct agg_jobdoc *j, const struct jobdrill *
 
 		why[e][0] = '\0';
 		for (size_t k = 0; k < j->n && !why[e][0]; k++) {
-			json_object *parent = pick(j->r[k].doc, region, NULL);
+			json_object *parent = pick(dr_doc__json(j->r[k].doc), region, NULL);
 
 			if (parent &&
 			    job__drill_rank(j, k, parent, key, &t->ev[e], &buf[n],
@@ -910,7 +926,7 @@ static json_object *region_json(const struct agg_jobdoc *j, const struct names *
 	int present = 0;
 
 	for (size_t k = 0; k < j->n; k++)
-		present += pick_region(j->r[k].doc, name, NULL) != NULL;
+		present += pick_region(dr_doc__json(j->r[k].doc), name, NULL) != NULL;
 	json_object_object_add(o, "name", json_object_new_string(name));
 	json_object_object_add(o, "ranks", json_object_new_int(present));
 	json_object_object_add(o, "calls", calls_json(j, name, buf));
@@ -949,9 +965,9 @@ static json_object *ranks_json(const struct agg_jobdoc *j, json_object **incompl
 		json_object_object_add(o, "end", json_object_new_string(r->end));
 		json_object_object_add(
 			o, "wall_ns",
-			json_object_get(get(get(r->doc, "process"), "wall_ns")));
+			json_object_get(get(get(dr_doc__json(r->doc), "process"), "wall_ns")));
 		json_object_object_add(o, "totals",
-				       json_object_get(get(r->doc, "totals")));
+				       json_object_get(get(dr_doc__json(r->doc), "totals")));
 		json_object_array_add(arr, o);
 		if (!r->complete)
 			json_object_array_add(*incomplete,

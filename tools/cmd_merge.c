@@ -35,6 +35,7 @@
 
 #include <json-c/json.h>
 
+#include "aggregate/docread.h"
 #include "aggregate/jobdoc.h"
 #include "tools/cmd.h"
 #include "common/hash.h"
@@ -82,9 +83,13 @@ static void job__skip(struct job *j, const char *path, const char *why)
 	j->failed++;
 }
 
+/* A file that is not a process result is named unless found in a
+ * directory (quiet_if_foreign); a damaged one always is. */
 static void job__add_file(struct job *j, const char *path, bool quiet_if_foreign)
 {
-	json_object *doc = json_object_from_file(path);
+	char why[512];
+	struct dr_doc *doc = dr_doc__load(path, why, sizeof(why));
+	int bad;
 
 	if (!doc) {
 		job__skip(j, path,
@@ -92,7 +97,10 @@ static void job__add_file(struct job *j, const char *path, bool quiet_if_foreign
 						     "cannot be read");
 		return;
 	}
-	if (!agg_jobdoc__add(&j->d, doc, path) && !quiet_if_foreign)
+	bad = agg_jobdoc__take(&j->d, doc, path, why, sizeof(why));
+	if (bad == DR_LAYOUT)
+		job__skip(j, path, why);
+	else if (bad && !quiet_if_foreign)
 		job__skip(j, path, "not an hpcshim process result");
 }
 
