@@ -22,6 +22,7 @@
 struct dr_doc {
 	json_object *root;
 	enum dr_kind kind;
+	json_object *index; /* regions[] by name, built at the first lookup */
 };
 
 /* The handles are the objects. */
@@ -108,6 +109,7 @@ void dr_doc__free(struct dr_doc *d)
 	if (!d)
 		return;
 	json_object_put(d->root);
+	json_object_put(d->index);
 	free(d);
 }
 
@@ -115,6 +117,7 @@ json_object *dr_doc__release(struct dr_doc *d)
 {
 	json_object *root = d->root;
 
+	json_object_put(d->index);
 	free(d);
 	return root;
 }
@@ -560,12 +563,33 @@ const struct dr_region *dr_doc__region(const struct dr_doc *d, size_t i)
 	return (const struct dr_region *)arr_at(get(d->root, "regions"), i);
 }
 
+/* The index of the regions by name (json-c hashes an object's keys):
+ * the first region of a name; built once, for the job document, which
+ * looks every region name up in every rank. */
+static json_object *region_index(struct dr_doc *d)
+{
+	if (d->index)
+		return d->index;
+	d->index = json_object_new_object();
+	for (size_t i = 0; d->index && i < dr_doc__nregions(d); i++) {
+		json_object *g = J(dr_doc__region(d, i));
+		const char *name = get_str(g, "name", NULL);
+
+		if (name && !json_object_object_get_ex(d->index, name, NULL))
+			json_object_object_add(d->index, name, json_object_get(g));
+	}
+	return d->index;
+}
+
 const struct dr_region *dr_doc__region_named(const struct dr_doc *d, const char *name)
 {
-	for (size_t i = 0; i < dr_doc__nregions(d); i++)
-		if (strcmp(get_str(J(dr_doc__region(d, i)), "name", ""), name) == 0)
-			return dr_doc__region(d, i);
-	return NULL;
+	/* the index is a cache: not part of what the document says */
+	return (const struct dr_region *)get(region_index((struct dr_doc *)(uintptr_t)d), name);
+}
+
+json_object *dr_doc__as_written(const struct dr_doc *d, enum dr_written what)
+{
+	return what == DR_WRITTEN_TOTALS ? get(d->root, "totals") : get(process(d), "wall_ns");
 }
 
 const struct dr_drill *dr_doc__drill(const struct dr_doc *d)
@@ -730,6 +754,16 @@ json_object *dr_series__json(const struct dr_series *s, const char *ev, size_t j
 const char *dr_region__name(const struct dr_region *r)
 {
 	return get_str(J(r), "name", "?");
+}
+
+const char *dr_region__id(const struct dr_region *r)
+{
+	return get_str(J(r), "name", NULL);
+}
+
+bool dr_region__calls_num(const struct dr_region *r, double *v)
+{
+	return num(get(J(r), "calls"), v);
 }
 
 const char *dr_region__parent(const struct dr_region *r)

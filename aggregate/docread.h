@@ -176,6 +176,10 @@ const struct dr_thread *dr_doc__thread(const struct dr_doc *d, size_t i);
 size_t dr_doc__nregions(const struct dr_doc *d);
 const struct dr_region *dr_doc__region(const struct dr_doc *d, size_t i);
 const struct dr_region *dr_doc__region_named(const struct dr_doc *d, const char *name);
+/* A member as written (borrowed), for a document that copies it: the
+ * process totals, the process's wall time. */
+enum dr_written { DR_WRITTEN_TOTALS, DR_WRITTEN_WALL };
+struct json_object *dr_doc__as_written(const struct dr_doc *d, enum dr_written what);
 /* totals_drilldown, or NULL. */
 const struct dr_drill *dr_doc__drill(const struct dr_doc *d);
 
@@ -224,6 +228,9 @@ struct json_object *dr_series__json(const struct dr_series *s, const char *ev, s
 /* ---- regions ------------------------------------------------------------------ */
 
 const char *dr_region__name(const struct dr_region *r); /* "?" when none */
+const char *dr_region__id(const struct dr_region *r);   /* its name, or NULL */
+/* Its calls as written (a number), for statistics over the ranks. */
+bool dr_region__calls_num(const struct dr_region *r, double *v);
 const char *dr_region__parent(const struct dr_region *r); /* or NULL */
 long long dr_region__calls(const struct dr_region *r);
 /* Threads that ran it (a job: the most of any event's thread extremes). */

@@ -42,10 +42,9 @@
 #include "presets/preset.h"
 #include "presets/tree_file.h"
 
+#include "tools/xalloc.h"
+
 #define PROG "hpcshim-merge"
-#define TOOL_PROG PROG
-#define TOOL_OOM_STATUS 2
-#include "tools/jsonread.h"
 
 struct job {
 	struct agg_jobdoc d;
