@@ -609,9 +609,11 @@ int report_main(int argc, char **argv)
 				continue;
 			}
 			/* a job document: its regions over the ranks, its ranks */
-			print_view(&s, VIEW_REGION, ev, nev, exclusive, sort, top, f, sep, 1);
+			struct results one = { .r = &s.r[i], .n = 1, .prog = s.prog };
+
+			print_view(&one, VIEW_REGION, ev, nev, exclusive, sort, top, f, sep, 1);
 			putchar('\n');
-			print_view(&s, VIEW_RANK, ev, nev, exclusive, NULL, 0, f, sep, 1);
+			print_view(&one, VIEW_RANK, ev, nev, exclusive, NULL, 0, f, sep, 1);
 		}
 	} else if (!strcmp(view, "all")) {
 		/* a job: the regions over every rank, then the ranks */
