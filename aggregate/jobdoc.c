@@ -425,7 +425,7 @@ static json_object *stats_json(const struct agg_job_stats *s)
 
 /* The statistics of one value over the ranks (get reads a rank's): NULL
  * when no rank has one. */
-static json_object *rank_stats(const struct agg_jobdoc *j, rank_get_fn get,
+static json_object *rank_stats(const struct agg_jobdoc *j, rank_get_fn fn,
 			       const struct want *w, struct agg_job_sample *buf)
 {
 	struct agg_job_stats s;
@@ -435,7 +435,7 @@ static json_object *rank_stats(const struct agg_jobdoc *j, rank_get_fn get,
 	for (size_t k = 0; k < j->n; k++) {
 		double v, err;
 
-		if (get(j, k, w, &v, &err))
+		if (fn(j, k, w, &v, &err))
 			buf[n++] = (struct agg_job_sample){ v, err, (int)k };
 	}
 	if (!n)

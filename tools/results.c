@@ -201,14 +201,3 @@ void results__print_skipped(const struct results *s, void *f)
 	for (size_t i = 0; i < s->nbad; i++)
 		fprintf(f, "skipped: %s (%s)\n", s->bad[i].path, s->bad[i].why);
 }
-
-int results__num(json_object *v, double *out)
-{
-	if (json_object_is_type(v, json_type_int) ||
-	    json_object_is_type(v, json_type_double)) {
-		*out = json_object_get_double(v);
-		return 1;
-	}
-	*out = 0;
-	return 0;
-}

@@ -49,8 +49,4 @@ size_t results__events(const struct results *s, const char ***names);
 /* The skipped files as "skipped: FILE (why)" lines on stream f. */
 void results__print_skipped(const struct results *s, void *f);
 
-/* A count as a double; 0 and false when absent, null or not a number
- * (hpcshim run's summary of the file it just had written). */
-int results__num(json_object *v, double *out);
-
 #endif

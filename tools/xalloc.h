@@ -9,12 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The tool's exit status then: 2, hpcshim run's own failures 125. */
+#ifndef XALLOC_STATUS
+#define XALLOC_STATUS 2
+#endif
+
 static inline void *xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);
 	if (!p) {
 		fputs("hpcshim: out of memory\n", stderr);
-		exit(2);
+		exit(XALLOC_STATUS);
 	}
 	return p;
 }
