@@ -341,6 +341,17 @@ p, rows = diffrows(jobfile, A)
 r = rows.get(("touch", "page-faults"), {})
 t.ok(p.returncode == 0 and r.get("a") == r.get("b") == 3000,
      "diff of a job document and its rank files: the same sums", r)
+# HPCSHIM_MPI_FILES=job leaves the job document alone in the directory
+only = newdir("jobonly")
+shutil.copy(jobfile, os.path.join(only, "hpcshim-job-h-1-j1.json"))
+p = hs("report", "--view", "rank", "--format", "json", only)
+t.ok(p.returncode == 0 and len(json.loads(p.stdout)["rows"]) == 3,
+     "report of a directory with only a job document: its three ranks", p.stderr)
+shutil.copy(jobfile, os.path.join(A, "hpcshim-job-h-1-j1.json"))
+p = hs("report", "--view", "rank", "--format", "json", A)
+t.ok(p.returncode == 0 and len(json.loads(p.stdout)["rows"]) == 3,
+     "a job document next to the rank files is left alone (3 ranks, not 6)", p.stderr)
+os.remove(os.path.join(A, "hpcshim-job-h-1-j1.json"))
 p = hs("drilldown", "--model", "itanium2", "--json", jobfile)
 t.ok(p.returncode == 0 and json.loads(p.stdout)["scopes"][0]["scope"] == "job totals",
      "drilldown of a job document: the job's totals first", p.stderr)

@@ -50,8 +50,9 @@ static int check_doc(struct results *s, const char *path, struct dr_doc *doc, ch
 
 /* in_dir: found in a directory, where a job document (the in-job one
  * lands beside the rank files, preload/mpi/) is left alone: the rank
- * files hold the same job.  Named on the command line, it is read. */
-static void results__add_file(struct results *s, const char *path, bool in_dir)
+ * files hold the same job.  Named on the command line, it is read.
+ * Returns false for a job document left alone. */
+static bool results__add_file(struct results *s, const char *path, bool in_dir)
 {
 	char why[512];
 	struct dr_doc *doc = dr_doc__load(path, why, sizeof(why));
@@ -59,16 +60,16 @@ static void results__add_file(struct results *s, const char *path, bool in_dir)
 
 	if (!doc) {
 		results__skip(s, path, why);
-		return;
+		return true;
 	}
 	if (in_dir && dr_doc__kind(doc) == DR_JOB) {
 		dr_doc__free(doc);
-		return;
+		return false;
 	}
 	if (!check_doc(s, path, doc, why, sizeof(why))) {
 		dr_doc__free(doc);
 		results__skip(s, path, why);
-		return;
+		return true;
 	}
 	dr_doc__rank(doc, 0, &rk);
 	s->r = xrealloc(s->r, (s->n + 1) * sizeof(*s->r));
@@ -76,6 +77,7 @@ static void results__add_file(struct results *s, const char *path, bool in_dir)
 	s->r[s->n].doc = doc;
 	s->r[s->n].rank = dr_doc__kind(doc) == DR_JOB ? (rk.rank >= 0 ? rk.rank : 0) : rk.rank;
 	s->n++;
+	return true;
 }
 
 static int str_cmp(const void *a, const void *b)
@@ -84,14 +86,16 @@ static int str_cmp(const void *a, const void *b)
 }
 
 /* A directory stands for the result files in it (hpcshim-*.json, the
- * names the shim publishes): a job document or other JSON next to them
- * is not a process result and is left alone. */
+ * names the shim publishes): a job document next to them is left alone,
+ * unless the directory has no process result (HPCSHIM_MPI_FILES=job:
+ * the job document is the job). */
 static void results__add_dir(struct results *s, const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	char **names = NULL;
-	size_t n = 0;
+	size_t n = 0, before = s->n;
+	bool none;
 
 	if (!d) {
 		results__skip(s, dir, "cannot open directory");
@@ -110,8 +114,15 @@ static void results__add_dir(struct results *s, const char *dir)
 	}
 	closedir(d);
 	qsort(names, n, sizeof(*names), str_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (results__add_file(s, names[i], true)) {
+			free(names[i]);
+			names[i] = NULL; /* kept: the job documents left alone */
+		}
+	none = s->n == before;
 	for (size_t i = 0; i < n; i++) {
-		results__add_file(s, names[i], true);
+		if (names[i] && none)
+			results__add_file(s, names[i], false);
 		free(names[i]);
 	}
 	free(names);
