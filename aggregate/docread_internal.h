@@ -5,6 +5,7 @@
 #ifndef HPCSHIM_AGGREGATE_DOCREAD_INTERNAL_H
 #define HPCSHIM_AGGREGATE_DOCREAD_INTERNAL_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include <json-c/json.h>
@@ -39,14 +40,20 @@ static inline const char *get_str(json_object *o, const char *key, const char *d
 							  dflt;
 }
 
+/* A number: an integer, or a finite double (json-c reads NaN and
+ * Infinity, which no writer of ours writes: a damaged file's, absent). */
+static inline bool is_num(json_object *v)
+{
+	return json_object_is_type(v, json_type_int) ||
+	       (json_object_is_type(v, json_type_double) &&
+		isfinite(json_object_get_double(v)));
+}
+
 static inline long long get_int(json_object *o, const char *key, long long dflt)
 {
 	json_object *v = get(o, key);
 
-	if (json_object_is_type(v, json_type_int) ||
-	    json_object_is_type(v, json_type_double))
-		return (long long)json_object_get_int64(v);
-	return dflt;
+	return is_num(v) ? (long long)json_object_get_int64(v) : dflt;
 }
 
 /* json_object_array_length asserts on non-arrays; a damaged file must
@@ -64,12 +71,6 @@ static inline json_object *arr_at(json_object *a, size_t i)
 
 /* The handles are the objects. */
 #define J(x) ((json_object *)(uintptr_t)(x))
-
-static inline bool is_num(json_object *v)
-{
-	return json_object_is_type(v, json_type_int) ||
-	       json_object_is_type(v, json_type_double);
-}
 
 static inline bool num(json_object *v, double *out)
 {

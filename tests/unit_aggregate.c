@@ -1205,6 +1205,13 @@ static void test_docread(void)
 	TAP_OK(dr_doc__check(d, why, sizeof(why)) == DR_LAYOUT && strstr(why, "process.size"),
 	       "docread: an absurd size: %s", why);
 	dr_doc__free(d);
+	d = doc_of("{\"schema\":\"hpcshim/1\",\"process\":{\"rank\":NaN},\"events\":[],"
+		   "\"totals\":{\"x\":NaN,\"y\":Infinity},\"threads\":[],\"regions\":[]}");
+	TAP_OK(d && dr_doc__check(d, why, sizeof(why)) == DR_LAYOUT && strstr(why, "process.rank"),
+	       "docread: a NaN rank: %s", why);
+	TAP_OK(!dr_doc__total(d, "x", &v) && v.present && !dr_doc__total(d, "y", &v),
+	       "docread: NaN and Infinity counts read as absent");
+	dr_doc__free(d);
 	d = doc_of("{\"schema\":\"other/1\"}");
 	TAP_OK(dr_doc__check(d, why, sizeof(why)) == DR_SCHEMA, "docread: another schema");
 	dr_doc__free(d);
