@@ -949,11 +949,8 @@ int html_main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!results__load(&s, "hpcshim html", argc - optind, argv + optind)) {
-		fprintf(stderr, "hpcshim html: no result could be read\n");
-		results__free(&s);
+	if (results__open(&s, "hpcshim html", argc - optind, argv + optind) < 0)
 		return 2;
-	}
 	out = path ? fopen(path, "w") : stdout;
 	if (!out) {
 		perror(path);

@@ -24,7 +24,6 @@
  * reported as "hpcshim-merge: FILE: reason" and left out; the exit status
  * is 1 then, 2 when nothing could be merged.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -38,7 +37,7 @@
 #include "aggregate/docread.h"
 #include "aggregate/jobdoc.h"
 #include "tools/cmd.h"
-#include "common/hash.h"
+#include "tools/results.h"
 #include "presets/preset.h"
 #include "presets/tree_file.h"
 
@@ -103,38 +102,18 @@ static void job__add_file(struct job *j, const char *path, bool quiet_if_foreign
 		job__skip(j, path, "not an hpcshim process result");
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The *.json files of a directory, in name order, so the result does not
  * depend on the order of readdir(); foreign JSON files are left alone. */
 static void job__add_dir(struct job *j, const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **list = NULL;
-	size_t n = 0, cap = 0;
+	char **list;
+	ssize_t n = results__list_dir(dir, "", &list);
 
-	if (!d) {
+	if (n < 0) {
 		job__skip(j, dir, strerror(errno));
 		return;
 	}
-	while ((de = readdir(d)) != NULL) {
-		size_t len = strlen(de->d_name);
-		if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0)
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 32;
-			list = xrealloc(list, cap * sizeof(*list));
-		}
-		list[n] = xrealloc(NULL, strlen(dir) + len + 2);
-		sprintf(list[n++], "%s/%s", dir, de->d_name);
-	}
-	closedir(d);
-	qsort(list, n, sizeof(*list), name_cmp);
-	for (size_t i = 0; i < n; i++) {
+	for (ssize_t i = 0; i < n; i++) {
 		job__add_file(j, list[i], true);
 		free(list[i]);
 	}

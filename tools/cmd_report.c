@@ -587,11 +587,8 @@ int report_main(int argc, char **argv)
 		fputs(usage_line, stderr);
 		return 2;
 	}
-	if (!results__load(&s, "hpcshim report", argc - optind, argv + optind)) {
-		fprintf(stderr, "hpcshim report: no result could be read\n");
-		results__free(&s);
+	if (results__open(&s, "hpcshim report", argc - optind, argv + optind) < 0)
 		return 2;
-	}
 	nall = results__events(&s, &all);
 	nev = pick_events(all, nall, evlist, &ev);
 	if (!view)

@@ -226,11 +226,8 @@ int trace_main(int argc, char **argv)
 		fputs(usage_line, stderr);
 		return 2;
 	}
-	if (!results__load(&s, "hpcshim trace", argc - optind, argv + optind)) {
-		fprintf(stderr, "hpcshim trace: no result could be read\n");
-		results__free(&s);
+	if (results__open(&s, "hpcshim trace", argc - optind, argv + optind) < 0)
 		return 2;
-	}
 	for (size_t i = 0; i < s.n; i++) {
 		double st = dr_doc__start_ns(s.r[i].doc);
 

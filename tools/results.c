@@ -85,35 +85,47 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+ssize_t results__list_dir(const char *dir, const char *prefix, char ***names)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0, plen = strlen(prefix);
+
+	*names = NULL;
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (len <= 5 || strncmp(e->d_name, prefix, plen) != 0 ||
+		    strcmp(e->d_name + len - 5, ".json") != 0)
+			continue;
+		*names = xrealloc(*names, (n + 1) * sizeof(**names));
+		(*names)[n] = xrealloc(NULL, strlen(dir) + len + 2);
+		sprintf((*names)[n], "%s/%s", dir, e->d_name);
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(*names, n, sizeof(**names), str_cmp);
+	return (ssize_t)n;
+}
+
 /* A directory stands for the result files in it (hpcshim-*.json, the
  * names the shim publishes): a job document next to them is left alone,
  * unless the directory has no process result (HPCSHIM_MPI_FILES=job:
  * the job document is the job). */
 static void results__add_dir(struct results *s, const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **names = NULL;
-	size_t n = 0, before = s->n;
+	char **names;
+	ssize_t got = results__list_dir(dir, "hpcshim-", &names);
+	size_t n = got > 0 ? (size_t)got : 0, before = s->n;
 	bool none;
 
-	if (!d) {
+	if (got < 0) {
 		results__skip(s, dir, "cannot open directory");
 		return;
 	}
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-
-		if (strncmp(e->d_name, "hpcshim-", 8) != 0 || len < 5 ||
-		    strcmp(e->d_name + len - 5, ".json") != 0)
-			continue;
-		names = xrealloc(names, (n + 1) * sizeof(*names));
-		names[n] = xrealloc(NULL, strlen(dir) + len + 2);
-		sprintf(names[n], "%s/%s", dir, e->d_name);
-		n++;
-	}
-	closedir(d);
-	qsort(names, n, sizeof(*names), str_cmp);
 	for (size_t i = 0; i < n; i++)
 		if (results__add_file(s, names[i], true)) {
 			free(names[i]);
@@ -165,6 +177,15 @@ size_t results__load(struct results *s, const char *prog, int argc, char **argv)
 			s->r[i].rank = next++;
 	qsort(s->r, s->n, sizeof(*s->r), rank_cmp);
 	return s->n;
+}
+
+int results__open(struct results *s, const char *prog, int argc, char **argv)
+{
+	if (results__load(s, prog, argc, argv))
+		return 0;
+	fprintf(stderr, "%s: no result could be read\n", prog);
+	results__free(s);
+	return -1;
 }
 
 void results__free(struct results *s)

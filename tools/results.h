@@ -6,6 +6,7 @@
 #define HPCSHIM_TOOLS_RESULTS_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <json-c/json.h>
 
@@ -41,6 +42,13 @@ struct results {
  * reported as "PROG: FILE: why" and listed in bad; the others are kept,
  * sorted by rank.  Returns the number of usable results. */
 size_t results__load(struct results *s, const char *prog, int argc, char **argv);
+/* The files PREFIX*.json of directory dir as "dir/name", in name order
+ * (allocated, as *names); -1 with errno when it cannot be read. */
+ssize_t results__list_dir(const char *dir, const char *prefix, char ***names);
+
+/* results__load, and when nothing could be read one more line, "PROG: no
+ * result could be read", s freed and -1. */
+int results__open(struct results *s, const char *prog, int argc, char **argv);
 void results__free(struct results *s);
 
 /* Event names with status "ok" over all results, first seen first. */
