@@ -13,15 +13,19 @@
  * and is shown as "n/a" too; thread totals that were multiplexed are shown
  * with a '*' (scaled estimate).  Requested presets and opcode classes are
  * listed with their status, and their derived metrics in a table (process
- * and the first regions; "n/a" with the reason below).
+ * and the first regions; "n/a" with the reason below).  The values are
+ * the rank, region and thread views' (tools/rows.c), as in every other
+ * view of hpcshim report; this file only lays them out.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aggregate/docread.h"
 #include "tools/cmd.h"
+#include "tools/rows.h"
 #include "tools/xalloc.h"
 
 /* ---- value formatting ----------------------------------------------- */
@@ -40,11 +44,11 @@ static void column_title(char *buf, size_t len, const char *ev)
 /* One count as text: ms with 3 decimals for clocks, else an integer
  * (region sums are JSON doubles; round rather than truncate them).  A
  * missing or non-numeric value is "n/a". */
-static void fmt_count(char *buf, size_t len, const char *ev, const struct dr_value *x)
+static void fmt_count(char *buf, size_t len, const char *ev, const struct cell *c)
 {
-	double d = x->v;
+	double d = c->v;
 
-	if (!x->has) {
+	if (!c->has) {
 		snprintf(buf, len, "n/a");
 		return;
 	}
@@ -344,38 +348,45 @@ struct notes {
 	int na;       /* an "n/a" was printed in the region table */
 };
 
-/* Count text with the '*' mark when the value is a scaled estimate. */
-static void fmt_marked(char *buf, size_t len, const char *ev, const struct dr_value *x,
-		       int est, struct notes *nt)
+/* Count text with the '*' mark when the value is a scaled estimate (some
+ * value behind it was multiplexed). */
+static void fmt_marked(char *buf, size_t len, const char *ev, const struct cell *c,
+		       struct notes *nt)
 {
-	fmt_count(buf, len, ev, x);
-	if (est && strcmp(buf, "n/a") != 0) {
+	fmt_count(buf, len, ev, c);
+	if (c->mux && strcmp(buf, "n/a") != 0) {
 		strncat(buf, "*", len - strlen(buf) - 1);
 		nt->estimate = 1;
 	}
 }
 
+/* The view v of this one result (tools/rows.c), the summary's events as
+ * its columns. */
+static void summary_rows(struct rowset *rs, const struct dr_doc *doc, enum view v,
+			 const struct evlist *el, int exclusive)
+{
+	struct result r = { .doc = (struct dr_doc *)(uintptr_t)doc };
+	struct results one = { .r = &r, .n = 1 };
+
+	rows__build(rs, &one, v, el->name, (size_t)el->n, exclusive);
+}
+
+/* Process totals: the rank view's row, an estimate when a thread's value
+ * behind it is. */
 static void print_totals(const struct dr_doc *doc, const struct evlist *el,
 			 struct notes *nt)
 {
+	struct rowset rs;
 	struct table t;
-	struct dr_value x;
 	char v[64];
 
+	summary_rows(&rs, doc, VIEW_RANK, el, 0);
 	table_init(&t, 2);
 	for (int i = 0; i < el->n; i++) {
-		int est = 0;
-
-		/* Process totals sum the threads' values: an estimate if any is. */
-		for (size_t k = 0; k < dr_doc__nthreads(doc); k++) {
-			dr_thread__total(dr_doc__thread(doc, k), el->name[i], &x);
-			est |= x.mux;
-		}
 		table_add_row(&t);
 		column_title(v, sizeof(v), el->name[i]);
 		table_set(&t, 0, v);
-		dr_doc__total(doc, el->name[i], &x);
-		fmt_marked(v, sizeof(v), el->name[i], &x, est, nt);
+		fmt_marked(v, sizeof(v), el->name[i], &rs.r[0].c[i], nt);
 		table_set(&t, 1, v);
 	}
 	puts("\nprocess totals:");
@@ -383,6 +394,7 @@ static void print_totals(const struct dr_doc *doc, const struct evlist *el,
 		puts("  (no event was counted)");
 	table_print(&t);
 	table_free(&t);
+	rows__free(&rs);
 }
 
 /* Column titles: name, fixed columns, then one per counted event. */
@@ -406,27 +418,26 @@ static void table_titles(struct table *t, const char *first, const char *const *
 /* A region's inclusive values summed over threads; a value multiplexed
  * on some thread mixes estimates over short intervals and is "n/a" (the
  * summary's inclusive_multiplexed holds the event when any thread's
- * value was partial). */
-static void region_row(struct table *t, const struct dr_region *r, const struct evlist *el,
-		       struct notes *nt)
+ * value was partial).  ex: the same row of the exclusive view (its wall
+ * time). */
+static void region_row(struct table *t, const struct row *r, const struct row *ex,
+		       const struct evlist *el, struct notes *nt)
 {
-	struct dr_value x;
 	char v[64];
 
 	table_add_row(t);
-	table_set(t, 0, dr_region__name(r));
-	table_setf(t, 1, "%lld", dr_region__calls(r));
-	table_setf(t, 2, "%lld", dr_region__threads(r));
-	fmt_wall(v, sizeof(v), dr_region__wall(r, DR_INCLUSIVE));
+	table_set(t, 0, r->name);
+	table_setf(t, 1, "%lld", r->calls);
+	table_setf(t, 2, "%d", r->threads);
+	fmt_wall(v, sizeof(v), r->wall);
 	table_set(t, 3, v);
-	fmt_wall(v, sizeof(v), dr_region__wall(r, DR_EXCLUSIVE));
+	fmt_wall(v, sizeof(v), ex->wall);
 	table_set(t, 4, v);
 	for (int i = 0; i < el->n; i++) {
-		dr_region__value(r, DR_INCLUSIVE, el->name[i], &x);
-		if (x.mux)
+		if (r->c[i].mux)
 			snprintf(v, sizeof(v), "n/a");
 		else
-			fmt_count(v, sizeof(v), el->name[i], &x);
+			fmt_count(v, sizeof(v), el->name[i], &r->c[i]);
 		nt->na |= strcmp(v, "n/a") == 0;
 		table_set(t, 5 + i, v);
 	}
@@ -437,6 +448,7 @@ static void print_regions(const struct dr_doc *doc, const struct evlist *el,
 {
 	static const char *const fixed[] = { "calls", "threads", "wall[ms]",
 					     "excl-wall[ms]" };
+	struct rowset in, ex;
 	struct table t;
 
 	puts("\nregions (inclusive, summed over threads; wall time inclusive and exclusive):");
@@ -444,12 +456,16 @@ static void print_regions(const struct dr_doc *doc, const struct evlist *el,
 		puts("  (no annotated region)");
 		return;
 	}
+	summary_rows(&in, doc, VIEW_REGION, el, 0);
+	summary_rows(&ex, doc, VIEW_REGION, el, 1);
 	table_init(&t, 5 + el->n);
 	table_titles(&t, "region", fixed, 4, el, NULL);
-	for (size_t i = 0; i < dr_doc__nregions(doc); i++)
-		region_row(&t, dr_doc__region(doc, i), el, nt);
+	for (size_t i = 0; i < in.n; i++)
+		region_row(&t, &in.r[i], &ex.r[i], el, nt);
 	table_print(&t);
 	table_free(&t);
+	rows__free(&in);
+	rows__free(&ex);
 }
 
 /* ---- presets and derived metrics ------------------------------------- */
@@ -542,22 +558,20 @@ static int thread_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void thread_row(struct table *t, const struct dr_thread *th, const struct evlist *el,
+static void thread_row(struct table *t, const struct row *r, const struct evlist *el,
 		       struct notes *nt)
 {
-	struct dr_value x;
 	char v[64];
 
 	table_add_row(t);
-	table_setf(t, 0, "%lld", dr_thread__tid(th));
-	fmt_wall(v, sizeof(v), dr_thread__wall(th));
+	table_setf(t, 0, "%lld", r->tid);
+	fmt_wall(v, sizeof(v), r->wall);
 	table_set(t, 1, v);
 	for (int i = 0; i < el->n; i++) {
-		dr_thread__total(th, el->name[i], &x);
-		fmt_marked(v, sizeof(v), el->name[i], &x, x.mux, nt);
+		fmt_marked(v, sizeof(v), el->name[i], &r->c[i], nt);
 		table_set(t, 2 + i, v);
 	}
-	table_setf(t, 2 + el->n, "%zu", dr_thread__nregions(th));
+	table_setf(t, 2 + el->n, "%lld", r->calls);
 }
 
 /* Threads whose counters could not be opened: why their row is n/a. */
@@ -577,18 +591,22 @@ static void print_threads(const struct dr_doc *doc, const struct evlist *el,
 	const struct dr_thread **th = xrealloc(NULL, (n ? n : 1) * sizeof(*th));
 	struct table t;
 
+	struct rowset rs;
+
 	for (size_t i = 0; i < n; i++)
 		th[i] = dr_doc__thread(doc, i);
 	qsort(th, n, sizeof(*th), thread_cmp);
+	summary_rows(&rs, doc, VIEW_THREAD, el, 0);
 	puts("\nthreads:");
 	table_init(&t, 3 + el->n);
 	table_titles(&t, "tid", fixed, 1, el, "regions");
-	for (size_t i = 0; i < n; i++)
-		thread_row(&t, th[i], el, nt);
+	for (size_t i = 0; i < rs.n; i++)
+		thread_row(&t, &rs.r[i], el, nt);
 	table_print(&t);
 	print_thread_errors(th, n);
 	table_free(&t);
 	free(th);
+	rows__free(&rs);
 }
 
 static void print_notes(const struct notes *nt)

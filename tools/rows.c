@@ -25,6 +25,7 @@ int rows__is_time(const char *ev)
  * in squares) and the running/enabled of its _multiplexed entry. */
 static void cell__add(struct cell *c, const struct dr_value *x)
 {
+	c->mux |= x->mux;
 	if (!x->has)
 		return;
 	if (!c->has) {

@@ -20,9 +20,10 @@ struct percall {
 
 /* One event's value in one row.  se: the standard error of a multiplexed
  * estimate (-1: exact or unknown); cov: running/enabled (-1: counted all
- * the time). */
+ * the time); mux: some value behind it was multiplexed (a _multiplexed
+ * entry), counted or not. */
 struct cell {
-	int has;
+	int has, mux;
 	double v, se, cov;
 	double run, en; /* summed running/enabled behind cov */
 };
