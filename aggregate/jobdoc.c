@@ -1,6 +1,6 @@
 /* jobdoc.c - the job document: the results of a job's processes (one per
  * rank) reduced to one document, the same for the offline merge
- * (tools/hpcshim-merge.c reads files) and the in-job reduction at
+ * (tools/cmd_merge.c reads files) and the in-job reduction at
  * MPI_Finalize (preload/mpi/ receives the ranks' documents over MPI): one
  * code path, so the two documents agree number for number.
  *
@@ -20,13 +20,14 @@
  * too: the tree evaluated on the summed counts.  Layout: docs/schema.md,
  * "Job document".
  *
- * Allocation failures end the process (abort): a half-built document is
- * worth nothing, and the reduction runs once, at the end.
+ * The ranks' documents are read through aggregate/docread.h only.
+ * Allocation failures end the process (abort; inside the shim, a return
+ * to agg_jobdoc__guard: aggregate/oom.h): a half-built document is worth
+ * nothing, and the reduction runs once, at the end.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,179 +38,85 @@
 #include <json-c/json.h>
 
 #include "common/fmath.h"
+#include "aggregate/docread.h"
 #include "aggregate/drill.h"
 #include "aggregate/job.h"
 #include "aggregate/jobdoc.h"
-#include "aggregate/jsonread.h"
 #include "aggregate/jsonutil.h"
-#include "common/hash.h"
+#include "aggregate/oom.h"
+#include "common/strtab.h"
 #include "common/sys.h"
 #include "common/tree.h"
 
 #define JOB_SCHEMA "hpcshim-job/1"
 
-/* Out of memory: the tools end; inside the shim the builder runs under
- * agg_jobdoc__guard, which returns there instead (the program must not be
- * ended by its tool; what was allocated is lost, which is all a process
- * out of memory can do). */
-static __thread jmp_buf *oom_guard;
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		if (oom_guard)
-			longjmp(*oom_guard, 1);
-		fputs("hpcshim: job document: out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
-
+/* Out of memory ends the tools; inside the shim the builder runs under
+ * agg_jobdoc__guard (aggregate/oom.h). */
 int agg_jobdoc__guard(int (*fn)(void *), void *arg)
 {
-	jmp_buf env, *prev = oom_guard;
-	volatile int rc = -1;
-
-	if (setjmp(env) == 0) {
-		oom_guard = &env;
-		rc = fn(arg);
-	} else {
-		errno = ENOMEM;
-	}
-	oom_guard = prev;
-	return rc;
+	return agg_oom__guard(fn, arg);
 }
 
-static void *xcalloc(size_t n, size_t size)
+/* The index of s in names (events, regions, hosts in order seen), added
+ * if new. */
+static size_t names__intern(struct hs_strtab *t, const char *s, bool *added)
 {
-	void *p = xrealloc(NULL, (n ? n : 1) * (size ? size : 1));
+	long i = hs_strtab__intern(t, s, added);
 
-	return memset(p, 0, (n ? n : 1) * (size ? size : 1));
-}
-
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	return memcpy(xrealloc(NULL, n), s, n);
-}
-
-static bool is_number(json_object *v)
-{
-	return v && (json_object_is_type(v, json_type_int) ||
-		     json_object_is_type(v, json_type_double));
-}
-
-/* ---- a string table: names of events and regions, in order seen ------ */
-
-struct names {
-	char **name;
-	size_t n, cap;
-	size_t *slot; /* open addressing: index + 1, 0 = empty */
-	size_t nslot;
-};
-
-static size_t names__find(const struct names *t, const char *s, uint64_t h)
-{
-	size_t i = h & (t->nslot - 1);
-
-	while (t->slot[i] && strcmp(t->name[t->slot[i] - 1], s) != 0)
-		i = (i + 1) & (t->nslot - 1);
-	return i;
-}
-
-static void names__grow(struct names *t)
-{
-	size_t nslot = t->nslot ? 2 * t->nslot : 64;
-
-	free(t->slot);
-	t->slot = xcalloc(nslot, sizeof(*t->slot));
-	t->nslot = nslot;
-	for (size_t k = 0; k < t->n; k++) {
-		size_t i = names__find(t, t->name[k],
-				       hs_hash__str(HS_HASH_INIT, t->name[k]));
-		t->slot[i] = k + 1;
-	}
-}
-
-/* The index of s, added if new; *added tells which. */
-static size_t names__intern(struct names *t, const char *s, bool *added)
-{
-	uint64_t h = hs_hash__str(HS_HASH_INIT, s);
-	size_t i;
-
-	if (2 * (t->n + 1) > t->nslot)
-		names__grow(t);
-	i = names__find(t, s, h);
-	*added = !t->slot[i];
-	if (*added) {
-		if (t->n == t->cap) {
-			t->cap = t->cap ? 2 * t->cap : 16;
-			t->name = xrealloc(t->name, t->cap * sizeof(*t->name));
-		}
-		t->name[t->n] = xstrdup(s);
-		t->slot[i] = ++t->n;
-	}
-	return t->slot[i] - 1;
-}
-
-/* The index of s, or -1. */
-static long names__lookup(const struct names *t, const char *s)
-{
-	size_t i;
-
-	if (!t->nslot)
-		return -1;
-	i = names__find(t, s, hs_hash__str(HS_HASH_INIT, s));
-	return t->slot[i] ? (long)t->slot[i] - 1 : -1;
-}
-
-static void names__free(struct names *t)
-{
-	for (size_t k = 0; k < t->n; k++)
-		free(t->name[k]);
-	free(t->name);
-	free(t->slot);
+	if (i < 0)
+		agg_oom();
+	return (size_t)i;
 }
 
 /* ---- the inputs -------------------------------------------------------- */
 
-bool agg_jobdoc__add(struct agg_jobdoc *j, json_object *doc, const char *file)
+int agg_jobdoc__take(struct agg_jobdoc *j, struct dr_doc *doc, const char *file, char *why,
+		     size_t len)
 {
-	const char *schema = get_str(doc, "schema", "");
-	json_object *proc = get(doc, "process");
 	struct agg_jobdoc_rank *r;
+	struct dr_rank rk;
+	int bad = dr_doc__is_result(doc) ? dr_doc__check_partial(doc, why, len) : DR_SCHEMA;
 
-	if (strncmp(schema, "hpcshim/", 8) != 0 || !proc) {
-		json_object_put(doc);
-		return false;
+	if (bad) {
+		dr_doc__free(doc);
+		return bad;
 	}
 	if (j->n == j->cap) {
 		j->cap = j->cap ? 2 * j->cap : 16;
-		j->r = xrealloc(j->r, j->cap * sizeof(*j->r));
+		j->r = agg_xrealloc(j->r, j->cap * sizeof(*j->r));
 	}
+	dr_doc__rank(doc, 0, &rk);
 	r = &j->r[j->n++];
 	*r = (struct agg_jobdoc_rank){
-		.path = file ? xstrdup(file) : NULL,
+		.path = file ? agg_xstrdup(file) : NULL,
 		.doc = doc,
-		.rank = get(proc, "rank") ? (int)get_int(proc, "rank", -1) : -1,
-		.size = (int)get_int(proc, "size", -1),
-		.host = get_str(proc, "host", "?"),
-		.end = get_str(proc, "end", "?"),
-		.job = get_str(proc, "job", NULL),
-		.pid = (int)get_int(proc, "pid", -1),
-		.generation = (int)get_int(proc, "exec_generation", 0),
-		.complete = json_object_get_boolean(get(proc, "complete")),
-		.start_ns = json_object_get_double(get(proc, "start_ns")),
+		.rank = rk.rank,
+		.size = dr_doc__size(doc),
+		.host = rk.host,
+		.end = rk.end,
+		.job = dr_doc__job(doc),
+		.pid = (int)rk.pid,
+		.generation = dr_doc__generation(doc),
+		.complete = rk.complete,
+		.start_ns = dr_doc__start_ns(doc),
 	};
-	return true;
+	return 0;
+}
+
+bool agg_jobdoc__add(struct agg_jobdoc *j, json_object *doc, const char *file)
+{
+	struct dr_doc *d = dr_doc__wrap(doc);
+	char why[256];
+
+	if (!d) /* out of memory, doc released */
+		agg_oom();
+	return agg_jobdoc__take(j, d, file, why, sizeof(why)) == 0;
 }
 
 void agg_jobdoc__free(struct agg_jobdoc *j)
 {
 	for (size_t k = 0; k < j->n; k++) {
-		json_object_put(j->r[k].doc);
+		dr_doc__free(j->r[k].doc);
 		free(j->r[k].path);
 	}
 	free(j->r);
@@ -237,7 +144,7 @@ static int jobid_cmp(const void *a, const void *b)
 /* The distinct job ids of the inputs, the earliest started first. */
 static struct jobid *job__ids(const struct agg_jobdoc *j, size_t *n)
 {
-	struct jobid *ids = xcalloc(j->n, sizeof(*ids));
+	struct jobid *ids = agg_xcalloc(j->n, sizeof(*ids));
 
 	*n = 0;
 	for (size_t k = 0; k < j->n; k++) {
@@ -305,7 +212,7 @@ static void job__keep(struct agg_jobdoc *j, const char *pick)
 			o, "file", r->path ? json_object_new_string(r->path) : NULL);
 		json_object_object_add(o, "why", json_object_new_string(why));
 		json_object_array_add(job__ignored(j), o);
-		json_object_put(r->doc);
+		dr_doc__free(r->doc);
 		free(r->path);
 	}
 	j->n = w;
@@ -338,7 +245,7 @@ int agg_jobdoc__select(struct agg_jobdoc *j, const char *want, char **id)
 		return -1;
 	}
 	if (pick) {
-		*id = xstrdup(pick);
+		*id = agg_xstrdup(pick);
 		job__keep(j, *id);
 	}
 	free(ids);
@@ -396,7 +303,7 @@ static json_object *job__number(struct agg_jobdoc *j)
 				fprintf(stderr, "%s: %s: rank %d also in %s; ignored\n",
 					j->prog, j->r[i].path ? j->r[i].path : "?",
 					j->r[i].rank, prev->path ? prev->path : "?");
-			json_object_put(drop->doc);
+			dr_doc__free(drop->doc);
 			free(drop->path);
 			if (gen)
 				*prev = j->r[i];
@@ -410,22 +317,72 @@ static json_object *job__number(struct agg_jobdoc *j)
 
 /* ---- one statistic over the ranks ------------------------------------- */
 
-/* A value and its error from a results object ("totals", or a region's
- * "inclusive" whose entries are {"sum", "min", ...} over the process's
- * threads): the number or its "sum", and the stderr of the "_multiplexed"
- * sibling. */
-static bool value_of(json_object *vals, json_object *mux, const char *ev, double *v,
+/* What a statistic is over: each rank's process (region NULL) or its
+ * region of that name; which values; which event. */
+struct want {
+	const char *region;
+	enum dr_key which;
+	const char *ev;
+};
+
+/* Rank k's region of that name, or NULL. */
+static const struct dr_region *rank_region(const struct agg_jobdoc *j, size_t k,
+					   const char *name)
+{
+	return dr_doc__region_named(j->r[k].doc, name);
+}
+
+/* One rank's value and its standard error (0: none), false when it has
+ * none. */
+typedef bool (*rank_get_fn)(const struct agg_jobdoc *j, size_t k, const struct want *w,
+			    double *v, double *err);
+
+/* An event's value: the process totals, or a region's inclusive or
+ * exclusive (a summary's sum over the threads), with the error of its
+ * _multiplexed sibling. */
+static bool get_value(const struct agg_jobdoc *j, size_t k, const struct want *w, double *v,
+		      double *err)
+{
+	const struct dr_region *g = w->region ? rank_region(j, k, w->region) : NULL;
+	struct dr_value x;
+
+	if (w->region && !g)
+		return false;
+	if (g)
+		dr_region__value(g, w->which, w->ev, &x);
+	else
+		dr_doc__total(j->r[k].doc, w->ev, &x);
+	*v = x.v;
+	*err = x.mux && x.se >= 0 ? x.se : 0.0;
+	return x.has;
+}
+
+/* Wall time: the process's, or a region's inclusive or exclusive (summed
+ * over its threads); none in files written before wall time. */
+static bool get_wall(const struct agg_jobdoc *j, size_t k, const struct want *w, double *v,
 		     double *err)
 {
-	json_object *x = get(vals, ev), *m = get(get(mux, ev), "stderr");
+	const struct dr_region *g = w->region ? rank_region(j, k, w->region) : NULL;
+	struct dr_rank rk;
 
-	if (x && json_object_is_type(x, json_type_object))
-		x = get(x, "sum");
-	if (!is_number(x))
-		return false;
-	*v = json_object_get_double(x);
-	*err = is_number(m) ? json_object_get_double(m) : 0.0;
-	return true;
+	*err = 0;
+	if (w->region) {
+		*v = g ? dr_region__wall(g, w->which) : -1;
+		return *v >= 0;
+	}
+	dr_doc__rank(j->r[k].doc, 0, &rk);
+	*v = rk.wall;
+	return *v >= 0;
+}
+
+/* A region's calls. */
+static bool get_calls(const struct agg_jobdoc *j, size_t k, const struct want *w, double *v,
+		      double *err)
+{
+	const struct dr_region *g = rank_region(j, k, w->region);
+
+	*err = 0;
+	return g && dr_region__calls_num(g, v);
 }
 
 static json_object *num(double v)
@@ -466,26 +423,19 @@ static json_object *stats_json(const struct agg_job_stats *s)
 	return o;
 }
 
-/* The statistics of event ev over the ranks, from each rank's object at
- * pick(rank doc): NULL when no rank has a value.  Ranks without one are
- * counted in "missing". */
-typedef json_object *(*pick_fn)(json_object *doc, const char *region, const char *key);
-
-static json_object *rank_stats(const struct agg_jobdoc *j, pick_fn pick,
-			       const char *region, const char *key, const char *ev,
-			       struct agg_job_sample *buf)
+/* The statistics of one value over the ranks (get reads a rank's): NULL
+ * when no rank has one. */
+static json_object *rank_stats(const struct agg_jobdoc *j, rank_get_fn fn,
+			       const struct want *w, struct agg_job_sample *buf)
 {
 	struct agg_job_stats s;
 	size_t n = 0;
-	char muxkey[64];
 	json_object *o;
 
-	snprintf(muxkey, sizeof(muxkey), "%s_multiplexed", key);
 	for (size_t k = 0; k < j->n; k++) {
-		json_object *parent = pick(j->r[k].doc, region, NULL);
 		double v, err;
-		if (parent &&
-		    value_of(get(parent, key), get(parent, muxkey), ev, &v, &err))
+
+		if (fn(j, k, w, &v, &err))
 			buf[n++] = (struct agg_job_sample){ v, err, (int)k };
 	}
 	if (!n)
@@ -499,59 +449,39 @@ static json_object *rank_stats(const struct agg_jobdoc *j, pick_fn pick,
 
 /* ---- process totals and regions --------------------------------------- */
 
-/* The process object holding "totals" (the document itself). */
-static json_object *pick_process(json_object *doc, const char *region, const char *key)
+/* Interns the event names (the processes' totals) and region names in
+ * order of appearance. */
+static void job__index(struct agg_jobdoc *j, struct hs_strtab *regions,
+		       struct hs_strtab *events)
 {
-	(void)region;
-	(void)key;
-	return doc;
-}
-
-/* A rank's process-wide region object of that name: looked up in a per
- * document index built once (json-c objects hash their keys). */
-static json_object *pick_region(json_object *doc, const char *region, const char *key)
-{
-	(void)key;
-	return get(get(doc, "_merge_regions"), region);
-}
-
-/* Indexes each document's regions[] by name (a hidden member, never
- * written), and interns event and region names in order of appearance. */
-static void job__index(struct agg_jobdoc *j, struct names *regions, struct names *events)
-{
+	const char *name;
 	bool added;
 
 	for (size_t k = 0; k < j->n; k++) {
-		json_object *doc = j->r[k].doc, *idx = json_object_new_object();
-		json_object *arr = get(doc, "regions");
-		size_t n = arr_len(arr);
+		const struct dr_doc *doc = j->r[k].doc;
 
-		json_object_object_foreach(get(doc, "totals"), ev, val)
-		{
-			(void)val;
-			names__intern(events, ev, &added);
+		for (size_t e = 0; (name = dr_doc__total_event(doc, e)); e++)
+			names__intern(events, name, &added);
+		for (size_t i = 0; i < dr_doc__nregions(doc); i++) {
+			name = dr_region__id(dr_doc__region(doc, i));
+			if (name)
+				names__intern(regions, name, &added);
 		}
-		for (size_t i = 0; i < n; i++) {
-			json_object *reg = json_object_array_get_idx(arr, i);
-			const char *name = get_str(reg, "name", NULL);
-			if (!name)
-				continue;
-			names__intern(regions, name, &added);
-			json_object_object_add(idx, name, json_object_get(reg));
-		}
-		json_object_object_add(doc, "_merge_regions", idx);
 	}
 }
 
-/* {"event": stats, ...} of one key ("totals", "inclusive", "exclusive"). */
-static json_object *event_stats(const struct agg_jobdoc *j, const struct names *events,
-				pick_fn pick, const char *region, const char *key,
+/* {"event": stats, ...} of the process totals (region NULL) or a
+ * region's inclusive or exclusive values. */
+static json_object *event_stats(const struct agg_jobdoc *j, const struct hs_strtab *events,
+				const char *region, enum dr_key which,
 				struct agg_job_sample *buf)
 {
 	json_object *o = json_object_new_object();
 
 	for (size_t e = 0; e < events->n; e++) {
-		json_object *s = rank_stats(j, pick, region, key, events->name[e], buf);
+		struct want w = { region, which, events->name[e] };
+		json_object *s = rank_stats(j, get_value, &w, buf);
+
 		if (s)
 			json_object_object_add(o, events->name[e], s);
 	}
@@ -593,33 +523,31 @@ static json_object *who_thread(const struct agg_jobdoc *j, int k, int64_t tid)
 /* The thread extremes of every region's events in one pass over all the
  * ranks' threads[].regions[] entries: x[region * nevents + event]. */
 static struct extreme *thread_extremes(const struct agg_jobdoc *j,
-				       const struct names *events,
-				       const struct names *regions)
+				       const struct hs_strtab *events,
+				       const struct hs_strtab *regions)
 {
-	struct extreme *x = xcalloc(regions->n * events->n, sizeof(*x));
+	struct extreme *x = agg_xcalloc(regions->n * events->n, sizeof(*x));
 
 	for (size_t k = 0; k < j->n; k++) {
-		json_object *threads = get(j->r[k].doc, "threads");
-		size_t nt = arr_len(threads);
-		for (size_t t = 0; t < nt; t++) {
-			json_object *th = json_object_array_get_idx(threads, t);
-			json_object *regs = get(th, "regions");
-			int64_t tid = json_object_get_int64(get(th, "tid"));
-			size_t nr = arr_len(regs);
-			for (size_t i = 0; i < nr; i++) {
-				json_object *reg = json_object_array_get_idx(regs, i);
-				json_object *inc = get(reg, "inclusive");
-				const char *name = get_str(reg, "name", NULL);
-				long r = name ? names__lookup(regions, name) : -1;
+		const struct dr_doc *doc = j->r[k].doc;
+
+		for (size_t t = 0; t < dr_doc__nthreads(doc); t++) {
+			const struct dr_thread *th = dr_doc__thread(doc, t);
+			int64_t tid = dr_thread__tid(th);
+
+			for (size_t i = 0; i < dr_thread__nregions(th); i++) {
+				const struct dr_region *g = dr_thread__region(th, i);
+				const char *name = dr_region__id(g);
+				long r = name ? hs_strtab__lookup(regions, name) : -1;
+
 				if (r < 0) /* not in regions[]: not a region of the file */
 					continue;
 				for (size_t e = 0; e < events->n; e++) {
-					json_object *v = get(inc, events->name[e]);
-					if (is_number(v))
-						extreme__add(
-							&x[(size_t)r * events->n + e],
-							json_object_get_double(v),
-							(int)k, tid);
+					struct dr_value v;
+
+					if (dr_region__value(g, DR_INCLUSIVE, events->name[e], &v))
+						extreme__add(&x[(size_t)r * events->n + e], v.v,
+							     (int)k, tid);
 				}
 			}
 		}
@@ -629,7 +557,7 @@ static struct extreme *thread_extremes(const struct agg_jobdoc *j,
 
 /* {"event": {"n", "min", "max", "min_at", "max_at"}} over threads. */
 static json_object *extremes_json(const struct agg_jobdoc *j,
-				  const struct names *events, const struct extreme *x)
+				  const struct hs_strtab *events, const struct extreme *x)
 {
 	json_object *o = json_object_new_object();
 
@@ -654,23 +582,9 @@ static json_object *extremes_json(const struct agg_jobdoc *j,
 static json_object *calls_json(const struct agg_jobdoc *j, const char *name,
 			       struct agg_job_sample *buf)
 {
-	struct agg_job_stats s;
-	json_object *o;
-	size_t n = 0;
+	struct want w = { .region = name };
 
-	for (size_t k = 0; k < j->n; k++) {
-		json_object *v = get(pick_region(j->r[k].doc, name, NULL), "calls");
-		if (is_number(v))
-			buf[n++] = (struct agg_job_sample){ json_object_get_double(v),
-							    0, (int)k };
-	}
-	if (!n)
-		return NULL;
-	agg_job__stats(buf, n, &s);
-	o = stats_json(&s);
-	json_object_object_add(o, "min_at", who_rank(j, s.min_who));
-	json_object_object_add(o, "max_at", who_rank(j, s.max_who));
-	return o;
+	return rank_stats(j, get_calls, &w, buf);
 }
 
 /* A region's wall time over the ranks (each rank's summed over its
@@ -679,10 +593,11 @@ static json_object *calls_json(const struct agg_jobdoc *j, const char *name,
 static json_object *wall_stats(const struct agg_jobdoc *j, const char *name,
 			       struct agg_job_sample *buf)
 {
+	struct want win = { name, DR_INCLUSIVE, NULL }, wex = { name, DR_EXCLUSIVE, NULL };
 	json_object *o, *in, *ex;
 
-	in = rank_stats(j, pick_region, name, "wall_ns", "inclusive", buf);
-	ex = rank_stats(j, pick_region, name, "wall_ns", "exclusive", buf);
+	in = rank_stats(j, get_wall, &win, buf);
+	ex = rank_stats(j, get_wall, &wex, buf);
 	if (!in && !ex)
 		return NULL;
 	o = json_object_new_object();
@@ -712,9 +627,12 @@ static bool job__drill(const struct agg_jobdoc *j, struct jobdrill *d)
 
 	*d = (struct jobdrill){ .name = NULL };
 	for (size_t k = 0; k < j->n; k++) {
-		json_object *dd = get(j->r[k].doc, "totals_drilldown");
-		const char *name = get_str(dd, "tree", "topdown");
-		const char *m = get_str(get(j->r[k].doc, "presets"), "model", "");
+		const struct dr_drill *dd = dr_doc__drill(j->r[k].doc);
+		const char *name = dd ? dr_drill__get(dd, DR_DRILL_TREE) : NULL;
+		const char *m = dr_doc__model(j->r[k].doc);
+
+		name = name ? name : "topdown";
+		m = m ? m : "";
 
 		if (!dd)
 			continue;
@@ -750,18 +668,18 @@ static bool job__drill(const struct agg_jobdoc *j, struct jobdrill *d)
 	return true;
 }
 
-/* The member of vals that holds tree event ev: its alias or its spec in
- * any case, as the offline tool matches them. */
-static const char *job__drill_key(json_object *vals, const struct tree_event *ev)
+/* The event name of rank k's totals (region NULL) or region values that
+ * holds tree event ev: its alias or its spec in any case, as the offline
+ * tool matches them. */
+static const char *job__drill_key(const struct dr_doc *doc, const struct dr_region *g,
+				  enum dr_key which, const struct tree_event *ev)
 {
-	if (!vals || !json_object_is_type(vals, json_type_object))
-		return NULL;
-	json_object_object_foreach(vals, k, v)
-	{
-		(void)v;
+	const char *k;
+
+	for (size_t i = 0; (k = g ? dr_region__event(g, which, i) : dr_doc__total_event(doc, i));
+	     i++)
 		if (!strcmp(k, ev->alias) || !strcasecmp(k, ev->spec))
 			return k;
-	}
 	return NULL;
 }
 
@@ -770,83 +688,90 @@ static const char *job__drill_key(json_object *vals, const struct tree_event *ev
 static void job__drill_absent(const struct agg_jobdoc_rank *r,
 			      const struct tree_event *ev, char *why, size_t len)
 {
-	json_object *evs = get(r->doc, "events");
+	for (size_t i = 0; i < dr_doc__nevents(r->doc); i++) {
+		struct dr_event e;
 
-	for (size_t i = 0; i < arr_len(evs); i++) {
-		json_object *e = arr_at(evs, i);
-
-		if (!strcasecmp(get_str(e, "name", ""), ev->spec) &&
-		    !strcmp(get_str(e, "status", ""), "dropped")) {
+		dr_doc__event(r->doc, i, &e);
+		if (!strcasecmp(e.name ? e.name : "", ev->spec) &&
+		    !strcmp(e.status, "dropped")) {
 			snprintf(why, len, "rank %d: event '%s' dropped: %s",
-				 r->rank, ev->spec, get_str(e, "reason", "?"));
+				 r->rank, ev->spec, e.reason ? e.reason : "?");
 			return;
 		}
 	}
 	snprintf(why, len, "rank %d: event '%s' not in its results", r->rank, ev->spec);
 }
 
-/* Rank k's count of ev in parent's `key` object, with its standard error
- * (what the job's sums carry, job.c): from the `_multiplexed` sibling, or,
- * for the process totals, which have none, the threads' errors combined
- * as independent, as the rank's own totals_drilldown does.  *has_err
- * turns false when an estimate has no error figure.  false with why when
- * the rank has no number. */
-static bool job__drill_rank(const struct agg_jobdoc *j, size_t k,
-			    json_object *parent, const char *key,
-			    const struct tree_event *ev, struct agg_job_sample *s,
-			    bool *has_err, char *why, size_t len)
+/* The threads' errors of a process total, combined as independent:
+ * *has_err turns false when an estimate has no error figure. */
+static double job__drill_threads_err(const struct dr_doc *doc, const char *name,
+				     bool *has_err)
+{
+	double se = 0;
+
+	for (size_t i = 0; i < dr_doc__nthreads(doc); i++) {
+		struct dr_value y;
+
+		dr_thread__total(dr_doc__thread(doc, i), name, &y);
+		if (!y.mux)
+			continue;
+		if (y.se >= 0)
+			se = hs_hypot(se, y.se);
+		else
+			*has_err = false;
+	}
+	return se;
+}
+
+/* Rank k's count of ev in its totals (g NULL) or region g's values, with
+ * its standard error (what the job's sums carry, job.c): from the
+ * `_multiplexed` sibling, or, for the process totals, which have none,
+ * the threads' errors combined as independent, as the rank's own
+ * totals_drilldown does.  *has_err turns false when an estimate has no
+ * error figure.  false with why when the rank has no number. */
+static bool job__drill_rank(const struct agg_jobdoc *j, size_t k, const struct dr_region *g,
+			    enum dr_key which, const struct tree_event *ev,
+			    struct agg_job_sample *s, bool *has_err, char *why, size_t len)
 {
 	const struct agg_jobdoc_rank *r = &j->r[k];
-	json_object *vals = get(parent, key), *x, *m, *threads;
-	const char *name = job__drill_key(vals, ev);
-	char muxkey[64];
-	bool totals;
+	const char *name = job__drill_key(r->doc, g, which, ev);
+	struct dr_value x;
+	bool m, out;
 
 	if (!name) {
 		job__drill_absent(r, ev, why, len);
 		return false;
 	}
-	snprintf(muxkey, sizeof(muxkey), "%s_multiplexed", key);
-	x = get(vals, name);
-	if (x && json_object_is_type(x, json_type_object))
-		x = get(x, "sum");
-	m = get(get(parent, muxkey), name);
-	totals = parent == r->doc && strcmp(key, "totals") == 0;
-	threads = get(r->doc, "threads");
+	if (g)
+		dr_region__value(g, which, name, &x);
+	else
+		dr_doc__total(r->doc, name, &x);
+	m = x.mux;
+	out = x.out;
 	/* the process totals have no _multiplexed entry: a thread's tells */
-	for (size_t i = 0; !m && !is_number(x) && totals && i < arr_len(threads); i++)
-		m = get(get(arr_at(threads, i), "totals_multiplexed"), name);
-	if (!is_number(x)) {
+	for (size_t i = 0; !m && !x.has && !g && i < dr_doc__nthreads(r->doc); i++) {
+		struct dr_value y;
+
+		dr_thread__total(dr_doc__thread(r->doc, i), name, &y);
+		m = y.mux;
+		out = y.out;
+	}
+	if (!x.has) {
 		snprintf(why, len, "rank %d: event '%s' %s", r->rank, ev->spec,
-			 m && get_int(m, "running", -1) == 0 ?
-				 "multiplexed out (never on a counter)" :
-				 "not counted (null in its results)");
+			 m && out ? "multiplexed out (never on a counter)" :
+				    "not counted (null in its results)");
 		return false;
 	}
-	*s = (struct agg_job_sample){ json_object_get_double(x), 0, (int)k };
-	if (m) {
-		json_object *se = get(m, "stderr");
-
-		if (is_number(se))
-			s->stderr_ = json_object_get_double(se);
+	*s = (struct agg_job_sample){ x.v, 0, (int)k };
+	if (x.mux) {
+		if (x.se >= 0)
+			s->stderr_ = x.se;
 		else
 			*has_err = false;
 		return true;
 	}
-	if (!totals)
-		return true;
-	for (size_t i = 0; i < arr_len(threads); i++) {
-		json_object *tm = get(get(arr_at(threads, i), "totals_multiplexed"),
-				      name);
-		json_object *se = get(tm, "stderr");
-
-		if (!tm)
-			continue;
-		if (is_number(se))
-			s->stderr_ = hs_hypot(s->stderr_, json_object_get_double(se));
-		else
-			*has_err = false;
-	}
+	if (!g)
+		s->stderr_ = job__drill_threads_err(r->doc, name, has_err);
 	return true;
 }
 
@@ -855,7 +780,7 @@ static bool job__drill_rank(const struct agg_jobdoc *j, size_t k,
  * event is known only when each of those ranks has a number for it, a
  * partial sum would mix the ranks' shares. */
 static void job__drill_scope(const struct agg_jobdoc *j, const struct jobdrill *d,
-			     json_object *out, pick_fn pick, const char *region,
+			     json_object *out, const char *region, enum dr_key which,
 			     const char *key, struct agg_job_sample *buf)
 {
 	struct tree_input in[TREE_MAX_EVENTS];
@@ -880,11 +805,11 @@ static void job__drill_scope(const struct agg_jobdoc *j, const struct jobdrill *
 
 		why[e][0] = '\0';
 		for (size_t k = 0; k < j->n && !why[e][0]; k++) {
-			json_object *parent = pick(j->r[k].doc, region, NULL);
+			const struct dr_region *g = region ? rank_region(j, k, region) : NULL;
 
-			if (parent &&
-			    job__drill_rank(j, k, parent, key, &t->ev[e], &buf[n],
-					    &has_err, why[e], sizeof(why[e])))
+			if ((g || !region) &&
+			    job__drill_rank(j, k, g, which, &t->ev[e], &buf[n], &has_err,
+					    why[e], sizeof(why[e])))
 				n++;
 		}
 		in[e] = (struct tree_input){ .why = NULL };
@@ -902,7 +827,7 @@ static void job__drill_scope(const struct agg_jobdoc *j, const struct jobdrill *
 	agg_drill__write(out, key, t, d->name, d->level, in);
 }
 
-static json_object *region_json(const struct agg_jobdoc *j, const struct names *events,
+static json_object *region_json(const struct agg_jobdoc *j, const struct hs_strtab *events,
 				const char *name, const struct extreme *x,
 				const struct jobdrill *d, struct agg_job_sample *buf)
 {
@@ -910,19 +835,17 @@ static json_object *region_json(const struct agg_jobdoc *j, const struct names *
 	int present = 0;
 
 	for (size_t k = 0; k < j->n; k++)
-		present += pick_region(j->r[k].doc, name, NULL) != NULL;
+		present += rank_region(j, k, name) != NULL;
 	json_object_object_add(o, "name", json_object_new_string(name));
 	json_object_object_add(o, "ranks", json_object_new_int(present));
 	json_object_object_add(o, "calls", calls_json(j, name, buf));
 	json_object_object_add(o, "inclusive",
-			       event_stats(j, events, pick_region, name,
-					   "inclusive", buf));
+			       event_stats(j, events, name, DR_INCLUSIVE, buf));
 	json_object_object_add(o, "exclusive",
-			       event_stats(j, events, pick_region, name,
-					   "exclusive", buf));
+			       event_stats(j, events, name, DR_EXCLUSIVE, buf));
 	if (d->name) {
-		job__drill_scope(j, d, o, pick_region, name, "inclusive", buf);
-		job__drill_scope(j, d, o, pick_region, name, "exclusive", buf);
+		job__drill_scope(j, d, o, name, DR_INCLUSIVE, "inclusive", buf);
+		job__drill_scope(j, d, o, name, DR_EXCLUSIVE, "exclusive", buf);
 	}
 	json_object_object_add(o, "wall_ns", wall_stats(j, name, buf));
 	json_object_object_add(o, "threads", extremes_json(j, events, x));
@@ -949,9 +872,9 @@ static json_object *ranks_json(const struct agg_jobdoc *j, json_object **incompl
 		json_object_object_add(o, "end", json_object_new_string(r->end));
 		json_object_object_add(
 			o, "wall_ns",
-			json_object_get(get(get(r->doc, "process"), "wall_ns")));
+			json_object_get(dr_doc__as_written(r->doc, DR_WRITTEN_WALL)));
 		json_object_object_add(o, "totals",
-				       json_object_get(get(r->doc, "totals")));
+				       json_object_get(dr_doc__as_written(r->doc, DR_WRITTEN_TOTALS)));
 		json_object_array_add(arr, o);
 		if (!r->complete)
 			json_object_array_add(*incomplete,
@@ -988,12 +911,12 @@ static json_object *missing_json(const struct agg_jobdoc *j, int *size)
 
 json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 {
-	struct names regions = { 0 }, events = { 0 };
+	struct hs_strtab regions = { 0 }, events = { 0 };
 	json_object *doc = json_object_new_object(), *info = json_object_new_object();
 	json_object *dup = job__number(j), *incomplete, *missing, *hosts, *arr;
-	struct agg_job_sample *buf = xcalloc(j->n, sizeof(*buf));
-	struct names hostnames = { 0 };
-	struct jobdrill *drill = xcalloc(1, sizeof(*drill));
+	struct agg_job_sample *buf = agg_xcalloc(j->n, sizeof(*buf));
+	struct hs_strtab hostnames = { 0 };
+	struct jobdrill *drill = agg_xcalloc(1, sizeof(*drill));
 	struct extreme *x;
 	const char *jobid = NULL;
 	bool added;
@@ -1028,14 +951,12 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 	for (size_t e = 0; e < events.n; e++)
 		json_object_array_add(arr, json_object_new_string(events.name[e]));
 	json_object_object_add(doc, "totals",
-			       event_stats(j, &events, pick_process, NULL, "totals",
-					   buf));
+			       event_stats(j, &events, NULL, DR_TOTALS, buf));
 	if (job__drill(j, drill))
-		job__drill_scope(j, drill, doc, pick_process, NULL, "totals", buf);
+		job__drill_scope(j, drill, doc, NULL, DR_TOTALS, "totals", buf);
 	/* The ranks' process wall times: who ran longest, the spread. */
 	json_object_object_add(doc, "wall_ns",
-			       rank_stats(j, pick_process, NULL, "process",
-					  "wall_ns", buf));
+			       rank_stats(j, get_wall, &(struct want){ .region = NULL }, buf));
 	x = thread_extremes(j, &events, &regions);
 	arr = json_object_new_array();
 	for (size_t i = 0; i < regions.n; i++)
@@ -1045,9 +966,9 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 	free(x);
 	free(buf);
 	free(drill);
-	names__free(&regions);
-	names__free(&events);
-	names__free(&hostnames);
+	hs_strtab__free(&regions);
+	hs_strtab__free(&events);
+	hs_strtab__free(&hostnames);
 	return doc;
 }
 
@@ -1056,7 +977,7 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 int agg_jobdoc__write(const char *path, const char *text, char *err, size_t errlen)
 {
 	size_t len = strlen(path) + 32, n = strlen(text);
-	char *tmp = xrealloc(NULL, len);
+	char *tmp = agg_xrealloc(NULL, len);
 	int fd, rc = -1;
 	FILE *f;
 

@@ -1,6 +1,6 @@
 /* jobdoc.h - the job document (docs/schema.md, "Job document"): the
  * results of a job's processes, one per rank, reduced to one document by
- * one code path, for the offline merge (tools/hpcshim-merge.c) and the
+ * one code path, for the offline merge (tools/cmd_merge.c) and the
  * in-job reduction at MPI_Finalize (preload/mpi/).
  */
 #ifndef HPCSHIM_AGGREGATE_JOBDOC_H
@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 struct json_object;
+struct dr_doc;
 struct tree;
 
 /* The stall tree `name` for a libpfm4 model, or NULL: the job document's
@@ -21,7 +22,7 @@ typedef const struct tree *(*agg_jobdoc_tree_fn)(void *ctx, const char *name,
 /* One process's result document and what identifies it. */
 struct agg_jobdoc_rank {
 	char *path; /* the file it came from, or NULL (received in the job) */
-	struct json_object *doc;
+	struct dr_doc *doc;
 	int rank, size;
 	const char *host, *end, *job; /* strings of doc */
 	int pid, generation;
@@ -42,6 +43,12 @@ struct agg_jobdoc {
  * hpcshim process result, then false).  file: where it came from, or
  * NULL. */
 bool agg_jobdoc__add(struct agg_jobdoc *j, struct json_object *doc, const char *file);
+/* The same for a document read (aggregate/docread.h; taken, freed when
+ * refused): 0, or its dr_doc__check_partial verdict (DR_NO_SCHEMA,
+ * DR_SCHEMA: not a process result, a job document included; DR_LAYOUT: a
+ * damaged one, why says how). */
+int agg_jobdoc__take(struct agg_jobdoc *j, struct dr_doc *doc, const char *file, char *why,
+		     size_t len);
 /* One job at a time: keeps the ranks of job want, or of the only job the
  * inputs hold; the others (another job's, or with no job id beside a job)
  * go to ignored_files.  Inputs with no job id at all all stay.  0, with

@@ -303,5 +303,92 @@ t.ok(r["change"] == 1000 and r["verdict"] == "exact" and r["significant"] is Non
 p = hs("diff", a1)
 t.ok(p.returncode == 2 and "usage: hpcshim diff" in p.stderr, "diff with one input: usage")
 
+# ---- a job document is a whole job: report, html, trace, diff, drilldown ------------------------
+jd = newdir("jobdoc")
+jobfile = os.path.join(jd, "job.json")
+hs("merge", "-o", jobfile, A)
+jobdoc = json.load(open(jobfile))
+p = hs("report", jobfile)
+t.ok(p.returncode == 0 and "regions (inclusive):" in p.stdout and "ranks:" in p.stdout,
+     "report of a job document: its regions over the ranks, then its ranks", p.stdout + p.stderr)
+p = hs("report", "--view", "region", "--format", "json", jobfile)
+rows = {r["region"]: r for r in json.loads(p.stdout)["rows"]} if p.returncode == 0 else {}
+want = jobdoc["regions"][0]
+t.ok(rows.get(want["name"], {}).get("values", {}).get("page-faults", {}).get("value")
+     == want["inclusive"]["page-faults"]["sum"] and rows[want["name"]]["ranks"] == 3
+     and rows[want["name"]]["calls"] == want["calls"]["sum"],
+     "report --view region of a job document: the ranks' sums, calls and ranks", rows)
+p = hs("report", "--view", "rank", "--format", "json", jobfile)
+rows = json.loads(p.stdout)["rows"] if p.returncode == 0 else []
+t.eq([(r["rank"], r["pid"], r["values"]["page-faults"]["value"]) for r in rows],
+     [(r["rank"], r["pid"], r["totals"]["page-faults"]) for r in jobdoc["ranks"]],
+     "report --view rank of a job document: each rank's totals")
+p = hs("report", "--view", "region", "--format", "json", A)
+bydir = {r["region"]: r["values"]["page-faults"]["value"] for r in json.loads(p.stdout)["rows"]}
+p = hs("report", "--view", "region", "--format", "json", jobfile)
+byjob = {r["region"]: r["values"]["page-faults"]["value"] for r in json.loads(p.stdout)["rows"]}
+t.eq(byjob, bydir, "report: a job document's regions = those of its rank files")
+p = hs("html", "-o", os.path.join(jd, "job.html"), jobfile)
+page = open(os.path.join(jd, "job.html")).read() if p.returncode == 0 else ""
+t.ok(p.returncode == 0 and "<dd id=ranks>3</dd>" in page and "id=regions" in page,
+     "html of a job document: three ranks, the regions table", p.stderr)
+p = hs("trace", "-o", os.path.join(jd, "trace.json"), jobfile)
+tr = json.load(open(os.path.join(jd, "trace.json"))) if p.returncode == 0 else {}
+names = sorted(e["args"]["name"] for e in tr.get("traceEvents", []) if e["name"] == "process_name")
+t.eq(names, sorted("rank %d (%s:%d)" % (r["rank"], r["host"], r["pid"]) for r in jobdoc["ranks"]),
+     "trace of a job document: a process per rank")
+p, rows = diffrows(jobfile, A)
+r = rows.get(("touch", "page-faults"), {})
+t.ok(p.returncode == 0 and r.get("a") == r.get("b") == 3000,
+     "diff of a job document and its rank files: the same sums", r)
+# HPCSHIM_MPI_FILES=job leaves the job document alone in the directory
+only = newdir("jobonly")
+shutil.copy(jobfile, os.path.join(only, "hpcshim-job-h-1-j1.json"))
+p = hs("report", "--view", "rank", "--format", "json", only)
+t.ok(p.returncode == 0 and len(json.loads(p.stdout)["rows"]) == 3,
+     "report of a directory with only a job document: its three ranks", p.stderr)
+shutil.copy(jobfile, os.path.join(A, "hpcshim-job-h-1-j1.json"))
+p = hs("report", "--view", "rank", "--format", "json", A)
+t.ok(p.returncode == 0 and len(json.loads(p.stdout)["rows"]) == 3,
+     "a job document next to the rank files is left alone (3 ranks, not 6)", p.stderr)
+os.remove(os.path.join(A, "hpcshim-job-h-1-j1.json"))
+p = hs("drilldown", "--model", "itanium2", "--json", jobfile)
+t.ok(p.returncode == 0 and json.loads(p.stdout)["scopes"][0]["scope"] == "job totals",
+     "drilldown of a job document: the job's totals first", p.stderr)
+
+# ---- damaged files: one line naming the file, no crash, the rest read ------------------------------
+dmg = newdir("damaged")
+base = json.load(open(a1))
+
+
+def damaged(name, change):
+    x = json.loads(json.dumps(base))
+    change(x)
+    path = os.path.join(dmg, name)
+    json.dump(x, open(path, "w"))
+    return path
+
+
+for name, change, what in (
+        ("totals.json", lambda x: x.__setitem__("totals", "x"), '"totals"'),
+        ("rank.json", lambda x: x["process"].__setitem__("rank", 2147483647), '"process.rank"'),
+        ("size.json", lambda x: x["process"].__setitem__("size", 2147483647), '"process.size"')):
+    f = damaged(name, change)
+    for cmd in (["merge"], ["report"], ["trace"], ["html", "-o", os.path.join(dmg, "x.html")],
+                ["drilldown"]):
+        args = cmd + [f] + ([] if cmd == ["drilldown"] else [a1])
+        try:
+            p = hs(*args)
+        except subprocess.TimeoutExpired:
+            t.ok(False, "%s of a damaged file (%s) ends" % (cmd[0], name))
+            continue
+        lines = [l for l in p.stderr.splitlines() if f in l]
+        t.ok(p.returncode in (1, 2) and len(lines) == 1 and what in lines[0],
+             "%s of a damaged file (%s): one line naming it and what is wrong" % (cmd[0], name),
+             p.stderr[-500:])
+f = damaged("series.json", lambda x: x["threads"][0].__setitem__("series", 5))
+p = hs("trace", f)
+t.eq(p.returncode, 0, "trace: a thread's series that is not an object is no crash")
+
 shutil.rmtree(tmp, ignore_errors=True)
 t.done()

@@ -22,7 +22,9 @@
 #include <json-c/json.h>
 
 #include "aggregate/aggregate.h"
+#include "aggregate/docread.h"
 #include "aggregate/jsonutil.h"
+#include "common/strtab.h"
 #include "aggregate/view.h"
 #include "tests/tap.h"
 
@@ -1120,9 +1122,120 @@ static void test_copy_waits(void)
 	}
 }
 
+/* common/strtab: every name once, in order first seen, found again after
+ * the table grew. */
+static void test_strtab(void)
+{
+	struct hs_strtab t = { 0 };
+	char name[32];
+	bool added, ok = true;
+
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 5000; i++) {
+			snprintf(name, sizeof(name), "region-%d", i);
+			ok &= hs_strtab__intern(&t, name, &added) == i && added == !round;
+		}
+	TAP_OK(ok && t.n == 5000, "strtab: 5000 names, each index its order, added once");
+	ok = true;
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "region-%d", i);
+		ok &= hs_strtab__lookup(&t, name) == i && !strcmp(t.name[i], name);
+	}
+	TAP_OK(ok && hs_strtab__lookup(&t, "region-5000") == -1 &&
+		       hs_strtab__lookup(&t, "") == -1,
+	       "strtab: lookups after growth; an absent name is -1");
+	hs_strtab__free(&t);
+	TAP_OK(t.n == 0 && hs_strtab__lookup(&t, "region-1") == -1, "strtab: freed, empty");
+}
+
+static struct dr_doc *doc_of(const char *text)
+{
+	return dr_doc__wrap(json_tokener_parse(text));
+}
+
+/* aggregate/docread: kinds, the layout checked once, typed values that
+ * treat damage as absence. */
+static void test_docread(void)
+{
+	static const char proc[] =
+		"{\"schema\":\"hpcshim/1\",\"process\":{\"pid\":7,\"host\":\"h\",\"rank\":2},"
+		"\"events\":[{\"name\":\"page-faults\",\"status\":\"ok\"}],"
+		"\"totals\":{\"page-faults\":30},\"threads\":[{\"tid\":8,\"series\":5,"
+		"\"totals\":{\"page-faults\":30},\"totals_multiplexed\":{\"page-faults\":"
+		"{\"enabled\":4,\"running\":1,\"stderr\":2.5}}}],"
+		"\"regions\":[{\"name\":\"r\",\"calls\":3,\"inclusive\":{\"page-faults\":"
+		"{\"sum\":10}},\"wall_ns\":{\"inclusive\":5,\"exclusive\":4}}]}";
+	static const char job[] =
+		"{\"schema\":\"hpcshim-job/1\",\"job\":{\"id\":\"j\",\"size\":2},"
+		"\"ranks\":[{\"rank\":0,\"host\":\"a\",\"pid\":1,\"totals\":{\"x\":1}},"
+		"{\"rank\":1,\"host\":\"b\",\"pid\":2,\"totals\":{\"x\":3}}],"
+		"\"events\":[\"x\"],\"totals\":{\"x\":{\"sum\":4,\"sum_stderr\":0.5}},"
+		"\"regions\":[{\"name\":\"r\",\"ranks\":2,\"calls\":{\"sum\":6},"
+		"\"inclusive\":{\"x\":{\"sum\":4}},\"threads\":{\"x\":{\"n\":3}}}]}";
+	struct dr_doc *d = doc_of(proc);
+	struct dr_value v;
+	struct dr_rank rk;
+	char why[256];
+
+	TAP_OK(d && dr_doc__check(d, why, sizeof(why)) == DR_OK && dr_doc__kind(d) == DR_PROCESS,
+	       "docread: a process result checks");
+	dr_doc__rank(d, 0, &rk);
+	TAP_OK(dr_doc__nranks(d) == 1 && rk.rank == 2 && rk.pid == 7 && !strcmp(rk.host, "h"),
+	       "docread: a process is one rank, its own");
+	TAP_OK(dr_thread__total(dr_doc__thread(d, 0), "page-faults", &v) && v.v == 30 && v.mux &&
+		       v.se == 2.5 && v.en == 4 && v.run == 1,
+	       "docread: a thread's total with its _multiplexed entry");
+	TAP_OK(dr_region__value(dr_doc__region(d, 0), DR_INCLUSIVE, "page-faults", &v) &&
+		       v.v == 10 && !v.mux && dr_region__wall(dr_doc__region(d, 0), DR_EXCLUSIVE) == 4,
+	       "docread: a summary region's sum and wall time");
+	TAP_OK(!dr_thread__series(dr_doc__thread(d, 0)) &&
+		       dr_doc__region_named(d, "r") == dr_doc__region(d, 0) &&
+		       !dr_doc__region_named(d, "nope"),
+	       "docread: a series that is not an object is none; regions by name");
+	dr_doc__free(d);
+
+	d = doc_of(job);
+	TAP_OK(d && dr_doc__check(d, why, sizeof(why)) == DR_OK && dr_doc__kind(d) == DR_JOB &&
+		       dr_doc__nranks(d) == 2,
+	       "docread: a job document checks, two ranks");
+	dr_doc__rank(d, 1, &rk);
+	TAP_OK(rk.rank == 1 && !strcmp(rk.host, "b") && dr_doc__rank_value(d, 1, "x", &v) &&
+		       v.v == 3,
+	       "docread: a job's rank and its totals");
+	TAP_OK(dr_doc__total(d, "x", &v) && v.v == 4 && v.se == 0.5 &&
+		       dr_region__calls(dr_doc__region(d, 0)) == 6 &&
+		       dr_region__ranks(dr_doc__region(d, 0)) == 2 &&
+		       dr_region__threads(dr_doc__region(d, 0)) == 3,
+	       "docread: a job's sums, errors, calls, ranks and threads");
+	dr_doc__free(d);
+
+	d = doc_of("{\"schema\":\"hpcshim/1\",\"process\":{},\"events\":[],\"totals\":\"x\","
+		   "\"threads\":[],\"regions\":[]}");
+	TAP_OK(dr_doc__check(d, why, sizeof(why)) == DR_LAYOUT && strstr(why, "\"totals\""),
+	       "docread: totals not an object: %s", why);
+	dr_doc__free(d);
+	d = doc_of("{\"schema\":\"hpcshim/1\",\"process\":{\"size\":2147483647},\"events\":[],"
+		   "\"totals\":{},\"threads\":[],\"regions\":[]}");
+	TAP_OK(dr_doc__check(d, why, sizeof(why)) == DR_LAYOUT && strstr(why, "process.size"),
+	       "docread: an absurd size: %s", why);
+	dr_doc__free(d);
+	d = doc_of("{\"schema\":\"hpcshim/1\",\"process\":{\"rank\":NaN},\"events\":[],"
+		   "\"totals\":{\"x\":NaN,\"y\":Infinity},\"threads\":[],\"regions\":[]}");
+	TAP_OK(d && dr_doc__check(d, why, sizeof(why)) == DR_LAYOUT && strstr(why, "process.rank"),
+	       "docread: a NaN rank: %s", why);
+	TAP_OK(!dr_doc__total(d, "x", &v) && v.present && !dr_doc__total(d, "y", &v),
+	       "docread: NaN and Infinity counts read as absent");
+	dr_doc__free(d);
+	d = doc_of("{\"schema\":\"other/1\"}");
+	TAP_OK(dr_doc__check(d, why, sizeof(why)) == DR_SCHEMA, "docread: another schema");
+	dr_doc__free(d);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_strtab();
+	test_docread();
 	test_json_text();
 	test_count();
 	test_stat();

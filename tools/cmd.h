@@ -9,14 +9,16 @@ int report_main(int argc, char **argv);
 int diff_main(int argc, char **argv);
 int html_main(int argc, char **argv);
 int trace_main(int argc, char **argv);
-/* The programs hpcshim-merge and hpcshim-list became these. */
+/* The programs hpcshim-merge, hpcshim-list and hpcshim-drilldown became
+ * these; tools/alias_*.c are those programs' mains. */
 int merge_main(int argc, char **argv);
 int list_main(int argc, char **argv);
-/* drill's tools/drilldown.c; a stub says "not built" until it is merged. */
 int drilldown_main(int argc, char **argv);
 
-/* The legacy hpcshim-report: its text summary of one result. */
-struct json_object;
-void report__summary(struct json_object *doc);
+/* hpcshim report's summary view of one process result
+ * (tools/report_summary.c), which hpcshim-report, the former program,
+ * prints for each file. */
+struct dr_doc;
+void report__summary(const struct dr_doc *doc);
 
 #endif

@@ -30,9 +30,7 @@
 #include "tools/cmd.h"
 #include "tools/rows.h"
 
-#define TOOL_PROG "hpcshim diff"
-#define TOOL_OOM_STATUS 2
-#include "tools/jsonread.h"
+#include "tools/xalloc.h"
 
 static const char usage_line[] =
 	"usage: hpcshim diff [-r] [--view region|thread|rank] [-e EVENTS] [--all]\n"

@@ -13,7 +13,7 @@
  * drill-down (stacked bars per tree level with error bars) of the process
  * and each region when the results carry it (HPCSHIM_PRESET=topdown), and
  * of the scopes of `hpcshim drilldown --json` output given with
- * --drilldown.  Numbers are the JSON's
+ * --drilldown (tools/html_drill.c).  Numbers are the JSON's
  * (tools/rows.c), each value cell carries it unformatted in data-value.
  */
 #include <getopt.h>
@@ -23,15 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/tree.h"
-#include "presets/preset.h"
-#include "presets/tree_file.h"
 #include "tools/cmd.h"
+#include "tools/html.h"
 #include "tools/rows.h"
 
-#define TOOL_PROG "hpcshim html"
-#define TOOL_OOM_STATUS 2
-#include "tools/jsonread.h"
+#include "tools/xalloc.h"
 
 static const char usage_line[] =
 	"usage: hpcshim html [-o report.html] [--drilldown DRILL.json] FILE|DIR ...\n";
@@ -40,15 +36,7 @@ static FILE *out;
 
 static void esc(const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc(*s, out);
-		}
-	}
+	html__esc(out, s);
 }
 
 static void num(double v, const char *ev)
@@ -97,65 +85,84 @@ static const char css[] =
 	".legend .lab{margin-right:1em;white-space:nowrap}.dlevel{margin:.4em 0 0}"
 	".dnodes td.dname,.dnodes td.na{text-align:left}";
 
-static void header(const struct results *s, const char **ev, size_t nev)
+/* Each host once, in rank order. */
+static void hosts(const struct results *s)
 {
-	json_object *d0 = s->r[0].doc, *p = get(d0, "process"), *cmd = get(p, "command");
-	long long threads = 0;
+	const char **seen = NULL;
+	size_t n = 0;
 
 	for (size_t i = 0; i < s->n; i++)
-		threads += get_int(s->r[i].doc, "thread_count",
-				   (long long)arr_len(get(s->r[i].doc, "threads")));
+		for (size_t k = 0; k < dr_doc__nranks(s->r[i].doc); k++) {
+			struct dr_rank rk;
+			size_t j;
+
+			dr_doc__rank(s->r[i].doc, k, &rk);
+			for (j = 0; j < n && strcmp(rk.host, seen[j]); j++)
+				;
+			if (j < n)
+				continue;
+			if (n)
+				fputs(", ", out);
+			esc(rk.host);
+			seen = xrealloc(seen, (n + 1) * sizeof(*seen));
+			seen[n++] = rk.host;
+		}
+	free(seen);
+}
+
+static void dropped(const struct dr_doc *d0)
+{
+	int nd = 0;
+
+	for (size_t i = 0; i < dr_doc__nevents(d0); i++) {
+		struct dr_event e;
+
+		dr_doc__event(d0, i, &e);
+		if (strcmp(e.status, "dropped"))
+			continue;
+		fputs(nd++ ? "; " : "", out);
+		fputs("<span class=warn>", out);
+		esc(e.name ? e.name : "?");
+		fputs("</span>: ", out);
+		esc(e.error ? e.error : "?");
+		if (e.reason) {
+			fputs(" (", out);
+			esc(e.reason);
+			fputs(")", out);
+		}
+	}
+	if (!nd)
+		fputs("none", out);
+}
+
+static void header(const struct results *s, const char **ev, size_t nev)
+{
+	const struct dr_doc *d0 = s->r[0].doc;
+	long long threads = 0;
+	size_t ranks = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		threads += dr_doc__thread_count(s->r[i].doc);
+		ranks += dr_doc__nranks(s->r[i].doc);
+	}
 	fputs("<h1>hpcshim report: <code>", out);
-	for (size_t i = 0; i < arr_len(cmd); i++) {
+	for (size_t i = 0; i < dr_doc__nargs(d0); i++) {
 		if (i)
 			fputc(' ', out);
-		esc(json_object_get_string(arr_at(cmd, i)));
+		esc(dr_doc__arg(d0, i));
 	}
 	fputs("</code></h1>\n<dl id=header>", out);
 	fputs("<dt>hosts</dt><dd>", out);
-	for (size_t i = 0; i < s->n; i++) {
-		const char *h = get_str(get(s->r[i].doc, "process"), "host", "?");
-		size_t k;
-
-		for (k = 0; k < i && strcmp(h, get_str(get(s->r[k].doc, "process"), "host", "")); k++)
-			;
-		if (k == i) {
-			if (i)
-				fputs(", ", out);
-			esc(h);
-		}
-	}
+	hosts(s);
 	fprintf(out, "</dd><dt>ranks</dt><dd id=ranks>%zu</dd><dt>threads</dt><dd id=threads>"
 		     "%lld</dd><dt>events</dt><dd>",
-		s->n, threads);
+		ranks, threads);
 	for (size_t e = 0; e < nev; e++) {
 		fputs(e ? ", " : "", out);
 		esc(ev[e]);
 	}
 	fputs("</dd><dt>dropped</dt><dd id=dropped>", out);
-	{
-		int nd = 0;
-		json_object *evs = get(d0, "events");
-
-		for (size_t i = 0; i < arr_len(evs); i++) {
-			json_object *e = arr_at(evs, i);
-
-			if (strcmp(get_str(e, "status", ""), "dropped"))
-				continue;
-			fputs(nd++ ? "; " : "", out);
-			fputs("<span class=warn>", out);
-			esc(get_str(e, "name", "?"));
-			fputs("</span>: ", out);
-			esc(get_str(e, "error", "?"));
-			if (get_str(e, "reason", NULL)) {
-				fputs(" (", out);
-				esc(get_str(e, "reason", ""));
-				fputs(")", out);
-			}
-		}
-		if (!nd)
-			fputs("none", out);
-	}
+	dropped(d0);
 	fputs("</dd>", out);
 	if (s->nbad) {
 		fputs("<dt>skipped</dt><dd class=warn>", out);
@@ -198,7 +205,7 @@ static void regions(const struct results *s, const char **ev, size_t nev)
 	      out);
 	for (size_t i = 0; i < in.n; i++) {
 		const struct row *r = &in.r[i];
-		json_object *pc = NULL;
+		struct dr_percall pc = { 0 };
 
 		fputs("<tr><td>", out);
 		esc(r->name);
@@ -208,21 +215,21 @@ static void regions(const struct results *s, const char **ev, size_t nev)
 			cell(&r->c[e], ev[e]);
 			cell(&ex.r[i].c[e], ev[e]);
 		}
-		for (size_t f = 0; f < s->n && !pc; f++)
-			pc = get(results__region(s->r[f].doc, r->name), "per_call");
-		if (pc && s->n == 1) {
-			const char *pe = get_str(pc, "event", "?");
-			double a, b, c;
+		for (size_t f = 0; f < s->n && !pc.present; f++) {
+			const struct dr_region *g = dr_doc__region_named(s->r[f].doc, r->name);
 
-			results__num(get(pc, "min"), &a);
-			results__num(get(pc, "mean"), &b);
-			results__num(get(pc, "max"), &c);
+			if (g)
+				dr_region__percall(g, &pc);
+		}
+		if (pc.present && s->n == 1) {
+			const char *pe = pc.event ? pc.event : "?";
+
 			fputs("<td>", out);
-			num(a, pe);
+			num(pc.min, pe);
 			fputs(" / ", out);
-			num(b, pe);
+			num(pc.mean, pe);
 			fputs(" / ", out);
-			num(c, pe);
+			num(pc.max, pe);
 			fputs(" <small>", out);
 			esc(pe);
 			fputs("</small></td>", out);
@@ -408,18 +415,18 @@ static void series(const struct results *s, const char *ev)
 	int any = 0, k = 0;
 
 	for (size_t f = 0; f < s->n; f++) {
-		json_object *ths = get(s->r[f].doc, "threads");
+		const struct dr_doc *doc = s->r[f].doc;
 
-		for (size_t i = 0; i < arr_len(ths); i++) {
-			json_object *se = get(arr_at(ths, i), "series"), *t = get(se, "t"),
-				    *v = get(se, ev);
+		for (size_t i = 0; i < dr_doc__nthreads(doc); i++) {
+			const struct dr_series *se = dr_thread__series(dr_doc__thread(doc, i));
+			size_t n = dr_series__len(se, ev);
 			double x;
 
-			for (size_t j = 0; j < arr_len(t) && j < arr_len(v); j++) {
+			for (size_t j = 0; j < n; j++) {
 				any = 1;
-				if (results__num(arr_at(t, j), &x) && x > tmax)
+				if (dr_series__t(se, j, &x) && x > tmax)
 					tmax = x;
-				if (results__num(arr_at(v, j), &x) && x > vmax)
+				if (dr_series__point(se, ev, j, &x) && x > vmax)
 					vmax = x;
 			}
 		}
@@ -434,19 +441,19 @@ static void series(const struct results *s, const char *ev)
 		     "<text x=560 y=228>%.1f ms</text>\n",
 		rows__is_time(ev) ? vmax / 1e6 : vmax, tmax / 1e6);
 	for (size_t f = 0; f < s->n; f++) {
-		json_object *ths = get(s->r[f].doc, "threads");
+		const struct dr_doc *doc = s->r[f].doc;
 
-		for (size_t i = 0; i < arr_len(ths); i++) {
-			json_object *se = get(arr_at(ths, i), "series"), *t = get(se, "t"),
-				    *v = get(se, ev);
+		for (size_t i = 0; i < dr_doc__nthreads(doc); i++) {
+			const struct dr_thread *th = dr_doc__thread(doc, i);
+			const struct dr_series *se = dr_thread__series(th);
 			double x, y;
 
-			if (!arr_len(v))
+			if (!dr_series__npoints(se, ev))
 				continue;
 			fprintf(out, "<polyline fill=none stroke=\"%s\" data-tid=%lld points=\"",
-				color[k++ % 8], get_int(arr_at(ths, i), "tid", 0));
-			for (size_t j = 0; j < arr_len(t) && j < arr_len(v); j++) {
-				if (!results__num(arr_at(t, j), &x) || !results__num(arr_at(v, j), &y))
+				color[k++ % 8], dr_thread__tid(th) < 0 ? 0 : dr_thread__tid(th));
+			for (size_t j = 0; j < dr_series__len(se, ev); j++) {
+				if (!dr_series__t(se, j, &x) || !dr_series__point(se, ev, j, &y))
 					continue;
 				fprintf(out, "%.1f,%.1f ", 40 + 580 * x / (tmax > 0 ? tmax : 1),
 					210 - 200 * y / (vmax > 0 ? vmax : 1));
@@ -493,377 +500,6 @@ static void coverage(const struct results *s, const char **ev, size_t nev)
 	rows__free(&rs);
 }
 
-/* ---- Drill-down ------------------------------------------------------------
- *
- * A drill-down object (the shim's "<key>_drilldown", or one scope of
- * `hpcshim drilldown --json` given with --drilldown) holds each node's
- * value, error, reason and over flag; the tree (presets/tree_file.c, found
- * by the object's tree name and the results' model) gives the structure:
- * parents, units, the base of each share.  Per level, the shares of one
- * base are one stacked bar; a node with no value is listed with its
- * reason, never drawn as 0.
- */
-#define DD_W 560.0 /* width of a full bar: a share of 1 */
-
-struct dnode {
-	const char *id, *name, *unit, *reason;
-	int parent, depth, group; /* group: index of the bar, -1 none */
-	bool known, has_err, base;
-	double v, err, q, qerr; /* q: the share drawn, qerr its error */
-	int over;               /* 1, 0, -1 unknown or no threshold */
-};
-
-struct dview {
-	const char *title, *bneck, *why, *setting;
-	int n;
-	struct dnode *d;
-};
-
-static struct tree_table dd_trees;
-static int dd_loaded;
-
-static const struct tree *dd__tree(const char *name, const char *model)
-{
-	char path[8192], m[128];
-
-	if (!dd_loaded) {
-		dd_loaded = 1;
-		pmu_preset__search_path(getenv("HPCSHIM_PRESET_PATH"), path, sizeof(path));
-		pmu_tree_table__init(&dd_trees);
-		pmu_tree_table__load_path(&dd_trees, path, NULL, NULL);
-	}
-	if (!model)
-		return NULL;
-	snprintf(m, sizeof(m), "%s", model);
-	m[strcspn(m, " ")] = '\0'; /* the offline JSON lists the tree's models */
-	return pmu_tree_table__find(&dd_trees, name ? name : "topdown", m);
-}
-
-static int dd__find(const struct dview *w, const char *id)
-{
-	for (int i = 0; id && i < w->n; i++)
-		if (!strcmp(w->d[i].id, id))
-			return i;
-	return -1;
-}
-
-/* The nodes of one object, their structure from t (NULL: the offline
- * JSON's parents and units only), and the share each bar draws: a node's
- * value over its base (the nearest ancestor marked base, else the root)
- * as common/tree.c computes it, or a root fraction as it is. */
-static void dd__build(struct dview *w, json_object *nodes, const struct tree *t)
-{
-	int ng = 0, gbase[TREE_MAX_NODES * 2], gdepth[TREE_MAX_NODES * 2];
-
-	w->n = (int)arr_len(nodes);
-	w->d = xrealloc(NULL, sizeof(*w->d) * (size_t)(w->n ? w->n : 1));
-	for (int i = 0; i < w->n; i++) {
-		json_object *o = arr_at(nodes, i), *ov = get(o, "over");
-		struct dnode *d = &w->d[i];
-		int k = t ? hs_tree__node(t, get_str(o, "id", "")) : -1;
-
-		*d = (struct dnode){ .id = get_str(o, "id", "?"), .group = -1, .over = -1 };
-		d->name = get_str(o, "name", k >= 0 ? t->node[k].name : "");
-		d->unit = get_str(o, "unit", k >= 0 ? t->node[k].unit : "");
-		d->base = k >= 0 && t->node[k].base;
-		d->known = results__num(get(o, "value"), &d->v);
-		d->has_err = d->known && results__num(get(o, "error"), &d->err);
-		d->reason = get_str(o, "reason", d->known ? NULL : "no value");
-		if (ov && json_object_is_type(ov, json_type_boolean))
-			d->over = json_object_get_boolean(ov);
-		d->parent = dd__find(w, get_str(o, "parent",
-						 k >= 0 && t->node[k].parent >= 0 ?
-							 t->node[t->node[k].parent].id :
-							 NULL));
-		d->depth = d->parent >= 0 ? w->d[d->parent].depth + 1 : 0;
-	}
-	for (int i = 0; i < w->n; i++) {
-		struct dnode *d = &w->d[i];
-		int p = d->parent, g;
-
-		while (p >= 0 && !w->d[p].base && w->d[p].parent >= 0)
-			p = w->d[p].parent;
-		if (!d->known)
-			continue;
-		if (p >= 0 && w->d[p].known && w->d[p].v != 0 &&
-		    !strcmp(w->d[p].unit, d->unit)) {
-			d->q = d->v / w->d[p].v;
-			d->qerr = d->has_err ? d->err / fabs(w->d[p].v) : 0;
-		} else if (d->parent < 0 && !strcmp(d->unit, "fraction")) {
-			p = -1;
-			d->q = d->v;
-			d->qerr = d->has_err ? d->err : 0;
-		} else {
-			continue;
-		}
-		if (d->q < 0 || !isfinite(d->q))
-			continue; /* a negative share is no segment: the table has it */
-		for (g = 0; g < ng && (gbase[g] != p || gdepth[g] != d->depth); g++)
-			;
-		if (g == ng) {
-			gbase[ng] = p;
-			gdepth[ng++] = d->depth;
-		}
-		d->group = g;
-	}
-}
-
-static void dd__pct(double q)
-{
-	fprintf(out, "%.1f%%", 100 * q);
-}
-
-/* One stacked bar: the nodes of group g, scaled to 1 or their sum. */
-static void dd__bar(const struct dview *w, int g)
-{
-	static const char *const color[] = { "#2e86c1", "#e67e22", "#27ae60", "#8e44ad",
-					     "#c0392b", "#17a589", "#d4ac0d", "#566573" };
-	double sum = 0, x = 0, scale;
-	int first = -1, k = 0, base = -1;
-
-	for (int i = 0; i < w->n; i++)
-		if (w->d[i].group == g) {
-			sum += w->d[i].q;
-			if (first < 0)
-				first = i;
-		}
-	for (base = w->d[first].parent;
-	     base >= 0 && !w->d[base].base && w->d[base].parent >= 0;)
-		base = w->d[base].parent;
-	if (w->d[first].parent < 0)
-		base = -1;
-	scale = sum > 1 ? sum : 1;
-	fprintf(out, "<p class=dlevel>level %d: ", w->d[first].depth + 1);
-	if (base >= 0) {
-		fputs("shares of <b>", out);
-		esc(w->d[base].id);
-		fputs("</b>", out);
-	} else {
-		fputs("fractions of the whole", out);
-	}
-	if (sum > 1.0005) /* more than rounding */
-		fprintf(out, " (they add up to %.1f%%: drawn to that sum)", 100 * sum);
-	fprintf(out, "</p>\n<svg class=dbar width=%.0f height=30 role=img data-level=%d "
-		     "data-scale=\"%.17g\">",
-		DD_W + 20, w->d[first].depth + 1, scale);
-	for (int i = 0; i < w->n; i++) {
-		const struct dnode *d = &w->d[i];
-		double wd = DD_W * d->q / scale;
-
-		if (d->group != g)
-			continue;
-		fprintf(out, "<rect class=seg x=%.3f y=4 width=%.3f height=18 fill=\"%s\"%s "
-			     "data-id=\"",
-			x, wd, color[k % 8], d->over == 1 ? " stroke=\"#000\" stroke-width=2" : "");
-		esc(d->id);
-		fprintf(out, "\" data-share=\"%.17g\"><title>", d->q);
-		esc(d->id);
-		fputs(" ", out);
-		dd__pct(d->q);
-		fputs("</title></rect>", out);
-		if (wd > 48) {
-			fprintf(out, "<text x=%.1f y=17 fill=\"#fff\">", x + 3);
-			dd__pct(d->q);
-			fputs("</text>", out);
-		}
-		if (d->qerr > 0) /* value +- error, at the segment's end */
-			fprintf(out, "<line class=err data-id=\"%s\" x1=%.3f x2=%.3f y1=13 y2=13 "
-				     "stroke=\"#000\"/><line x1=%.3f x2=%.3f y1=8 y2=18 "
-				     "stroke=\"#000\"/><line x1=%.3f x2=%.3f y1=8 y2=18 "
-				     "stroke=\"#000\"/>",
-				d->id, x + wd - DD_W * d->qerr / scale,
-				x + wd + DD_W * d->qerr / scale, x + wd - DD_W * d->qerr / scale,
-				x + wd - DD_W * d->qerr / scale, x + wd + DD_W * d->qerr / scale,
-				x + wd + DD_W * d->qerr / scale);
-		x += wd;
-		k++;
-	}
-	fputs("</svg>\n<p class=legend>", out);
-	k = 0;
-	for (int i = 0; i < w->n; i++) {
-		const struct dnode *d = &w->d[i];
-
-		if (d->group != g)
-			continue;
-		fprintf(out, "<span class=lab data-id=\"%s\"><span style=\"color:%s\">&#x25A0;</span> ",
-			d->id, color[k++ % 8]);
-		esc(d->id);
-		fputs(" ", out);
-		dd__pct(d->q);
-		if (d->qerr > 0) {
-			fputs(" &plusmn;&nbsp;", out);
-			dd__pct(d->qerr);
-		}
-		if (d->over == 1)
-			fputs(" <b class=over>over</b>", out);
-		fputs("</span> ", out);
-	}
-	fputs("</p>\n", out);
-}
-
-static void dd__section(const struct dview *w, int idx)
-{
-	int ngroup = -1, known = 0;
-
-	for (int i = 0; i < w->n; i++) {
-		known += w->d[i].known;
-		if (w->d[i].group > ngroup)
-			ngroup = w->d[i].group;
-	}
-	fprintf(out, "<section class=drill id=drill-%d data-scope=\"", idx);
-	esc(w->title);
-	fputs("\"><h3>", out);
-	esc(w->title);
-	fputs("</h3>\n", out);
-	if (!known) {
-		/* Nothing to draw: say why, once per distinct reason. */
-		fputs("<p class=why>No node could be evaluated, so nothing is drawn: ", out);
-		for (int i = 0; i < w->n; i++) {
-			int k;
-
-			for (k = 0; k < i && strcmp(w->d[k].reason, w->d[i].reason); k++)
-				;
-			if (k < i)
-				continue;
-			fputs(i ? "; " : "", out);
-			esc(w->d[i].reason);
-		}
-		fputs(".</p>\n", out);
-	} else if (w->bneck) {
-		fputs("<p class=bneck>bottleneck: <b>", out);
-		esc(w->bneck);
-		fputs("</b>", out);
-		if (w->why) {
-			fputs("; next step: ", out);
-			esc(w->why);
-		}
-		if (w->setting) {
-			fputs(" &mdash; run with <code class=setting>", out);
-			esc(w->setting);
-			fputs("</code>", out);
-		}
-		fputs("</p>\n", out);
-	} else {
-		fputs("<p class=bneck>bottleneck: none over its threshold</p>\n", out);
-	}
-	for (int g = 0; g <= ngroup; g++)
-		dd__bar(w, g);
-	fputs("<table class=dnodes><tr><th>node</th><th>name</th><th>value</th>"
-	      "<th>share</th><th>unit</th><th>over</th></tr>\n",
-	      out);
-	for (int i = 0; i < w->n; i++) {
-		const struct dnode *d = &w->d[i];
-
-		fprintf(out, "<tr class=%s data-id=\"", d->known ? "dnode" : "dnull");
-		esc(d->id);
-		fprintf(out, "\"><td style=\"padding-left:%.1fem\">", 0.5 + 1.2 * d->depth);
-		esc(d->id);
-		fputs("</td><td class=dname>", out);
-		esc(d->name);
-		fputs("</td>", out);
-		if (!d->known) {
-			fputs("<td colspan=4 class=na>null: <span class=reason>", out);
-			esc(d->reason);
-			fputs("</span></td>", out);
-		} else {
-			fprintf(out, "<td data-value=\"%.17g\">%.4g", d->v, d->v);
-			if (d->has_err && d->err > 0)
-				fprintf(out, " &plusmn;&nbsp;%.2g", d->err);
-			fputs("</td>", out);
-			if (d->group >= 0) {
-				fputs("<td>", out);
-				dd__pct(d->q);
-				fputs("</td>", out);
-			} else {
-				fputs("<td class=na>-</td>", out);
-			}
-			fputs("<td>", out);
-			esc(d->unit);
-			fprintf(out, "</td><td>%s</td>",
-				d->over == 1 ? "<b class=over>over</b>" :
-				d->over == 0 ? "no" : "-");
-		}
-		fputs("</tr>\n", out);
-	}
-	fputs("</table></section>\n", out);
-}
-
-/* The shim's "<key>_drilldown" object in the results. */
-static void dd__object(json_object *dd, const char *model, const char *title, int *idx)
-{
-	struct dview w = { .title = title };
-	json_object *nx = get(dd, "next");
-
-	if (!dd)
-		return;
-	dd__build(&w, get(dd, "nodes"), dd__tree(get_str(dd, "tree", NULL), model));
-	w.bneck = get_str(dd, "bottleneck", NULL);
-	w.why = get_str(nx, "why", NULL);
-	w.setting = get_str(nx, "setting", NULL);
-	if (w.setting && !*w.setting)
-		w.setting = NULL;
-	dd__section(&w, (*idx)++);
-	free(w.d);
-}
-
-/* Stacked bars of the process's and each region's (inclusive) drill-down
- * in the results, then of the offline JSON's scopes (but the exclusive
- * ones). */
-static void drilldown(const struct results *s, json_object *offline)
-{
-	json_object *scopes = get(offline, "scopes");
-	int idx = 0, any = 0;
-	char title[512];
-
-	for (size_t f = 0; f < s->n; f++)
-		any |= get(s->r[f].doc, "totals_drilldown") != NULL;
-	if (!any && !offline)
-		return;
-	fputs("<h2>Drill-down</h2>\n<p>Per level of the stall tree, the shares of "
-	      "its nodes as stacked bars (a share is of the nearest base node above, "
-	      "else of the whole); error bars are value &plusmn; the propagated "
-	      "standard error; <b>over</b>: above the node's threshold (outlined). "
-	      "A node with no value is listed with its reason, never drawn.</p>\n",
-	      out);
-	for (size_t f = 0; f < s->n; f++) {
-		json_object *doc = s->r[f].doc, *regs = get(doc, "regions");
-		const char *model = get_str(get(doc, "presets"), "model", NULL);
-		char who[64] = "";
-
-		if (s->n > 1)
-			snprintf(who, sizeof(who), "rank %lld: ",
-				 get_int(get(doc, "process"), "rank", (long long)f));
-		snprintf(title, sizeof(title), "%sprocess", who);
-		dd__object(get(doc, "totals_drilldown"), model, title, &idx);
-		for (size_t i = 0; i < arr_len(regs); i++) {
-			json_object *r = arr_at(regs, i);
-
-			snprintf(title, sizeof(title), "%sregion %s (inclusive)", who,
-				 get_str(r, "name", "?"));
-			dd__object(get(r, "inclusive_drilldown"), model, title, &idx);
-		}
-	}
-	for (size_t i = 0; i < arr_len(scopes); i++) {
-		json_object *sc = arr_at(scopes, i), *b = get(sc, "bottleneck");
-		const char *name = get_str(sc, "scope", "?");
-		struct dview w = { .title = title };
-		size_t len = strlen(name);
-
-		if (len > 10 && !strcmp(name + len - 10, " exclusive"))
-			continue;
-		snprintf(title, sizeof(title), "%s (offline, tree %s)", name,
-			 get_str(offline, "tree", "?"));
-		dd__build(&w, get(sc, "nodes"),
-			  dd__tree(get_str(offline, "tree", NULL),
-				   get_str(offline, "models", NULL)));
-		w.bneck = get_str(b, "id", NULL);
-		w.why = get_str(b, "next_step", NULL);
-		w.setting = get_str(b, "run_next", NULL);
-		dd__section(&w, idx++);
-		free(w.d);
-	}
-}
-
 int html_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -873,7 +509,7 @@ int html_main(int argc, char **argv)
 		{ 0, 0, 0, 0 },
 	};
 	const char *path = NULL, **ev, *ddpath = NULL;
-	json_object *dd = NULL;
+	struct dr_doc *dd = NULL;
 	struct results s;
 	size_t nev;
 	int opt, rc;
@@ -903,20 +539,19 @@ int html_main(int argc, char **argv)
 		return 2;
 	}
 	if (ddpath) {
-		dd = json_object_from_file(ddpath);
-		if (!dd || !json_object_is_type(get(dd, "scopes"), json_type_array)) {
+		char why[256];
+
+		dd = dr_doc__load(ddpath, why, sizeof(why));
+		if (!dd || !dr_doc__is_offline(dd)) {
 			fprintf(stderr, "hpcshim html: %s: not the output of `hpcshim "
 					"drilldown --json`\n",
 				ddpath);
-			json_object_put(dd);
+			dr_doc__free(dd);
 			return 2;
 		}
 	}
-	if (!results__load(&s, "hpcshim html", argc - optind, argv + optind)) {
-		fprintf(stderr, "hpcshim html: no result could be read\n");
-		results__free(&s);
+	if (results__open(&s, "hpcshim html", argc - optind, argv + optind) < 0)
 		return 2;
-	}
 	out = path ? fopen(path, "w") : stdout;
 	if (!out) {
 		perror(path);
@@ -938,15 +573,14 @@ int html_main(int argc, char **argv)
 		series(&s, ev[0]);
 	}
 	coverage(&s, ev, nev);
-	drilldown(&s, dd);
+	html__drilldown(out, &s, dd);
 	fputs("<p><small>hpcshim " PACKAGE_VERSION "</small></p>\n</body></html>\n", out);
 	rc = (path ? fclose(out) : fflush(out)) != 0;
 	if (rc)
 		fprintf(stderr, "hpcshim html: %s: cannot write\n", path ? path : "stdout");
 	free(ev);
-	json_object_put(dd);
-	if (dd_loaded)
-		pmu_tree_table__free(&dd_trees);
+	dr_doc__free(dd);
+	html__drilldown_free();
 	rc = rc || s.nbad ? 2 : 0;
 	results__free(&s);
 	return rc;

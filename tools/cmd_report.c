@@ -4,9 +4,10 @@
  *                       [--top N] [-e EVENTS] [--exclusive]
  *                       [--format text|csv|json|markdown] FILE|DIR ...
  *
- * One result and no view: the summary hpcshim-report printed (header,
- * totals, regions, metrics, threads).  Several, or a view: the rows of the
- * view over all the results (tools/rows.c), each event's value with its
+ * One process result and no view: its summary (tools/report_summary.c:
+ * header, totals, regions, metrics, threads).  Several, a job document (a
+ * whole job), or a view: the rows of the view over all the results
+ * (tools/rows.c), each event's value with its
  * standard error and coverage where it was multiplexed, the wall time
  * when the results have it.  CSV is perf stat -x's shape: one line per
  * row and event, value,unit,event,pcnt-running,stderr after the row's
@@ -22,9 +23,7 @@
 #include "tools/cmd.h"
 #include "tools/rows.h"
 
-#define TOOL_PROG "hpcshim report"
-#define TOOL_OOM_STATUS 2
-#include "tools/jsonread.h"
+#include "tools/xalloc.h"
 
 enum format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_MD };
 
@@ -588,21 +587,30 @@ int report_main(int argc, char **argv)
 		fputs(usage_line, stderr);
 		return 2;
 	}
-	if (!results__load(&s, "hpcshim report", argc - optind, argv + optind)) {
-		fprintf(stderr, "hpcshim report: no result could be read\n");
-		results__free(&s);
+	if (results__open(&s, "hpcshim report", argc - optind, argv + optind) < 0)
 		return 2;
-	}
 	nall = results__events(&s, &all);
 	nev = pick_events(all, nall, evlist, &ev);
 	if (!view)
-		view = f == FMT_TEXT && s.n == 1 && !sort && !top && !evlist && !exclusive ?
-			       "summary" : s.n > 1 && f == FMT_TEXT ? "all" : "region";
+		view = f == FMT_TEXT && s.n == 1 && !sort && !top && !evlist && !exclusive &&
+				       dr_doc__kind(s.r[0].doc) == DR_PROCESS ?
+			       "summary" :
+		       (s.n > 1 || dr_doc__kind(s.r[0].doc) == DR_JOB) && f == FMT_TEXT ? "all" :
+											 "region";
 	if (!strcmp(view, "summary")) {
 		for (size_t i = 0; i < s.n; i++) {
 			if (s.n > 1)
 				printf("%s==> %s <==\n", i ? "\n" : "", s.r[i].path);
-			report__summary(s.r[i].doc);
+			if (dr_doc__kind(s.r[i].doc) == DR_PROCESS) {
+				report__summary(s.r[i].doc);
+				continue;
+			}
+			/* a job document: its regions over the ranks, its ranks */
+			struct results one = { .r = &s.r[i], .n = 1, .prog = s.prog };
+
+			print_view(&one, VIEW_REGION, ev, nev, exclusive, sort, top, f, sep, 1);
+			putchar('\n');
+			print_view(&one, VIEW_RANK, ev, nev, exclusive, NULL, 0, f, sep, 1);
 		}
 	} else if (!strcmp(view, "all")) {
 		/* a job: the regions over every rank, then the ranks */

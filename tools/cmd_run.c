@@ -41,9 +41,8 @@
 #include "tools/results.h"
 #include "tools/rows.h"
 
-#define TOOL_PROG "hpcshim run"
-#define TOOL_OOM_STATUS 125
-#include "tools/jsonread.h"
+#define XALLOC_STATUS 125 /* run's own failures, as a shell's 125 */
+#include "tools/xalloc.h"
 
 #ifndef HPCSHIM_LIBDIR
 #define HPCSHIM_LIBDIR "/usr/local/lib"
@@ -192,36 +191,40 @@ static int run__name_of(const char *name, pid_t pid)
 
 /* The child's result: the file of its pid with the highest exec
  * generation (the image that ran last). */
-static json_object *run__result(const char *dir, pid_t pid, char *path, size_t len)
+static struct dr_doc *run__result(const char *dir, pid_t pid, char *path, size_t len)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	json_object *best = NULL;
+	struct dr_doc *best = NULL;
 	long long gen = -1;
 
 	if (!d)
 		return NULL;
 	while ((e = readdir(d))) {
-		char p[PATH_MAX];
-		json_object *doc;
+		char p[PATH_MAX], why[256];
+		struct dr_doc *doc;
+		struct dr_rank rk;
 		long long g;
 
 		if (!run__name_of(e->d_name, pid))
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		doc = json_object_from_file(p);
-		if (!doc || get_int(get(doc, "process"), "pid", -1) != pid) {
-			json_object_put(doc);
+		doc = dr_doc__load(p, why, sizeof(why));
+		if (!doc)
+			continue;
+		dr_doc__rank(doc, 0, &rk);
+		if (rk.pid != pid) {
+			dr_doc__free(doc);
 			continue;
 		}
-		g = get_int(get(doc, "process"), "exec_generation", 0);
+		g = dr_doc__generation(doc);
 		if (g > gen) {
-			json_object_put(best);
+			dr_doc__free(best);
 			best = doc;
 			gen = g;
 			snprintf(path, len, "%s", p);
 		} else {
-			json_object_put(doc);
+			dr_doc__free(doc);
 		}
 	}
 	closedir(d);
@@ -248,52 +251,50 @@ static void run__grouped(char *buf, size_t len, long long v)
 
 /* The share of the time event ev was counted, over the threads (perf
  * stat's "(xx.xx%)"); -1 when it always was. */
-static double run__coverage(json_object *doc, const char *ev)
+static double run__coverage(const struct dr_doc *doc, const char *ev)
 {
-	json_object *threads = get(doc, "threads");
-	double en = 0, ru = 0, v;
+	double en = 0, ru = 0;
 	int any = 0;
 
-	for (size_t i = 0; i < arr_len(threads); i++) {
-		json_object *th = arr_at(threads, i), *m;
+	for (size_t i = 0; i < dr_doc__nthreads(doc); i++) {
+		struct dr_value x;
 
-		m = get(get(th, "totals_multiplexed"), ev);
-		if (m) {
+		dr_thread__total(dr_doc__thread(doc, i), ev, &x);
+		if (x.mux) {
 			any = 1;
-			if (results__num(get(m, "enabled"), &v))
-				en += v;
-			if (results__num(get(m, "running"), &v))
-				ru += v;
+			en += x.en;
+			ru += x.run;
 		}
 	}
 	return any && en > 0 ? ru / en : -1;
 }
 
-static void run__summary(json_object *doc, const char *path, char **argv, double elapsed)
+static void run__summary(const struct dr_doc *doc, const char *path, char **argv,
+			 double elapsed)
 {
-	json_object *evs = get(doc, "events"), *tot = get(doc, "totals");
-	double v;
-
 	fprintf(stderr, "\n Performance counter stats for '");
 	for (int i = 0; argv[i]; i++)
 		fprintf(stderr, "%s%s", i ? " " : "", argv[i]);
 	fprintf(stderr, "' (hpcshim: %s):\n\n", path);
-	for (size_t i = 0; i < arr_len(evs); i++) {
-		json_object *e = arr_at(evs, i);
-		const char *name = get_str(e, "name", "?");
-		json_object *val = get(tot, name);
-		double cov;
+	for (size_t i = 0; i < dr_doc__nevents(doc); i++) {
+		struct dr_event e;
+		struct dr_value x;
+		const char *name;
+		double cov, v;
 		char num[48];
 
-		if (strcmp(get_str(e, "status", ""), "ok") != 0) {
+		dr_doc__event(doc, i, &e);
+		name = e.name ? e.name : "?";
+		if (strcmp(e.status, "ok") != 0) {
 			fprintf(stderr, "   %18s      %s (%s)\n", "<not supported>", name,
-				get_str(e, "error", "dropped"));
+				e.error ? e.error : "dropped");
 			continue;
 		}
-		if (!results__num(val, &v)) {
+		if (!dr_doc__total(doc, name, &x)) {
 			fprintf(stderr, "   %18s      %s\n", "<not counted>", name);
 			continue;
 		}
+		v = x.v;
 		cov = run__coverage(doc, name);
 		if (rows__is_time(name)) {
 			snprintf(num, sizeof(num), "%.2f", v / 1e6);
@@ -303,7 +304,7 @@ static void run__summary(json_object *doc, const char *path, char **argv, double
 					(int)(strlen(name) < 30 ? 30 - strlen(name) : 1), "",
 					v / 1e9 / elapsed);
 		} else {
-			run__grouped(num, sizeof(num), json_object_get_int64(val));
+			run__grouped(num, sizeof(num), (long long)v);
 			fprintf(stderr, "   %18s      %s", num, name);
 		}
 		if (cov >= 0)
@@ -312,8 +313,7 @@ static void run__summary(json_object *doc, const char *path, char **argv, double
 	}
 	fprintf(stderr, "\n   %18.9f seconds time elapsed\n", elapsed);
 	fprintf(stderr, "   %zu regions, %lld threads: hpcshim report %s\n\n",
-		arr_len(get(doc, "regions")),
-		get_int(doc, "thread_count", (long long)arr_len(get(doc, "threads"))), path);
+		dr_doc__nregions(doc), dr_doc__thread_count(doc), path);
 }
 
 /* ---- run ----------------------------------------------------------------- */
@@ -500,7 +500,7 @@ int run_main(int argc, char **argv)
 		return run__exec_failed(argv[optind], e);
 	if (!quiet && !uncounted) {
 		const char *dir = getenv("HPCSHIM_OUTPUT");
-		json_object *doc;
+		struct dr_doc *doc;
 
 		if (!dir || !*dir)
 			dir = ".";
@@ -510,7 +510,7 @@ int run_main(int argc, char **argv)
 		else
 			fprintf(stderr, "hpcshim run: no result file of pid %d in %s\n",
 				(int)pid, dir);
-		json_object_put(doc);
+		dr_doc__free(doc);
 	}
 	if (WIFSIGNALED(status))
 		return run__die_by(WTERMSIG(status));

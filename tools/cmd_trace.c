@@ -24,9 +24,7 @@
 #include "tools/cmd.h"
 #include "tools/results.h"
 
-#define TOOL_PROG "hpcshim trace"
-#define TOOL_OOM_STATUS 2
-#include "tools/jsonread.h"
+#include "tools/xalloc.h"
 
 static const char usage_line[] = "usage: hpcshim trace [-o trace.json] FILE|DIR ...\n";
 
@@ -91,19 +89,17 @@ static double us(double ns, double t0)
 	return round((ns - t0)) / 1e3;
 }
 
-static void trace__thread(struct evs *e, json_object *th, int pid, double t0)
+/* The thread's name, its sort index and its region spans. */
+static void trace__spans(struct evs *e, const struct dr_thread *th, int pid, double t0)
 {
-	long long tid = get_int(th, "tid", 0), omp = get_int(th, "omp_thread", -1);
-	json_object *tr = get(th, "trace"), *recs = get(tr, "records");
-	json_object *series = get(th, "series");
-	const char *evname = get_str(tr, "event", NULL);
-	double start = (double)get_int(th, "start_ns", 0);
+	long long tid = dr_thread__tid(th), omp = dr_thread__omp(th);
+	const char *evname = dr_thread__trace_event(th);
 	char name[256];
 	int n;
 
 	n = snprintf(name, sizeof(name), "tid %lld", tid);
-	if (get_str(th, "name", NULL))
-		n += snprintf(name + n, sizeof(name) - (size_t)n, " %s", get_str(th, "name", ""));
+	if (dr_thread__name(th))
+		n += snprintf(name + n, sizeof(name) - (size_t)n, " %s", dr_thread__name(th));
 	if (omp >= 0)
 		snprintf(name + n, sizeof(name) - (size_t)n, " (OpenMP %lld)", omp);
 	evs__add(e, meta("thread_name", pid, tid, "name", json_object_new_string(name)), 0, 0,
@@ -111,58 +107,93 @@ static void trace__thread(struct evs *e, json_object *th, int pid, double t0)
 	evs__add(e, meta("thread_sort_index", pid, tid, "sort_index",
 			 json_object_new_int64(omp >= 0 ? omp : tid)),
 		 0, 0, 0);
-	for (size_t i = 0; i < arr_len(recs); i++) {
-		json_object *r = arr_at(recs, i), *o = json_object_new_object();
-		json_object *args = json_object_new_object();
-		double b = (double)get_int(r, "begin_ns", 0), en = (double)get_int(r, "end_ns", 0);
+	for (size_t i = 0; i < dr_thread__nspans(th); i++) {
+		const struct dr_span *r = dr_thread__span(th, i);
+		json_object *o = json_object_new_object(), *args = json_object_new_object();
+		double b = (double)dr_span__begin(r), en = (double)dr_span__end(r);
 		double ts = us(b, t0), dur = us(en, t0) - ts;
 
 		json_object_object_add(o, "ph", json_object_new_string("X"));
-		json_object_object_add(o, "name",
-				       json_object_new_string(get_str(r, "region", "?")));
+		json_object_object_add(o, "name", json_object_new_string(dr_span__region(r)));
 		json_object_object_add(o, "cat", json_object_new_string("region"));
 		json_object_object_add(o, "pid", json_object_new_int(pid));
 		json_object_object_add(o, "tid", json_object_new_int64(tid));
 		json_object_object_add(o, "ts", json_object_new_double(ts));
 		json_object_object_add(o, "dur", json_object_new_double(dur));
 		if (evname)
-			json_object_object_add(args, evname,
-					       json_object_get(get(r, "delta")));
-		json_object_object_add(args, "depth", json_object_get(get(r, "depth")));
+			json_object_object_add(args, evname, json_object_get(dr_span__delta(r)));
+		json_object_object_add(args, "depth", json_object_get(dr_span__depth(r)));
 		json_object_object_add(o, "args", args);
 		evs__add(e, o, ts, dur, 1);
 	}
-	if (!series)
-		return;
-	json_object_object_foreach(series, key, val)
-	{
-		json_object *t = get(series, "t");
+}
+
+/* The thread's counter tracks from its series. */
+static void trace__series(struct evs *e, const struct dr_thread *th, int pid, double t0)
+{
+	const struct dr_series *se = dr_thread__series(th);
+	double start = (double)dr_thread__start_ns(th);
+	long long tid = dr_thread__tid(th);
+	const char *key;
+
+	for (size_t k = 0; se && (key = dr_series__event(se, k)); k++) {
 		double prev = 0;
 
-		if (!json_object_is_type(val, json_type_array) || !strcmp(key, "t"))
-			continue;
-		for (size_t i = 0; i < arr_len(val) && i < arr_len(t); i++) {
-			json_object *o = json_object_new_object(), *args = json_object_new_object();
+		for (size_t i = 0; i < dr_series__len(se, key); i++) {
+			json_object *o, *args;
 			double ts = us(start + prev, t0), v;
 			char cname[200];
 
-			prev = (double)json_object_get_int64(arr_at(t, i));
-			if (!results__num(arr_at(val, i), &v)) {
-				json_object_put(o);
-				json_object_put(args);
+			dr_series__t(se, i, &prev);
+			prev = (double)(long long)prev;
+			if (!dr_series__point(se, key, i, &v))
 				continue;
-			}
+			o = json_object_new_object();
+			args = json_object_new_object();
 			snprintf(cname, sizeof(cname), "%s tid %lld", key, tid);
 			json_object_object_add(o, "ph", json_object_new_string("C"));
 			json_object_object_add(o, "name", json_object_new_string(cname));
 			json_object_object_add(o, "pid", json_object_new_int(pid));
 			json_object_object_add(o, "tid", json_object_new_int64(tid));
 			json_object_object_add(o, "ts", json_object_new_double(ts));
-			json_object_object_add(args, "value", json_object_get(arr_at(val, i)));
+			json_object_object_add(args, "value",
+					       json_object_get(dr_series__json(se, key, i)));
 			json_object_object_add(o, "args", args);
 			evs__add(e, o, ts, 0, 1);
 		}
 	}
+}
+
+/* A process per rank: a process result's own, or each of a job
+ * document's (which keeps no threads: the processes are named, empty). */
+static int trace__doc(struct evs *e, const struct result *r, double t0)
+{
+	const struct dr_doc *doc = r->doc;
+	int spans = 0;
+
+	for (size_t k = 0; k < dr_doc__nranks(doc); k++) {
+		struct dr_rank rk;
+		int rank, pid;
+		char name[300];
+
+		dr_doc__rank(doc, k, &rk);
+		rank = dr_doc__kind(doc) == DR_JOB ? rk.rank : r->rank;
+		pid = rank + 1;
+		snprintf(name, sizeof(name), "rank %d (%s:%lld)", rank, rk.host, rk.pid);
+		evs__add(e, meta("process_name", pid, -1, "name", json_object_new_string(name)),
+			 0, 0, 0);
+		evs__add(e, meta("process_sort_index", pid, -1, "sort_index",
+				 json_object_new_int(rank)),
+			 0, 0, 0);
+	}
+	for (size_t k = 0; k < dr_doc__nthreads(doc); k++) {
+		const struct dr_thread *th = dr_doc__thread(doc, k);
+
+		spans += dr_thread__has_trace(th);
+		trace__spans(e, th, r->rank + 1, t0);
+		trace__series(e, th, r->rank + 1, t0);
+	}
+	return spans;
 }
 
 int trace_main(int argc, char **argv)
@@ -195,34 +226,16 @@ int trace_main(int argc, char **argv)
 		fputs(usage_line, stderr);
 		return 2;
 	}
-	if (!results__load(&s, "hpcshim trace", argc - optind, argv + optind)) {
-		fprintf(stderr, "hpcshim trace: no result could be read\n");
-		results__free(&s);
+	if (results__open(&s, "hpcshim trace", argc - optind, argv + optind) < 0)
 		return 2;
-	}
 	for (size_t i = 0; i < s.n; i++) {
-		double st = (double)get_int(get(s.r[i].doc, "process"), "start_ns", 0);
+		double st = dr_doc__start_ns(s.r[i].doc);
 
 		if (t0 < 0 || st < t0)
 			t0 = st;
 	}
-	for (size_t i = 0; i < s.n; i++) {
-		json_object *p = get(s.r[i].doc, "process"), *ths = get(s.r[i].doc, "threads");
-		int pid = s.r[i].rank + 1;
-		char name[300];
-
-		snprintf(name, sizeof(name), "rank %d (%s:%lld)", s.r[i].rank,
-			 get_str(p, "host", "?"), get_int(p, "pid", -1));
-		evs__add(&e, meta("process_name", pid, -1, "name", json_object_new_string(name)),
-			 0, 0, 0);
-		evs__add(&e, meta("process_sort_index", pid, -1, "sort_index",
-				  json_object_new_int(s.r[i].rank)),
-			 0, 0, 0);
-		for (size_t k = 0; k < arr_len(ths); k++) {
-			spans += get(arr_at(ths, k), "trace") != NULL;
-			trace__thread(&e, arr_at(ths, k), pid, t0);
-		}
-	}
+	for (size_t i = 0; i < s.n; i++)
+		spans += trace__doc(&e, &s.r[i], t0);
 	if (!spans)
 		fprintf(stderr, "hpcshim trace: no region spans: the results have no "
 				"threads[].trace (run with hpcshim run --trace N, or HPCSHIM_TRACE=N)\n");

@@ -1,6 +1,6 @@
 /* hpcshim.c - the one command: hpcshim SUBCOMMAND [ARGS...].
  *
- * Each subcommand is a file of its own (tools/cmd_*.c, the former
+ * Each subcommand is a file of its own (tools/cmd_<name>.c, the former
  * programs' mains); this file only picks one.  hpcshim-report, -merge and
  * -list remain as aliases for one release.
  */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "tools/cmd.h"
-#include "tools/drilldown.h"
+#include "tools/cmd.h"
 
 static const struct subcommand {
 	const char *name;

@@ -13,9 +13,7 @@
 
 #include "tools/results.h"
 
-#define TOOL_PROG "hpcshim"
-#define TOOL_OOM_STATUS 2
-#include "tools/jsonread.h"
+#include "tools/xalloc.h"
 
 static void results__skip(struct results *s, const char *path, const char *why)
 {
@@ -27,84 +25,59 @@ static void results__skip(struct results *s, const char *path, const char *why)
 	s->nbad++;
 }
 
-/* 1 when doc can be read: an hpcshim process result with the members the
- * subcommands walk.  A newer or older version of the schema is read for
- * what it has; the line says so. */
-static int check_doc(struct results *s, const char *path, json_object *doc,
-		     char *why, size_t len)
+/* 1 when the document can be read (docread.c checks it); a newer or
+ * older version of the schema is read for what it has, and the line says
+ * so. */
+static int check_doc(struct results *s, const char *path, struct dr_doc *doc, char *why,
+		     size_t len)
 {
-	static const struct {
-		const char *key;
-		json_type type;
-	} need[] = {
-		{ "process", json_type_object }, { "events", json_type_array },
-		{ "totals", json_type_object },  { "threads", json_type_array },
-		{ "regions", json_type_array },
-	};
-	const char *schema = get_str(doc, "schema", NULL);
+	bool known;
+	const char *schema;
 
-	if (!json_object_is_type(doc, json_type_object) || !schema) {
-		snprintf(why, len, "not an hpcshim result (no \"schema\")");
+	if (dr_doc__check(doc, why, len) != DR_OK)
 		return 0;
-	}
-	if (strncmp(schema, "hpcshim/", 8) != 0) {
-		snprintf(why, len,
-			 "schema \"%.60s\" is not a process result (\"hpcshim/N\")",
-			 schema);
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		if (!json_object_is_type(get(doc, need[i].key), need[i].type)) {
-			snprintf(why, len,
-				 "malformed result: \"%s\" missing or not an %s",
-				 need[i].key, json_type_to_name(need[i].type));
-			return 0;
-		}
-	}
-	if (strcmp(schema, RESULTS_SCHEMA) != 0) {
+	schema = dr_doc__schema(doc, &known);
+	if (!known) {
 		fflush(stdout);
 		fprintf(stderr,
-			"%s: %s: schema \"%.60s\", this tool knows \"" RESULTS_SCHEMA
-			"\": reading the members it knows, the others are not shown\n",
-			s->prog, path, schema);
+			"%s: %s: schema \"%.60s\", this tool knows \"%s\": reading the "
+			"members it knows, the others are not shown\n",
+			s->prog, path, schema,
+			dr_doc__kind(doc) == DR_JOB ? DR_JOB_SCHEMA : RESULTS_SCHEMA);
 	}
 	return 1;
 }
 
-/* A job document (hpcshim-job/N: the in-job one lands beside the rank
- * files, preload/mpi/). */
-static bool is_job_doc(json_object *doc)
-{
-	const char *schema = get_str(doc, "schema", "");
-
-	return strncmp(schema, "hpcshim-job/", 12) == 0;
-}
-
-/* in_dir: found in a directory, where a job document is left alone. */
-static void results__add_file(struct results *s, const char *path, bool in_dir)
+/* in_dir: found in a directory, where a job document (the in-job one
+ * lands beside the rank files, preload/mpi/) is left alone: the rank
+ * files hold the same job.  Named on the command line, it is read.
+ * Returns false for a job document left alone. */
+static bool results__add_file(struct results *s, const char *path, bool in_dir)
 {
 	char why[512];
-	json_object *doc = json_object_from_file(path);
+	struct dr_doc *doc = dr_doc__load(path, why, sizeof(why));
+	struct dr_rank rk;
 
 	if (!doc) {
-		json_load_error(why, sizeof(why));
 		results__skip(s, path, why);
-		return;
+		return true;
 	}
-	if (in_dir && json_object_is_type(doc, json_type_object) && is_job_doc(doc)) {
-		json_object_put(doc);
-		return;
+	if (in_dir && dr_doc__kind(doc) == DR_JOB) {
+		dr_doc__free(doc);
+		return false;
 	}
 	if (!check_doc(s, path, doc, why, sizeof(why))) {
-		json_object_put(doc);
+		dr_doc__free(doc);
 		results__skip(s, path, why);
-		return;
+		return true;
 	}
+	dr_doc__rank(doc, 0, &rk);
 	s->r = xrealloc(s->r, (s->n + 1) * sizeof(*s->r));
 	s->r[s->n].path = xstrdup(path);
 	s->r[s->n].doc = doc;
-	s->r[s->n].rank = (int)get_int(get(doc, "process"), "rank", -1);
+	s->r[s->n].rank = dr_doc__kind(doc) == DR_JOB ? (rk.rank >= 0 ? rk.rank : 0) : rk.rank;
 	s->n++;
+	return true;
 }
 
 static int str_cmp(const void *a, const void *b)
@@ -112,35 +85,56 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A directory stands for the result files in it (hpcshim-*.json, the
- * names the shim publishes): a job document or other JSON next to them
- * is not a process result and is left alone. */
-static void results__add_dir(struct results *s, const char *dir)
+ssize_t results__list_dir(const char *dir, const char *prefix, char ***names)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	char **names = NULL;
-	size_t n = 0;
+	size_t n = 0, plen = strlen(prefix);
 
-	if (!d) {
-		results__skip(s, dir, "cannot open directory");
-		return;
-	}
+	*names = NULL;
+	if (!d)
+		return -1;
 	while ((e = readdir(d))) {
 		size_t len = strlen(e->d_name);
 
-		if (strncmp(e->d_name, "hpcshim-", 8) != 0 || len < 5 ||
+		if (len <= 5 || strncmp(e->d_name, prefix, plen) != 0 ||
 		    strcmp(e->d_name + len - 5, ".json") != 0)
 			continue;
-		names = xrealloc(names, (n + 1) * sizeof(*names));
-		names[n] = xrealloc(NULL, strlen(dir) + len + 2);
-		sprintf(names[n], "%s/%s", dir, e->d_name);
+		*names = xrealloc(*names, (n + 1) * sizeof(**names));
+		(*names)[n] = xrealloc(NULL, strlen(dir) + len + 2);
+		sprintf((*names)[n], "%s/%s", dir, e->d_name);
 		n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), str_cmp);
+	if (n)
+		qsort(*names, n, sizeof(**names), str_cmp);
+	return (ssize_t)n;
+}
+
+/* A directory stands for the result files in it (hpcshim-*.json, the
+ * names the shim publishes): a job document next to them is left alone,
+ * unless the directory has no process result (HPCSHIM_MPI_FILES=job:
+ * the job document is the job). */
+static void results__add_dir(struct results *s, const char *dir)
+{
+	char **names;
+	ssize_t got = results__list_dir(dir, "hpcshim-", &names);
+	size_t n = got > 0 ? (size_t)got : 0, before = s->n;
+	bool none;
+
+	if (got < 0) {
+		results__skip(s, dir, "cannot open directory");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (results__add_file(s, names[i], true)) {
+			free(names[i]);
+			names[i] = NULL; /* kept: the job documents left alone */
+		}
+	none = s->n == before;
 	for (size_t i = 0; i < n; i++) {
-		results__add_file(s, names[i], true);
+		if (names[i] && none)
+			results__add_file(s, names[i], false);
 		free(names[i]);
 	}
 	free(names);
@@ -171,19 +165,33 @@ size_t results__load(struct results *s, const char *prog, int argc, char **argv)
 	}
 	/* Files without a rank follow the highest rank seen, in input order. */
 	for (size_t i = 0; i < s->n; i++)
-		if (s->r[i].rank >= next)
-			next = s->r[i].rank + 1;
+		for (size_t k = 0; k < dr_doc__nranks(s->r[i].doc); k++) {
+			struct dr_rank rk;
+
+			dr_doc__rank(s->r[i].doc, k, &rk);
+			if (rk.rank >= next)
+				next = rk.rank + 1;
+		}
 	for (size_t i = 0; i < s->n; i++)
-		if (s->r[i].rank < 0)
+		if (s->r[i].rank < 0 && dr_doc__kind(s->r[i].doc) == DR_PROCESS)
 			s->r[i].rank = next++;
 	qsort(s->r, s->n, sizeof(*s->r), rank_cmp);
 	return s->n;
 }
 
+int results__open(struct results *s, const char *prog, int argc, char **argv)
+{
+	if (results__load(s, prog, argc, argv))
+		return 0;
+	fprintf(stderr, "%s: no result could be read\n", prog);
+	results__free(s);
+	return -1;
+}
+
 void results__free(struct results *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		json_object_put(s->r[i].doc);
+		dr_doc__free(s->r[i].doc);
 		free(s->r[i].path);
 	}
 	for (size_t i = 0; i < s->nbad; i++) {
@@ -201,21 +209,19 @@ size_t results__events(const struct results *s, const char ***names)
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->n; i++) {
-		json_object *evs = get(s->r[i].doc, "events");
-
-		for (size_t k = 0; k < arr_len(evs); k++) {
-			json_object *e = arr_at(evs, k);
-			const char *name = get_str(e, "name", NULL);
+		for (size_t k = 0; k < dr_doc__nevents(s->r[i].doc); k++) {
+			struct dr_event e;
 			size_t j;
 
-			if (!name || strcmp(get_str(e, "status", ""), "ok") != 0)
+			dr_doc__event(s->r[i].doc, k, &e);
+			if (!e.name || strcmp(e.status, "ok") != 0)
 				continue;
-			for (j = 0; j < n && strcmp(v[j], name) != 0; j++)
+			for (j = 0; j < n && strcmp(v[j], e.name) != 0; j++)
 				;
 			if (j < n)
 				continue;
 			v = xrealloc(v, (n + 1) * sizeof(*v));
-			v[n++] = name;
+			v[n++] = e.name;
 		}
 	}
 	*names = v;
@@ -226,50 +232,4 @@ void results__print_skipped(const struct results *s, void *f)
 {
 	for (size_t i = 0; i < s->nbad; i++)
 		fprintf(f, "skipped: %s (%s)\n", s->bad[i].path, s->bad[i].why);
-}
-
-int results__num(json_object *v, double *out)
-{
-	if (json_object_is_type(v, json_type_int) ||
-	    json_object_is_type(v, json_type_double)) {
-		*out = json_object_get_double(v);
-		return 1;
-	}
-	*out = 0;
-	return 0;
-}
-
-void results__mux(json_object *owner, const char *key, const char *ev, double *se,
-		  double *coverage)
-{
-	char k[64];
-	json_object *m;
-	double v;
-
-	snprintf(k, sizeof(k), "%s_multiplexed", key);
-	m = get(get(owner, k), ev);
-	*se = m && results__num(get(m, "stderr"), &v) ? v : -1;
-	*coverage = m && results__num(get(m, "coverage"), &v) ? v : -1;
-}
-
-double results__wall(json_object *o)
-{
-	json_object *w = get(o, "wall_ns");
-	double v;
-
-	if (results__num(w, &v))
-		return v;
-	if (results__num(get(w, "sum"), &v))
-		return v;
-	return -1;
-}
-
-json_object *results__region(json_object *doc, const char *name)
-{
-	json_object *regs = get(doc, "regions");
-
-	for (size_t i = 0; i < arr_len(regs); i++)
-		if (strcmp(get_str(arr_at(regs, i), "name", ""), name) == 0)
-			return arr_at(regs, i);
-	return NULL;
 }

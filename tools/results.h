@@ -6,8 +6,11 @@
 #define HPCSHIM_TOOLS_RESULTS_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <json-c/json.h>
+
+#include "aggregate/docread.h"
 
 /* The schema this tool was written for; other versions of "hpcshim/N"
  * are read for what they have, with one line saying so. */
@@ -15,8 +18,9 @@
 
 struct result {
 	char *path;
-	json_object *doc; /* the parsed file, layout checked */
-	int rank;         /* process.rank, or the order among rankless files */
+	struct dr_doc *doc; /* a process result or a job document, checked */
+	int rank; /* process.rank, or the order among rankless files; a job
+		     document: its first rank */
 };
 
 struct skipped {
@@ -32,11 +36,19 @@ struct results {
 	const char *prog; /* "hpcshim report": the prefix of the messages */
 };
 
-/* Reads every argument: a result file, or a directory standing for its
- * hpcshim-*.json files (in name order).  A file that cannot be used is
+/* Reads every argument: a result file or a job document, or a directory
+ * standing for its hpcshim-*.json result files (in name order; a job
+ * document there is left alone).  A file that cannot be used is
  * reported as "PROG: FILE: why" and listed in bad; the others are kept,
  * sorted by rank.  Returns the number of usable results. */
 size_t results__load(struct results *s, const char *prog, int argc, char **argv);
+/* The files PREFIX*.json of directory dir as "dir/name", in name order
+ * (allocated, as *names); -1 with errno when it cannot be read. */
+ssize_t results__list_dir(const char *dir, const char *prefix, char ***names);
+
+/* results__load, and when nothing could be read one more line, "PROG: no
+ * result could be read", s freed and -1. */
+int results__open(struct results *s, const char *prog, int argc, char **argv);
 void results__free(struct results *s);
 
 /* Event names with status "ok" over all results, first seen first. */
@@ -44,20 +56,5 @@ size_t results__events(const struct results *s, const char ***names);
 
 /* The skipped files as "skipped: FILE (why)" lines on stream f. */
 void results__print_skipped(const struct results *s, void *f);
-
-/* A count as a double; 0 and false when absent, null or not a number. */
-int results__num(json_object *v, double *out);
-
-/* The standard error and coverage of event ev in owner's key_multiplexed
- * sibling (-1 each when absent: the value is exact). */
-void results__mux(json_object *owner, const char *key, const char *ev, double *stderr_out,
-		  double *coverage);
-
-/* Wall time in ns of an object's "wall_ns" (a number, or an object with a
- * "sum"), -1 when absent. */
-double results__wall(json_object *o);
-
-/* A process summary region by name, NULL when absent. */
-json_object *results__region(json_object *doc, const char *name);
 
 #endif

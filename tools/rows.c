@@ -11,44 +11,35 @@
 #include <string.h>
 
 #include "common/formula.h"
+#include "aggregate/docread.h"
 #include "tools/rows.h"
 
-#define TOOL_PROG "hpcshim"
-#define TOOL_OOM_STATUS 2
-#include "tools/jsonread.h"
+#include "tools/xalloc.h"
 
 int rows__is_time(const char *ev)
 {
 	return strncmp(ev, "task-clock", 10) == 0 || strncmp(ev, "cpu-clock", 9) == 0;
 }
 
-/* Adds value v of ev (owner's key, e.g. "totals") to cell c: the value,
- * and the error and running/enabled of its _multiplexed sibling. */
-static void cell__add(struct cell *c, json_object *owner, const char *key, const char *ev,
-		      json_object *v)
+/* Adds value x to cell c: the value, its error (independent errors add
+ * in squares) and the running/enabled of its _multiplexed entry. */
+static void cell__add(struct cell *c, const struct dr_value *x)
 {
-	char k[64];
-	json_object *m;
-	double d;
-
-	if (!results__num(v, &d))
+	c->mux |= x->mux;
+	if (!x->has)
 		return;
 	if (!c->has) {
 		c->se = -1;
 		c->cov = -1;
 	}
 	c->has = 1;
-	c->v += d;
-	snprintf(k, sizeof(k), "%s_multiplexed", key);
-	m = get(get(owner, k), ev);
-	if (!m)
+	c->v += x->v;
+	if (x->se >= 0)
+		c->se = c->se < 0 ? x->se : sqrt(c->se * c->se + x->se * x->se);
+	if (!x->mux)
 		return;
-	if (results__num(get(m, "stderr"), &d))
-		c->se = c->se < 0 ? d : sqrt(c->se * c->se + d * d);
-	if (results__num(get(m, "enabled"), &d))
-		c->en += d;
-	if (results__num(get(m, "running"), &d))
-		c->run += d;
+	c->en += x->en;
+	c->run += x->run;
 	if (c->en > 0)
 		c->cov = c->run / c->en;
 }
@@ -71,15 +62,10 @@ static struct row *rows__add(struct rowset *rs)
 	return r;
 }
 
-/* Wall time: a number (thread, process), {"sum"}, or a region's
- * {"inclusive", "exclusive"} (which one: exclusive). */
-static void wall__add(struct row *r, json_object *o, int exclusive)
+/* Adds wall time w (ns; -1: none) to row r. */
+static void wall__add(struct row *r, double w)
 {
-	double w = results__wall(o);
-
-	if (w < 0 && !results__num(get(get(o, "wall_ns"),
-				       exclusive ? "exclusive" : "inclusive"),
-				   &w))
+	if (w < 0)
 		return;
 	r->wall = (r->wall < 0 ? 0 : r->wall) + w;
 }
@@ -92,50 +78,55 @@ static struct row *rows__region(struct rowset *rs, const char *name)
 	return NULL;
 }
 
+/* A region's row values: calls, threads, ranks, wall time, events. */
+static void region__add(struct rowset *rs, struct row *r, const struct dr_region *g,
+			enum dr_key key)
+{
+	struct dr_value x;
+
+	r->calls += dr_region__calls(g);
+	wall__add(r, dr_region__wall(g, key));
+	for (size_t e = 0; e < rs->nev; e++) {
+		dr_region__value(g, key, rs->ev[e], &x);
+		cell__add(&r->c[e], &x);
+	}
+}
+
 static void rows__regions(struct rowset *rs, const struct results *s)
 {
-	const char *key = rs->exclusive ? "exclusive" : "inclusive";
+	enum dr_key key = rs->exclusive ? DR_EXCLUSIVE : DR_INCLUSIVE;
 
 	for (size_t f = 0; f < s->n; f++) {
-		json_object *regs = get(s->r[f].doc, "regions");
+		const struct dr_doc *doc = s->r[f].doc;
 
-		for (size_t i = 0; i < arr_len(regs); i++) {
-			json_object *g = arr_at(regs, i);
-			const char *name = get_str(g, "name", "?");
+		for (size_t i = 0; i < dr_doc__nregions(doc); i++) {
+			const struct dr_region *g = dr_doc__region(doc, i);
+			const char *name = dr_region__name(g);
 			struct row *r = rows__region(rs, name);
 
 			if (!r) {
 				r = rows__add(rs);
 				r->name = xstrdup(name);
-				r->src = s->n == 1 ? g : NULL;
 			}
-			r->calls += get_int(g, "calls", 0);
-			r->threads += (int)get_int(g, "threads", 0);
-			r->ranks++;
-			wall__add(r, g, rs->exclusive);
-			for (size_t e = 0; e < rs->nev; e++)
-				cell__add(&r->c[e], g, key, rs->ev[e],
-					  get(get(get(g, key), rs->ev[e]), "sum"));
+			r->threads += (int)dr_region__threads(g);
+			r->ranks += (int)dr_region__ranks(g);
+			region__add(rs, r, g, key);
 		}
 	}
 }
 
 /* ---- the region tree ------------------------------------------------ */
 
-static void percall__merge(struct percall *m, json_object *o)
+static void percall__merge(struct percall *m, const struct dr_percall *o)
 {
-	double n, a, b, c;
-
-	if (!results__num(get(o, "calls"), &n) || n <= 0 ||
-	    !results__num(get(o, "min"), &a) || !results__num(get(o, "mean"), &b) ||
-	    !results__num(get(o, "max"), &c))
+	if (!o->has)
 		return;
-	if (!m->n || a < m->min)
-		m->min = a;
-	if (!m->n || c > m->max)
-		m->max = c;
-	m->mean = (m->mean * (double)m->n + b * n) / ((double)m->n + n);
-	m->n += (long long)n;
+	if (!m->n || o->min < m->min)
+		m->min = o->min;
+	if (!m->n || o->max > m->max)
+		m->max = o->max;
+	m->mean = (m->mean * (double)m->n + o->mean * o->calls) / ((double)m->n + o->calls);
+	m->n += (long long)o->calls;
 }
 
 /* The row of name under row up (-1: the top), made when new. */
@@ -157,24 +148,23 @@ static long tree__child(struct rowset *rs, long up, const char *name, int depth)
 /* The tree row of a thread's region record k: its parent's row first.  A
  * parent named but absent, or a chain longer than the thread's records
  * (not written by hpcshim), puts the record at the top. */
-static long tree__node(struct rowset *rs, json_object *regs, long *memo, size_t k,
+static long tree__node(struct rowset *rs, const struct dr_thread *th, long *memo, size_t k,
 		       size_t hops)
 {
-	json_object *g = arr_at(regs, k);
-	const char *pn = get_str(g, "parent", NULL);
+	const struct dr_region *g = dr_thread__region(th, k);
+	const char *pn = dr_region__parent(g);
+	size_t nr = dr_thread__nregions(th);
 	long up = -1;
 
 	if (memo[k] >= 0)
 		return memo[k];
-	if (pn && hops < arr_len(regs))
-		for (size_t j = 0; j < arr_len(regs); j++)
-			if (j != k &&
-			    strcmp(get_str(arr_at(regs, j), "name", ""), pn) == 0) {
-				up = tree__node(rs, regs, memo, j, hops + 1);
+	if (pn && hops < nr)
+		for (size_t j = 0; j < nr; j++)
+			if (j != k && strcmp(dr_region__name(dr_thread__region(th, j)), pn) == 0) {
+				up = tree__node(rs, th, memo, j, hops + 1);
 				break;
 			}
-	memo[k] = tree__child(rs, up, get_str(g, "name", "?"),
-			      up < 0 ? 0 : rs->r[up].depth + 1);
+	memo[k] = tree__child(rs, up, dr_region__name(g), up < 0 ? 0 : rs->r[up].depth + 1);
 	return memo[k];
 }
 
@@ -211,45 +201,64 @@ static void tree__sort(struct rowset *rs, const long *by)
 	free(where);
 }
 
+/* A thread's region records into the tree. */
+static void tree__thread(struct rowset *rs, const struct dr_thread *th, int f)
+{
+	enum dr_key key = rs->exclusive ? DR_EXCLUSIVE : DR_INCLUSIVE;
+	size_t nr = dr_thread__nregions(th);
+	long *memo = xrealloc(NULL, (nr ? nr : 1) * sizeof(*memo));
+
+	for (size_t k = 0; k < nr; k++)
+		memo[k] = -1;
+	for (size_t k = 0; k < nr; k++) {
+		const struct dr_region *g = dr_thread__region(th, k);
+		long at = tree__node(rs, th, memo, k, 0); /* may move rs->r */
+		struct row *r = &rs->r[at];
+		struct dr_percall pc;
+
+		r->threads++;
+		if (r->last_file != f) {
+			r->ranks++;
+			r->last_file = f;
+		}
+		region__add(rs, r, g, key);
+		dr_region__percall(g, &pc);
+		percall__merge(&r->pc, &pc);
+		if (pc.event && !r->pc_event)
+			r->pc_event = pc.event;
+		dr_region__percall_wall(g, &pc);
+		percall__merge(&r->pc_wall, &pc);
+	}
+	free(memo);
+}
+
+/* A job document keeps no thread's records: its regions at the top. */
+static void tree__job(struct rowset *rs, const struct dr_doc *doc)
+{
+	enum dr_key key = rs->exclusive ? DR_EXCLUSIVE : DR_INCLUSIVE;
+
+	for (size_t i = 0; i < dr_doc__nregions(doc); i++) {
+		const struct dr_region *g = dr_doc__region(doc, i);
+		long at = tree__child(rs, -1, dr_region__name(g), 0); /* may move rs->r */
+		struct row *r = &rs->r[at];
+
+		r->threads += (int)dr_region__threads(g);
+		r->ranks += (int)dr_region__ranks(g);
+		region__add(rs, r, g, key);
+	}
+}
+
 static void rows__tree(struct rowset *rs, const struct results *s)
 {
-	const char *key = rs->exclusive ? "exclusive" : "inclusive";
 	long *by;
 
 	for (size_t f = 0; f < s->n; f++) {
-		json_object *ths = get(s->r[f].doc, "threads");
+		const struct dr_doc *doc = s->r[f].doc;
 
-		for (size_t i = 0; i < arr_len(ths); i++) {
-			json_object *regs = get(arr_at(ths, i), "regions");
-			size_t nr = arr_len(regs);
-			long *memo = xrealloc(NULL, (nr ? nr : 1) * sizeof(*memo));
-
-			for (size_t k = 0; k < nr; k++)
-				memo[k] = -1;
-			for (size_t k = 0; k < nr; k++) {
-				json_object *g = arr_at(regs, k),
-					    *pc = get(g, "per_call");
-				long at = tree__node(rs, regs, memo, k,
-						     0); /* may move rs->r */
-				struct row *r = &rs->r[at];
-
-				r->calls += get_int(g, "calls", 0);
-				r->threads++;
-				if (r->last_file != (int)f) {
-					r->ranks++;
-					r->last_file = (int)f;
-				}
-				wall__add(r, g, rs->exclusive);
-				percall__merge(&r->pc, pc);
-				if (pc && !r->pc_event)
-					r->pc_event = get_str(pc, "event", NULL);
-				percall__merge(&r->pc_wall, get(g, "per_call_wall_ns"));
-				for (size_t e = 0; e < rs->nev; e++)
-					cell__add(&r->c[e], g, key, rs->ev[e],
-						  get(get(g, key), rs->ev[e]));
-			}
-			free(memo);
-		}
+		if (dr_doc__kind(doc) == DR_JOB)
+			tree__job(rs, doc);
+		for (size_t i = 0; i < dr_doc__nthreads(doc); i++)
+			tree__thread(rs, dr_doc__thread(doc, i), (int)f);
 	}
 	by = xrealloc(NULL, (rs->n ? rs->n : 1) * sizeof(*by));
 	for (size_t i = 0; i < rs->n; i++)
@@ -270,60 +279,74 @@ static int tid_cmp(const void *a, const void *b)
 static void rows__threads(struct rowset *rs, const struct results *s)
 {
 	for (size_t f = 0; f < s->n; f++) {
-		json_object *ths = get(s->r[f].doc, "threads");
+		const struct dr_doc *doc = s->r[f].doc;
+		struct dr_rank rk;
 
-		for (size_t i = 0; i < arr_len(ths); i++) {
-			json_object *th = arr_at(ths, i);
+		dr_doc__rank(doc, 0, &rk);
+		for (size_t i = 0; i < dr_doc__nthreads(doc); i++) {
+			const struct dr_thread *th = dr_doc__thread(doc, i);
 			struct row *r = rows__add(rs);
+			struct dr_value x;
 
 			r->rank = s->r[f].rank;
-			r->host = get_str(get(s->r[f].doc, "process"), "host", "?");
-			r->pid = get_int(get(s->r[f].doc, "process"), "pid", -1);
-			r->tid = get_int(th, "tid", -1);
-			r->omp = get_int(th, "omp_thread", -1);
+			r->host = rk.host;
+			r->pid = rk.pid;
+			r->tid = dr_thread__tid(th);
+			r->omp = dr_thread__omp(th);
 			r->threads = 1;
 			r->ranks = 1;
-			r->calls = (long long)arr_len(get(th, "regions"));
-			wall__add(r, th, 0);
-			for (size_t e = 0; e < rs->nev; e++)
-				cell__add(&r->c[e], th, "totals", rs->ev[e],
-					  get(get(th, "totals"), rs->ev[e]));
+			r->calls = (long long)dr_thread__nregions(th);
+			wall__add(r, dr_thread__wall(th));
+			for (size_t e = 0; e < rs->nev; e++) {
+				dr_thread__total(th, rs->ev[e], &x);
+				cell__add(&r->c[e], &x);
+			}
 		}
 	}
 	qsort(rs->r, rs->n, sizeof(*rs->r), tid_cmp);
 }
 
 /* A rank's values are its process totals; their errors and coverage come
- * from its threads' totals (the process totals carry no _multiplexed). */
+ * from its threads' totals (the process totals carry no _multiplexed).  A
+ * job document's ranks: their totals, nothing more. */
+static void rows__rank(struct rowset *rs, const struct dr_doc *doc, size_t k, int rank)
+{
+	struct row *r = rows__add(rs);
+	struct dr_rank rk;
+
+	dr_doc__rank(doc, k, &rk);
+	r->rank = dr_doc__kind(doc) == DR_JOB ? rk.rank : rank;
+	r->host = rk.host;
+	r->pid = rk.pid;
+	r->threads = rk.threads < 0 ? 0 : (int)rk.threads;
+	r->ranks = 1;
+	r->calls = dr_doc__kind(doc) == DR_JOB ? 0 : (long long)dr_doc__nregions(doc);
+	wall__add(r, rk.wall);
+	for (size_t e = 0; e < rs->nev; e++) {
+		struct cell *c = &r->c[e], t = { 0 };
+		struct dr_value x;
+
+		if (!dr_doc__rank_value(doc, k, rs->ev[e], &x))
+			continue;
+		for (size_t i = 0; i < dr_doc__nthreads(doc); i++) {
+			struct dr_value y;
+
+			dr_thread__total(dr_doc__thread(doc, i), rs->ev[e], &y);
+			cell__add(&t, &y);
+		}
+		*c = t;
+		c->has = 1;
+		c->v = x.v;
+		if (!t.has)
+			c->se = c->cov = -1;
+	}
+}
+
 static void rows__ranks(struct rowset *rs, const struct results *s)
 {
-	for (size_t f = 0; f < s->n; f++) {
-		json_object *doc = s->r[f].doc, *ths = get(doc, "threads");
-		struct row *r = rows__add(rs);
-
-		r->rank = s->r[f].rank;
-		r->host = get_str(get(doc, "process"), "host", "?");
-		r->pid = get_int(get(doc, "process"), "pid", -1);
-		r->threads = (int)get_int(doc, "thread_count", (long long)arr_len(ths));
-		r->ranks = 1;
-		r->calls = (long long)arr_len(get(doc, "regions"));
-		wall__add(r, get(doc, "process"), 0);
-		for (size_t e = 0; e < rs->nev; e++) {
-			struct cell *c = &r->c[e], t = { 0 };
-			double d;
-
-			if (!results__num(get(get(doc, "totals"), rs->ev[e]), &d))
-				continue;
-			for (size_t i = 0; i < arr_len(ths); i++)
-				cell__add(&t, arr_at(ths, i), "totals", rs->ev[e],
-					  get(get(arr_at(ths, i), "totals"), rs->ev[e]));
-			*c = t;
-			c->has = 1;
-			c->v = d;
-			if (!t.has)
-				c->se = c->cov = -1;
-		}
-	}
+	for (size_t f = 0; f < s->n; f++)
+		for (size_t k = 0; k < dr_doc__nranks(s->r[f].doc); k++)
+			rows__rank(rs, s->r[f].doc, k, s->r[f].rank);
 }
 
 /* ---- metrics: the presets' formulas over a row's values ------------- */
@@ -341,55 +364,44 @@ const char *rows__metric_name(const struct rowset *rs, size_t k)
 	return rs->mdef[k].name;
 }
 
+static void metrics__set(struct rowset *rs, const struct dr_doc *doc, size_t i)
+{
+	for (size_t k = 0; k < dr_doc__set_nmetrics(doc, i); k++) {
+		const char *fo, *name = dr_doc__set_metric(doc, i, k, &fo);
+		struct metric_def *d;
+		char err[128];
+		size_t m;
+
+		for (m = 0; m < rs->nm && strcmp(rs->mdef[m].name, name); m++)
+			;
+		if (m < rs->nm || !fo)
+			continue;
+		rs->mdef = xrealloc(rs->mdef, (rs->nm + 1) * sizeof(*rs->mdef));
+		d = &rs->mdef[rs->nm];
+		memset(d, 0, sizeof(*d));
+		if (hs_formula__parse(&d->f, fo, err, sizeof(err)) < 0)
+			continue;
+		d->name = name;
+		for (int v = 0; v < d->f.nvars; v++) {
+			d->ev[v] = dr_doc__set_alias(doc, i, d->f.var[v]);
+			d->col[v] = -1;
+			for (size_t e = 0; e < rs->nev; e++)
+				if (strcmp(rs->ev[e], d->ev[v]) == 0)
+					d->col[v] = (int)e;
+			snprintf(d->why[v], sizeof(d->why[v]), "event '%.60s' %s", d->ev[v],
+				 d->col[v] < 0 ? "not shown" : "not counted");
+		}
+		rs->nm++;
+	}
+}
+
 /* Every metric of every set in the results' presets, first definition of
  * a name first; the inputs are the set's aliases of event names. */
 static void metrics__load(struct rowset *rs, const struct results *s)
 {
-	for (size_t f = 0; f < s->n; f++) {
-		json_object *sets = get(get(s->r[f].doc, "presets"), "sets");
-
-		for (size_t i = 0; i < arr_len(sets); i++) {
-			json_object *set = arr_at(sets, i), *ms = get(set, "metrics");
-			json_object *evs = get(set, "events");
-
-			if (!ms || !json_object_is_type(ms, json_type_object))
-				continue;
-			json_object_object_foreach(ms, name, fo)
-			{
-				struct metric_def *d;
-				char err[128];
-				size_t k;
-
-				for (k = 0;
-				     k < rs->nm && strcmp(rs->mdef[k].name, name); k++)
-					;
-				if (k < rs->nm ||
-				    !json_object_is_type(fo, json_type_string))
-					continue;
-				rs->mdef = xrealloc(rs->mdef,
-						    (rs->nm + 1) * sizeof(*rs->mdef));
-				d = &rs->mdef[rs->nm];
-				memset(d, 0, sizeof(*d));
-				if (hs_formula__parse(&d->f, json_object_get_string(fo),
-						      err, sizeof(err)) < 0)
-					continue;
-				d->name = name;
-				for (int v = 0; v < d->f.nvars; v++) {
-					d->ev[v] = get_str(evs, d->f.var[v],
-							   d->f.var[v]);
-					d->col[v] = -1;
-					for (size_t e = 0; e < rs->nev; e++)
-						if (strcmp(rs->ev[e], d->ev[v]) == 0)
-							d->col[v] = (int)e;
-					snprintf(d->why[v], sizeof(d->why[v]),
-						 "event '%.60s' %s", d->ev[v],
-						 d->col[v] < 0 ? "not shown" :
-								 "not counted");
-				}
-				rs->nm++;
-			}
-		}
-	}
+	for (size_t f = 0; f < s->n; f++)
+		for (size_t i = 0; i < dr_doc__nsets(s->r[f].doc); i++)
+			metrics__set(rs, s->r[f].doc, i);
 }
 
 static void metrics__eval(struct rowset *rs)

@@ -20,9 +20,10 @@ struct percall {
 
 /* One event's value in one row.  se: the standard error of a multiplexed
  * estimate (-1: exact or unknown); cov: running/enabled (-1: counted all
- * the time). */
+ * the time); mux: some value behind it was multiplexed (a _multiplexed
+ * entry), counted or not. */
 struct cell {
-	int has;
+	int has, mux;
 	double v, se, cov;
 	double run, en; /* summed running/enabled behind cov */
 };
@@ -47,7 +48,6 @@ struct row {
 	int threads, ranks;
 	double wall; /* ns, -1 when the results have no wall time */
 	struct cell *c; /* one per event of the table */
-	json_object *src; /* region view, one rank: the region; else NULL */
 	int depth;        /* tree: 0 at the top                          */
 	long up;          /* tree: the parent row's index, or -1         */
 	const char *pc_event;       /* tree: per_call's event             */

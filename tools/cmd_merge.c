@@ -1,4 +1,4 @@
-/* hpcshim-merge.c - the result files of a job merged into one job document.
+/* cmd_merge.c - hpcshim merge (and hpcshim-merge, its alias): the result files of a job merged into one job document.
  *
  * Usage: hpcshim-merge [-o OUT.json] [-j JOB] FILE.json|DIR ...
  *
@@ -24,7 +24,6 @@
  * reported as "hpcshim-merge: FILE: reason" and left out; the exit status
  * is 1 then, 2 when nothing could be merged.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -35,16 +34,16 @@
 
 #include <json-c/json.h>
 
+#include "aggregate/docread.h"
 #include "aggregate/jobdoc.h"
 #include "tools/cmd.h"
-#include "common/hash.h"
+#include "tools/results.h"
 #include "presets/preset.h"
 #include "presets/tree_file.h"
 
+#include "tools/xalloc.h"
+
 #define PROG "hpcshim-merge"
-#define TOOL_PROG PROG
-#define TOOL_OOM_STATUS 2
-#include "tools/jsonread.h"
 
 struct job {
 	struct agg_jobdoc d;
@@ -82,9 +81,13 @@ static void job__skip(struct job *j, const char *path, const char *why)
 	j->failed++;
 }
 
+/* A file that is not a process result is named unless found in a
+ * directory (quiet_if_foreign); a damaged one always is. */
 static void job__add_file(struct job *j, const char *path, bool quiet_if_foreign)
 {
-	json_object *doc = json_object_from_file(path);
+	char why[512];
+	struct dr_doc *doc = dr_doc__load(path, why, sizeof(why));
+	int bad;
 
 	if (!doc) {
 		job__skip(j, path,
@@ -92,42 +95,25 @@ static void job__add_file(struct job *j, const char *path, bool quiet_if_foreign
 						     "cannot be read");
 		return;
 	}
-	if (!agg_jobdoc__add(&j->d, doc, path) && !quiet_if_foreign)
+	bad = agg_jobdoc__take(&j->d, doc, path, why, sizeof(why));
+	if (bad == DR_LAYOUT)
+		job__skip(j, path, why);
+	else if (bad && !quiet_if_foreign)
 		job__skip(j, path, "not an hpcshim process result");
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* The *.json files of a directory, in name order, so the result does not
  * depend on the order of readdir(); foreign JSON files are left alone. */
 static void job__add_dir(struct job *j, const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **list = NULL;
-	size_t n = 0, cap = 0;
+	char **list;
+	ssize_t n = results__list_dir(dir, "", &list);
 
-	if (!d) {
+	if (n < 0) {
 		job__skip(j, dir, strerror(errno));
 		return;
 	}
-	while ((de = readdir(d)) != NULL) {
-		size_t len = strlen(de->d_name);
-		if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0)
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 32;
-			list = xrealloc(list, cap * sizeof(*list));
-		}
-		list[n] = xrealloc(NULL, strlen(dir) + len + 2);
-		sprintf(list[n++], "%s/%s", dir, de->d_name);
-	}
-	closedir(d);
-	qsort(list, n, sizeof(*list), name_cmp);
-	for (size_t i = 0; i < n; i++) {
+	for (ssize_t i = 0; i < n; i++) {
 		job__add_file(j, list[i], true);
 		free(list[i]);
 	}

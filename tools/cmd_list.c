@@ -1,4 +1,4 @@
-/* hpcshim-list - which presets and opcode classes this host can count.
+/* cmd_list.c - hpcshim list (and hpcshim-list, its alias): which presets and opcode classes this host can count.
  *
  * Usage: hpcshim-list
  *

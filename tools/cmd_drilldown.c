@@ -1,9 +1,10 @@
-/* drilldown.c - `hpcshim drilldown`: a stall tree evaluated offline, on a
+/* cmd_drilldown.c - `hpcshim drilldown`: a stall tree evaluated offline, on a
  * result file (process, threads, regions inclusive and exclusive) or on
  * bare counts (--model MODEL --counts FILE).  docs/drilldown.md.
  *
  * drilldown_main() is the entry the `hpcshim` command links; the
- * standalone hpcshim-drilldown is a thin main around it.
+ * standalone hpcshim-drilldown is a thin main around it
+ * (tools/alias_drilldown.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -16,13 +17,11 @@
 
 #include <json-c/json.h>
 
-#define TOOL_PROG "hpcshim drilldown"
-#define TOOL_OOM_STATUS 2
-#include "tools/jsonread.h"
-
+#include "aggregate/docread.h"
 #include "common/tree.h"
 #include "presets/tree_file.h"
-#include "tools/drilldown.h"
+#include "tools/cmd.h"
+#include "tools/xalloc.h"
 
 #define MAX_SETS 32
 
@@ -308,91 +307,132 @@ static int dd__counts(struct dd *d)
 	return 0;
 }
 
-/* Inputs from one object keyed by event spec, with its _multiplexed
- * sibling for errors. */
-static void dd__inputs(const struct tree *t, json_object *vals, json_object *mux,
-		       struct tree_input *in)
+/* Where the inputs of one scope come from. */
+struct dd_scope {
+	const struct dr_doc *doc;
+	const struct dr_thread *th; /* a thread's totals     */
+	const struct dr_region *g;  /* or a region's values */
+	enum dr_key which;
+	bool errors; /* the values' standard errors count (not a process's totals) */
+};
+
+/* The i-th event name of the scope's values (NULL past the end). */
+static const char *dd__event(const struct dd_scope *sc, size_t i)
+{
+	return sc->g  ? dr_region__event(sc->g, sc->which, i) :
+	       sc->th ? dr_thread__total_event(sc->th, i) :
+			dr_doc__total_event(sc->doc, i);
+}
+
+/* The key of the scope's values that names event ev: its alias, or its
+ * spec in any case; NULL when none does. */
+static const char *dd__key(const struct dd_scope *sc, const struct tree_event *ev)
+{
+	const char *k;
+
+	for (size_t i = 0; (k = dd__event(sc, i)); i++)
+		if (!strcmp(k, ev->alias) || !strcasecmp(k, ev->spec))
+			return k;
+	return NULL;
+}
+
+static void dd__read(const struct dd_scope *sc, const char *key, struct dr_value *x)
+{
+	if (sc->g)
+		dr_region__value(sc->g, sc->which, key, x);
+	else if (sc->th)
+		dr_thread__total(sc->th, key, x);
+	else
+		dr_doc__total(sc->doc, key, x);
+}
+
+/* Inputs of one scope, with the errors of multiplexed estimates. */
+static void dd__inputs(const struct tree *t, const struct dd_scope *sc, struct tree_input *in)
 {
 	for (int i = 0; i < t->nevents; i++) {
-		const char *key = NULL;
-		json_object *v = vals ? dd__lookup(vals, &t->ev[i], &key) : NULL;
-		json_object *m = mux && key ? get(mux, key) : NULL;
+		const char *key = dd__key(sc, &t->ev[i]);
+		struct dr_value x = { 0 };
 
 		in[i] = (struct tree_input){ .has_err = true };
-		if (!v) {
+		if (key)
+			dd__read(sc, key, &x);
+		if (!x.present) {
 			in[i].why = "event not in the results (not collected)";
 			continue;
 		}
-		if (!json_object_is_type(v, json_type_int) &&
-		    !json_object_is_type(v, json_type_double)) {
-			in[i].why = m && get_int(m, "running", -1) == 0 ?
-					    "multiplexed out (never on a counter)" :
-					    "not counted (null in the results)";
+		if (!x.has) {
+			in[i].why = sc->errors && x.out ? "multiplexed out (never on a counter)" :
+							  "not counted (null in the results)";
 			continue;
 		}
-		in[i].v = json_object_get_double(v);
-		if (m) {
-			json_object *se = get(m, "stderr");
-
-			in[i].has_err = se != NULL;
-			in[i].err = se ? json_object_get_double(se) : 0;
+		in[i].v = x.v;
+		if (sc->errors && x.mux) {
+			in[i].has_err = x.se >= 0;
+			in[i].err = x.se >= 0 ? x.se : 0;
+		} else if (sc->errors && x.se >= 0) { /* a job's sum_stderr */
+			in[i].err = x.se;
 		}
 	}
 }
 
-static json_object *dd__mux(json_object *o, const char *key)
+static void dd__scope(struct dd *d, const char *name, const struct dd_scope *sc)
 {
-	char k[64];
+	struct tree_input in[TREE_MAX_EVENTS];
 
-	snprintf(k, sizeof(k), "%s_multiplexed", key);
-	return get(o, k);
+	dd__inputs(d->t, sc, in);
+	dd__emit(d, name, in);
 }
 
+/* A region's inclusive and exclusive scopes; who: "thread T " or "". */
+static void dd__region(struct dd *d, const struct dr_doc *doc, const struct dr_region *g,
+		       const char *who)
+{
+	struct dd_scope sc = { .doc = doc, .g = g, .errors = true };
+	char scope[256];
+
+	sc.which = DR_INCLUSIVE;
+	snprintf(scope, sizeof(scope), "%sregion %s inclusive", who, dr_region__name(g));
+	dd__scope(d, scope, &sc);
+	sc.which = DR_EXCLUSIVE;
+	snprintf(scope, sizeof(scope), "%sregion %s exclusive", who, dr_region__name(g));
+	dd__scope(d, scope, &sc);
+}
+
+/* A process result: its totals, each thread's totals and region records.
+ * A job document: the job's totals (sums over the ranks) and regions. */
 static int dd__result(struct dd *d)
 {
-	json_object *doc = json_object_from_file(d->result), *threads;
-	struct tree_input in[TREE_MAX_EVENTS];
-	const char *model;
+	char why[512];
+	struct dr_doc *doc = dr_doc__load(d->result, why, sizeof(why));
 	int rc;
 
-	if (!doc || !json_object_is_type(doc, json_type_object)) {
-		if (doc)
-			json_object_put(doc);
+	if (!doc || dr_doc__check_partial(doc, why, sizeof(why)) == DR_NO_SCHEMA) {
+		dr_doc__free(doc);
 		return dd__fail("%s: not a result file", d->result);
 	}
-	model = d->model ? d->model : get_str(get(doc, "presets"), "model", NULL);
-	if ((rc = dd__pick(d, model))) {
-		json_object_put(doc);
+	if (dr_doc__check_partial(doc, why, sizeof(why)) != DR_OK) {
+		dr_doc__free(doc);
+		return dd__fail("%s: %s", d->result, why);
+	}
+	if ((rc = dd__pick(d, d->model ? d->model : dr_doc__model(doc)))) {
+		dr_doc__free(doc);
 		return rc;
 	}
-	threads = get(doc, "threads");
-	dd__inputs(d->t, get(doc, "totals"), NULL, in);
-	dd__emit(d, "process totals", in);
-	for (size_t i = 0; i < arr_len(threads); i++) {
-		json_object *th = arr_at(threads, i), *regions = get(th, "regions");
-		char scope[256];
-		long long tid = get_int(th, "tid", -1);
+	dd__scope(d, dr_doc__kind(doc) == DR_JOB ? "job totals" : "process totals",
+		  &(struct dd_scope){ .doc = doc, .errors = dr_doc__kind(doc) == DR_JOB });
+	for (size_t r = 0; dr_doc__kind(doc) == DR_JOB && r < dr_doc__nregions(doc); r++)
+		dd__region(d, doc, dr_doc__region(doc, r), "");
+	for (size_t i = 0; i < dr_doc__nthreads(doc); i++) {
+		const struct dr_thread *th = dr_doc__thread(doc, i);
+		char who[64];
 
-		snprintf(scope, sizeof(scope), "thread %lld totals", tid);
-		dd__inputs(d->t, get(th, "totals"), dd__mux(th, "totals"), in);
-		dd__emit(d, scope, in);
-		for (size_t r = 0; r < arr_len(regions); r++) {
-			json_object *reg = arr_at(regions, r);
-			const char *name = get_str(reg, "name", "?");
-
-			snprintf(scope, sizeof(scope),
-				 "thread %lld region %s inclusive", tid, name);
-			dd__inputs(d->t, get(reg, "inclusive"),
-				   dd__mux(reg, "inclusive"), in);
-			dd__emit(d, scope, in);
-			snprintf(scope, sizeof(scope),
-				 "thread %lld region %s exclusive", tid, name);
-			dd__inputs(d->t, get(reg, "exclusive"),
-				   dd__mux(reg, "exclusive"), in);
-			dd__emit(d, scope, in);
-		}
+		snprintf(who, sizeof(who), "thread %lld ", dr_thread__tid(th));
+		snprintf(why, sizeof(why), "%stotals", who);
+		dd__scope(d, why, &(struct dd_scope){ .doc = doc, .th = th, .errors = true });
+		for (size_t r = 0; r < dr_thread__nregions(th); r++)
+			dd__region(d, doc, dr_thread__region(th, r), who);
 	}
-	json_object_put(doc);
+	dr_doc__free(doc);
 	return 0;
 }
 

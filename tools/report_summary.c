@@ -1,11 +1,11 @@
-/* hpcshim-report.c - hpcshim-report: a short human summary of hpcshim results.
+/* report_summary.c - the summary view of hpcshim report: one result in
+ * short (tools/cmd_report.c picks it for one file; hpcshim-report, the
+ * former program, prints it for each file it is given).
  *
- * Usage: hpcshim-report FILE.json [FILE.json ...]
- *
- * For each file: a header (command, pid, host, threads, privilege, the PMU
- * fallback and the dropped events), process totals per event, a table of
- * regions (inclusive counts summed over threads) and a table of threads.
- * Wall time (the process's, each region's inclusive and exclusive, each
+ * A header (command, pid, host, threads, privilege, the PMU fallback and
+ * the dropped events), process totals per event, a table of regions
+ * (inclusive counts summed over threads) and a table of threads.  Wall
+ * time (the process's, each region's inclusive and exclusive, each
  * thread's) is shown in ms beside the counts; "-" in files without it.
  * task-clock and cpu-clock are nanoseconds in the JSON and shown in ms.
  * A null count (event not covered) is shown as "n/a".  A region count that
@@ -13,22 +13,20 @@
  * and is shown as "n/a" too; thread totals that were multiplexed are shown
  * with a '*' (scaled estimate).  Requested presets and opcode classes are
  * listed with their status, and their derived metrics in a table (process
- * and the first regions; "n/a" with the reason below).  Unreadable or invalid files are reported on
- * stderr as "hpcshim-report: FILE: reason", the other files are still
- * summarised, and the exit status is 1.
+ * and the first regions; "n/a" with the reason below).  The values are
+ * the rank, region and thread views' (tools/rows.c), as in every other
+ * view of hpcshim report; this file only lays them out.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
-#define PROG "hpcshim-report"
+#include "aggregate/docread.h"
 #include "tools/cmd.h"
-#define TOOL_PROG PROG
-#define TOOL_OOM_STATUS 1
-#include "tools/jsonread.h"
+#include "tools/rows.h"
+#include "tools/xalloc.h"
 
 /* ---- value formatting ----------------------------------------------- */
 
@@ -46,26 +44,19 @@ static void column_title(char *buf, size_t len, const char *ev)
 /* One count as text: ms with 3 decimals for clocks, else an integer
  * (region sums are JSON doubles; round rather than truncate them).  A
  * missing or non-numeric value is "n/a". */
-static void fmt_count(char *buf, size_t len, const char *ev, json_object *v)
+static void fmt_count(char *buf, size_t len, const char *ev, const struct cell *c)
 {
-	double d;
+	double d = c->v;
 
-	if (!json_object_is_type(v, json_type_int) &&
-	    !json_object_is_type(v, json_type_double)) {
+	if (!c->has) {
 		snprintf(buf, len, "n/a");
 		return;
 	}
 	if (is_time_event(ev)) {
-		snprintf(buf, len, "%.3f", json_object_get_double(v) / 1e6);
+		snprintf(buf, len, "%.3f", d / 1e6);
 		return;
 	}
-	if (json_object_is_type(v, json_type_int)) {
-		snprintf(buf, len, "%lld", (long long)json_object_get_int64(v));
-		return;
-	}
-	d = json_object_get_double(v);
-	snprintf(buf, len, "%lld",
-		 d < 0 ? -(long long)(0.5 - d) : (long long)(d + 0.5));
+	snprintf(buf, len, "%lld", d < 0 ? -(long long)(0.5 - d) : (long long)(d + 0.5));
 }
 
 /* ---- text tables ---------------------------------------------------- */
@@ -234,16 +225,16 @@ struct evlist {
 	const char **name;
 };
 
-static void evlist_init(struct evlist *el, json_object *events)
+static void evlist_init(struct evlist *el, const struct dr_doc *doc)
 {
 	el->n = 0;
-	el->name = xrealloc(NULL, (arr_len(events) + 1) * sizeof(*el->name));
-	for (size_t i = 0; i < arr_len(events); i++) {
-		json_object *e = arr_at(events, i);
-		const char *name = get_str(e, "name", NULL);
+	el->name = xrealloc(NULL, (dr_doc__nevents(doc) + 1) * sizeof(*el->name));
+	for (size_t i = 0; i < dr_doc__nevents(doc); i++) {
+		struct dr_event e;
 
-		if (name && strcmp(get_str(e, "status", ""), "ok") == 0)
-			el->name[el->n++] = name;
+		dr_doc__event(doc, i, &e);
+		if (e.name && strcmp(e.status, "ok") == 0)
+			el->name[el->n++] = e.name;
 	}
 }
 
@@ -251,12 +242,14 @@ static void evlist_init(struct evlist *el, json_object *events)
 
 /* The command line joined by spaces; arguments that would read
  * ambiguously (empty, containing blanks) are single-quoted. */
-static void print_command(json_object *cmd)
+static void print_command(const struct dr_doc *doc)
 {
-	if (arr_len(cmd) == 0)
+	size_t n = dr_doc__nargs(doc);
+
+	if (n == 0)
 		fputs("(unknown command)", stdout);
-	for (size_t i = 0; i < arr_len(cmd); i++) {
-		const char *a = json_object_get_string(arr_at(cmd, i));
+	for (size_t i = 0; i < n; i++) {
+		const char *a = dr_doc__arg(doc, i);
 
 		if (!a)
 			a = "";
@@ -271,18 +264,18 @@ static void print_command(json_object *cmd)
 
 /* "  dropped:  cycles (ENOENT), ..." so the reader knows at once which
  * columns are missing and why; the long reasons stay in the JSON. */
-static void print_dropped(json_object *events)
+static void print_dropped(const struct dr_doc *doc)
 {
 	int n = 0;
 
-	for (size_t i = 0; i < arr_len(events); i++) {
-		json_object *e = arr_at(events, i);
+	for (size_t i = 0; i < dr_doc__nevents(doc); i++) {
+		struct dr_event e;
 
-		if (strcmp(get_str(e, "status", ""), "dropped") != 0)
+		dr_doc__event(doc, i, &e);
+		if (strcmp(e.status, "dropped") != 0)
 			continue;
-		printf("%s%s (%s)",
-		       n++ ? ", " : "  dropped:  ", get_str(e, "name", "?"),
-		       get_str(e, "error", "?"));
+		printf("%s%s (%s)", n++ ? ", " : "  dropped:  ", e.name ? e.name : "?",
+		       e.error ? e.error : "?");
 	}
 	if (n)
 		putchar('\n');
@@ -290,67 +283,58 @@ static void print_dropped(json_object *events)
 
 /* Sum of every thread's warning counters: region misuse in the program
  * that makes region numbers suspect, worth one line when non-zero. */
-static long long warning_total(json_object *threads)
+static long long warning_total(const struct dr_doc *doc)
 {
 	long long n = 0;
 
-	for (size_t i = 0; i < arr_len(threads); i++) {
-		json_object *w = get(arr_at(threads, i), "warnings");
-
-		if (!json_object_is_type(w, json_type_object))
-			continue;
-		json_object_object_foreach(w, k, v)
-		{
-			(void)k;
-			n += json_object_get_int64(v);
-		}
-	}
+	for (size_t i = 0; i < dr_doc__nthreads(doc); i++)
+		n += dr_thread__warnings(dr_doc__thread(doc, i));
 	return n;
 }
 
 /* A wall time in ms; "-" in a file without it (before wall time). */
-static void fmt_wall(char *buf, size_t len, json_object *ns)
+static void fmt_wall(char *buf, size_t len, double ns)
 {
-	if (ns && (json_object_is_type(ns, json_type_int) ||
-		   json_object_is_type(ns, json_type_double)))
-		snprintf(buf, len, "%.3f", json_object_get_double(ns) / 1e6);
+	if (ns >= 0)
+		snprintf(buf, len, "%.3f", ns / 1e6);
 	else
 		snprintf(buf, len, "-");
 }
 
-static void print_header(json_object *doc)
+static void print_header(const struct dr_doc *doc)
 {
-	json_object *proc = get(doc, "process"), *pmu = get(doc, "pmu");
-	long long nthreads = get_int(doc, "thread_count",
-				     (long long)arr_len(get(doc, "threads")));
-	long long uncovered = get_int(doc, "uncovered_region_calls", 0);
-	long long warnings = warning_total(get(doc, "threads"));
+	const char *priv = dr_doc__pmu(doc, DR_PMU_PRIVILEGE);
+	const char *cpu = dr_doc__pmu(doc, DR_PMU_CPU);
+	const char *fallback = dr_doc__pmu(doc, DR_PMU_FALLBACK);
+	long long nthreads = dr_doc__thread_count(doc);
+	long long uncovered = dr_doc__uncovered_calls(doc);
+	long long warnings = warning_total(doc);
+	struct dr_rank rk;
 
-	print_command(get(proc, "command"));
-	printf("  (pid %lld, host %s, %lld thread%s, privilege %s",
-	       get_int(proc, "pid", -1), get_str(proc, "host", "?"), nthreads,
-	       nthreads == 1 ? "" : "s", get_str(pmu, "privilege", "?"));
-	if (get_str(pmu, "cpu_pmu", NULL))
-		printf(", pmu %s", get_str(pmu, "cpu_pmu", NULL));
+	dr_doc__rank(doc, 0, &rk);
+	print_command(doc);
+	printf("  (pid %lld, host %s, %lld thread%s, privilege %s", rk.pid, rk.host, nthreads,
+	       nthreads == 1 ? "" : "s", priv ? priv : "?");
+	if (cpu)
+		printf(", pmu %s", cpu);
 	puts(")");
-	if (get(proc, "wall_ns")) {
+	if (rk.wall >= 0) {
 		char w[64];
 
-		fmt_wall(w, sizeof(w), get(proc, "wall_ns"));
+		fmt_wall(w, sizeof(w), rk.wall);
 		printf("  wall time: %s ms\n", w);
 	}
-	if (get_str(pmu, "fallback", NULL))
-		printf("  fallback: %s\n", get_str(pmu, "fallback", NULL));
-	print_dropped(get(doc, "events"));
-	if (!json_object_get_boolean(get(proc, "complete")))
+	if (fallback)
+		printf("  fallback: %s\n", fallback);
+	print_dropped(doc);
+	if (!rk.complete)
 		puts("  incomplete: the result is marked \"complete\": false");
 	if (uncovered)
 		printf("  uncounted: %lld region calls on threads without counters\n",
 		       uncovered);
-	if (get(doc, "before_start")) /* the kernel's, not in the totals */
+	if (dr_doc__before_start(doc)) /* the kernel's, not in the totals */
 		printf("  before start (kernel, not in totals): %s\n",
-		       json_object_to_json_string_ext(get(doc, "before_start"),
-						      JSON_C_TO_STRING_SPACED));
+		       dr_doc__before_start(doc));
 	if (warnings)
 		printf("  warnings: %lld region annotation problems (see threads[].warnings)\n",
 		       warnings);
@@ -364,45 +348,45 @@ struct notes {
 	int na;       /* an "n/a" was printed in the region table */
 };
 
-/* 1 when event ev of this counts object's owner was multiplexed: json.c
- * then writes "<key>_multiplexed": {ev: {raw, enabled, running, ...}}. */
-static int multiplexed(json_object *owner, const char *key, const char *ev)
+/* Count text with the '*' mark when the value is a scaled estimate (some
+ * value behind it was multiplexed). */
+static void fmt_marked(char *buf, size_t len, const char *ev, const struct cell *c,
+		       struct notes *nt)
 {
-	char k[64];
-
-	snprintf(k, sizeof(k), "%s_multiplexed", key);
-	return get(get(owner, k), ev) != NULL;
-}
-
-/* Count text with the '*' mark when the value is a scaled estimate. */
-static void fmt_marked(char *buf, size_t len, const char *ev, json_object *v,
-		       int est, struct notes *nt)
-{
-	fmt_count(buf, len, ev, v);
-	if (est && strcmp(buf, "n/a") != 0) {
+	fmt_count(buf, len, ev, c);
+	if (c->mux && strcmp(buf, "n/a") != 0) {
 		strncat(buf, "*", len - strlen(buf) - 1);
 		nt->estimate = 1;
 	}
 }
 
-static void print_totals(json_object *doc, const struct evlist *el, struct notes *nt)
+/* The view v of this one result (tools/rows.c), the summary's events as
+ * its columns. */
+static void summary_rows(struct rowset *rs, const struct dr_doc *doc, enum view v,
+			 const struct evlist *el, int exclusive)
 {
-	json_object *threads = get(doc, "threads");
+	struct result r = { .doc = (struct dr_doc *)(uintptr_t)doc };
+	struct results one = { .r = &r, .n = 1 };
+
+	rows__build(rs, &one, v, el->name, (size_t)el->n, exclusive);
+}
+
+/* Process totals: the rank view's row, an estimate when a thread's value
+ * behind it is. */
+static void print_totals(const struct dr_doc *doc, const struct evlist *el,
+			 struct notes *nt)
+{
+	struct rowset rs;
 	struct table t;
 	char v[64];
 
+	summary_rows(&rs, doc, VIEW_RANK, el, 0);
 	table_init(&t, 2);
 	for (int i = 0; i < el->n; i++) {
-		int est = 0;
-
-		/* Process totals sum the threads' values: an estimate if any is. */
-		for (size_t k = 0; k < arr_len(threads); k++)
-			est |= multiplexed(arr_at(threads, k), "totals", el->name[i]);
 		table_add_row(&t);
 		column_title(v, sizeof(v), el->name[i]);
 		table_set(&t, 0, v);
-		fmt_marked(v, sizeof(v), el->name[i],
-			   get(get(doc, "totals"), el->name[i]), est, nt);
+		fmt_marked(v, sizeof(v), el->name[i], &rs.r[0].c[i], nt);
 		table_set(&t, 1, v);
 	}
 	puts("\nprocess totals:");
@@ -410,16 +394,7 @@ static void print_totals(json_object *doc, const struct evlist *el, struct notes
 		puts("  (no event was counted)");
 	table_print(&t);
 	table_free(&t);
-}
-
-/* 1 when region r (a summary across threads) was multiplexed for event ev
- * on some thread: its sum then mixes estimates over short intervals.  The
- * summary says so itself ("inclusive_multiplexed" holds ev when any
- * thread's inclusive value was partial), so no scan of the threads: that
- * scan per row and event made the report quadratic in regions. */
-static int region_multiplexed(json_object *r, const char *ev)
-{
-	return multiplexed(r, "inclusive", ev);
+	rows__free(&rs);
 }
 
 /* Column titles: name, fixed columns, then one per counted event. */
@@ -440,91 +415,106 @@ static void table_titles(struct table *t, const char *first, const char *const *
 		table_set(t, 1 + nfixed + el->n, after);
 }
 
-static void region_row(struct table *t, json_object *r, const struct evlist *el,
-		       struct notes *nt)
+/* A region's inclusive values summed over threads; a value multiplexed
+ * on some thread mixes estimates over short intervals and is "n/a" (the
+ * summary's inclusive_multiplexed holds the event when any thread's
+ * value was partial).  ex: the same row of the exclusive view (its wall
+ * time). */
+static void region_row(struct table *t, const struct row *r, const struct row *ex,
+		       const struct evlist *el, struct notes *nt)
 {
-	const char *name = get_str(r, "name", "?");
 	char v[64];
 
 	table_add_row(t);
-	table_set(t, 0, name);
-	table_setf(t, 1, "%lld", get_int(r, "calls", 0));
-	table_setf(t, 2, "%lld", get_int(r, "threads", 0));
-	fmt_wall(v, sizeof(v), get(get(r, "wall_ns"), "inclusive"));
+	table_set(t, 0, r->name);
+	table_setf(t, 1, "%lld", r->calls);
+	table_setf(t, 2, "%d", r->threads);
+	fmt_wall(v, sizeof(v), r->wall);
 	table_set(t, 3, v);
-	fmt_wall(v, sizeof(v), get(get(r, "wall_ns"), "exclusive"));
+	fmt_wall(v, sizeof(v), ex->wall);
 	table_set(t, 4, v);
 	for (int i = 0; i < el->n; i++) {
-		if (region_multiplexed(r, el->name[i]))
+		if (r->c[i].mux)
 			snprintf(v, sizeof(v), "n/a");
 		else
-			fmt_count(v, sizeof(v), el->name[i],
-				  get(get(get(r, "inclusive"), el->name[i]), "sum"));
+			fmt_count(v, sizeof(v), el->name[i], &r->c[i]);
 		nt->na |= strcmp(v, "n/a") == 0;
 		table_set(t, 5 + i, v);
 	}
 }
 
-static void print_regions(json_object *doc, const struct evlist *el, struct notes *nt)
+static void print_regions(const struct dr_doc *doc, const struct evlist *el,
+			  struct notes *nt)
 {
 	static const char *const fixed[] = { "calls", "threads", "wall[ms]",
 					     "excl-wall[ms]" };
-	json_object *regs = get(doc, "regions");
+	struct rowset in, ex;
 	struct table t;
 
 	puts("\nregions (inclusive, summed over threads; wall time inclusive and exclusive):");
-	if (arr_len(regs) == 0) {
+	if (dr_doc__nregions(doc) == 0) {
 		puts("  (no annotated region)");
 		return;
 	}
+	summary_rows(&in, doc, VIEW_REGION, el, 0);
+	summary_rows(&ex, doc, VIEW_REGION, el, 1);
 	table_init(&t, 5 + el->n);
 	table_titles(&t, "region", fixed, 4, el, NULL);
-	for (size_t i = 0; i < arr_len(regs); i++)
-		region_row(&t, arr_at(regs, i), el, nt);
+	for (size_t i = 0; i < in.n; i++)
+		region_row(&t, &in.r[i], &ex.r[i], el, nt);
 	table_print(&t);
 	table_free(&t);
+	rows__free(&in);
+	rows__free(&ex);
 }
 
 /* ---- presets and derived metrics ------------------------------------- */
 
 #define METRIC_REGIONS 6 /* region columns in the metrics table */
 
-static void fmt_metric(char *buf, size_t len, json_object *m)
+static void fmt_metric(char *buf, size_t len, bool has, double v)
 {
-	json_object *v = get(m, "value");
-
-	if (json_object_is_type(v, json_type_double) ||
-	    json_object_is_type(v, json_type_int))
-		snprintf(buf, len, "%.4g", json_object_get_double(v));
+	if (has)
+		snprintf(buf, len, "%.4g", v);
 	else
 		snprintf(buf, len, "n/a");
+}
+
+static void print_sets(const struct dr_doc *doc)
+{
+	const char *model = dr_doc__model(doc);
+
+	printf("\npresets (CPU model %s):\n", model ? model : "unknown");
+	for (size_t i = 0; i < dr_doc__nsets(doc); i++) {
+		const char *kind = dr_doc__set(doc, i, DR_SET_KIND);
+		const char *name = dr_doc__set(doc, i, DR_SET_NAME);
+		const char *status = dr_doc__set(doc, i, DR_SET_STATUS);
+		const char *reason = dr_doc__set(doc, i, DR_SET_REASON);
+
+		printf("  %s %s: %s%s%s\n", kind ? kind : "?", name ? name : "?",
+		       status ? status : "?", reason ? ": " : "", reason ? reason : "");
+	}
 }
 
 /* The requested sets with their status, then one row per metric: the
  * process value and the inclusive value of the first regions (over the
  * sums across threads).  A metric without a process value is listed with
  * its reason below the table. */
-static void print_metrics(json_object *doc)
+static void print_metrics(const struct dr_doc *doc)
 {
-	json_object *pr = get(doc, "presets"), *sets = get(pr, "sets");
-	json_object *tm = get(doc, "totals_metrics"), *regs = get(doc, "regions");
-	size_t nreg = arr_len(regs) < METRIC_REGIONS ? arr_len(regs) : METRIC_REGIONS;
+	size_t nreg = dr_doc__nregions(doc) < METRIC_REGIONS ? dr_doc__nregions(doc) :
+							       METRIC_REGIONS;
+	size_t nm = dr_doc__nmetrics(doc);
+	const char *reason;
 	struct table t;
 	char v[64];
+	double x;
+	bool has;
 
-	if (arr_len(sets) == 0)
+	if (dr_doc__nsets(doc) == 0)
 		return;
-	printf("\npresets (CPU model %s):\n", get_str(pr, "model", "unknown"));
-	for (size_t i = 0; i < arr_len(sets); i++) {
-		json_object *s = arr_at(sets, i);
-		const char *reason = get_str(s, "reason", NULL);
-
-		printf("  %s %s: %s%s%s\n", get_str(s, "kind", "?"),
-		       get_str(s, "name", "?"), get_str(s, "status", "?"),
-		       reason ? ": " : "", reason ? reason : "");
-	}
-	if (!json_object_is_type(tm, json_type_object) ||
-	    json_object_object_length(tm) == 0)
+	print_sets(doc);
+	if (nm == 0)
 		return;
 	puts("\nderived metrics (process; regions inclusive, over the sums across threads):");
 	table_init(&t, 2 + (int)nreg);
@@ -532,27 +522,27 @@ static void print_metrics(json_object *doc)
 	table_set(&t, 0, "metric");
 	table_set(&t, 1, "process");
 	for (size_t k = 0; k < nreg; k++)
-		table_set(&t, 2 + (int)k, get_str(arr_at(regs, k), "name", "?"));
-	json_object_object_foreach(tm, key, val)
-	{
+		table_set(&t, 2 + (int)k, dr_region__name(dr_doc__region(doc, k)));
+	for (size_t m = 0; m < nm; m++) {
+		const char *key = dr_doc__metric(doc, m, &x, &has, &reason);
+
 		table_add_row(&t);
 		table_set(&t, 0, key);
-		fmt_metric(v, sizeof(v), val);
+		fmt_metric(v, sizeof(v), has, x);
 		table_set(&t, 1, v);
 		for (size_t k = 0; k < nreg; k++) {
-			fmt_metric(v, sizeof(v),
-				   get(get(arr_at(regs, k), "inclusive_metrics"), key));
+			has = dr_region__metric(dr_doc__region(doc, k), key, &x);
+			fmt_metric(v, sizeof(v), has, x);
 			table_set(&t, 2 + (int)k, v);
 		}
 	}
 	table_print(&t);
 	table_free(&t);
-	json_object_object_foreach(tm, key2, val2)
-	{
-		const char *reason = get_str(val2, "reason", NULL);
+	for (size_t m = 0; m < nm; m++) {
+		const char *key = dr_doc__metric(doc, m, &x, &has, &reason);
 
 		if (reason)
-			printf("  n/a %s: %s\n", key2, reason);
+			printf("  n/a %s: %s\n", key, reason);
 	}
 }
 
@@ -562,60 +552,61 @@ static void print_metrics(json_object *doc)
  * races between threads created together). */
 static int thread_cmp(const void *a, const void *b)
 {
-	long long x = get_int(*(json_object *const *)a, "tid", 0);
-	long long y = get_int(*(json_object *const *)b, "tid", 0);
+	long long x = dr_thread__tid(*(const struct dr_thread *const *)a);
+	long long y = dr_thread__tid(*(const struct dr_thread *const *)b);
 
 	return (x > y) - (x < y);
 }
 
-static void thread_row(struct table *t, json_object *th, const struct evlist *el,
+static void thread_row(struct table *t, const struct row *r, const struct evlist *el,
 		       struct notes *nt)
 {
 	char v[64];
 
 	table_add_row(t);
-	table_setf(t, 0, "%lld", get_int(th, "tid", -1));
-	fmt_wall(v, sizeof(v), get(th, "wall_ns"));
+	table_setf(t, 0, "%lld", r->tid);
+	fmt_wall(v, sizeof(v), r->wall);
 	table_set(t, 1, v);
 	for (int i = 0; i < el->n; i++) {
-		fmt_marked(v, sizeof(v), el->name[i],
-			   get(get(th, "totals"), el->name[i]),
-			   multiplexed(th, "totals", el->name[i]), nt);
+		fmt_marked(v, sizeof(v), el->name[i], &r->c[i], nt);
 		table_set(t, 2 + i, v);
 	}
-	table_setf(t, 2 + el->n, "%zu", arr_len(get(th, "regions")));
+	table_setf(t, 2 + el->n, "%lld", r->calls);
 }
 
 /* Threads whose counters could not be opened: why their row is n/a. */
-static void print_thread_errors(json_object **th, size_t n)
+static void print_thread_errors(const struct dr_thread **th, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (get_str(th[i], "error", NULL))
-			printf("  tid %lld: %s\n", get_int(th[i], "tid", -1),
-			       get_str(th[i], "error", NULL));
+		if (dr_thread__error(th[i]))
+			printf("  tid %lld: %s\n", dr_thread__tid(th[i]),
+			       dr_thread__error(th[i]));
 }
 
-static void print_threads(json_object *doc, const struct evlist *el, struct notes *nt)
+static void print_threads(const struct dr_doc *doc, const struct evlist *el,
+			  struct notes *nt)
 {
-	json_object *threads = get(doc, "threads");
-	size_t n = arr_len(threads);
-	json_object **th = xrealloc(NULL, (n ? n : 1) * sizeof(*th));
+	static const char *const fixed[] = { "wall[ms]" };
+	size_t n = dr_doc__nthreads(doc);
+	const struct dr_thread **th = xrealloc(NULL, (n ? n : 1) * sizeof(*th));
 	struct table t;
 
-	for (size_t i = 0; i < n; i++)
-		th[i] = arr_at(threads, i);
-	qsort(th, n, sizeof(*th), thread_cmp);
-	puts("\nthreads:");
-	static const char *const fixed[] = { "wall[ms]" };
+	struct rowset rs;
 
+	for (size_t i = 0; i < n; i++)
+		th[i] = dr_doc__thread(doc, i);
+	qsort(th, n, sizeof(*th), thread_cmp);
+	summary_rows(&rs, doc, VIEW_THREAD, el, 0);
+	puts("\nthreads:");
 	table_init(&t, 3 + el->n);
 	table_titles(&t, "tid", fixed, 1, el, "regions");
-	for (size_t i = 0; i < n; i++)
-		thread_row(&t, th[i], el, nt);
+	for (size_t i = 0; i < rs.n; i++)
+		thread_row(&t, &rs.r[i], el, nt);
 	table_print(&t);
 	print_thread_errors(th, n);
 	table_free(&t);
 	free(th);
+	rows__free(&rs);
 }
 
 static void print_notes(const struct notes *nt)
@@ -628,12 +619,12 @@ static void print_notes(const struct notes *nt)
 		puts("n/a: not counted, or multiplexed in the region on some thread");
 }
 
-void report__summary(json_object *doc)
+void report__summary(const struct dr_doc *doc)
 {
 	struct evlist el;
 	struct notes nt = { 0, 0 };
 
-	evlist_init(&el, get(doc, "events"));
+	evlist_init(&el, doc);
 	print_header(doc);
 	print_totals(doc, &el, &nt);
 	print_regions(doc, &el, &nt);
@@ -641,85 +632,4 @@ void report__summary(json_object *doc)
 	print_threads(doc, &el, &nt);
 	print_notes(&nt);
 	free(el.name);
-}
-
-/* ---- loading --------------------------------------------------------- */
-
-/* The members every table reads; anything deeper is read defensively. */
-static int check_layout(json_object *doc, char *why, size_t len)
-{
-	static const struct {
-		const char *key;
-		json_type type;
-	} need[] = {
-		{ "process", json_type_object }, { "events", json_type_array },
-		{ "totals", json_type_object },  { "threads", json_type_array },
-		{ "regions", json_type_array },
-	};
-
-	if (strncmp(get_str(doc, "schema", ""), "hpcshim/", 8) != 0) {
-		snprintf(why, len,
-			 "not an hpcshim result (no \"schema\": \"hpcshim/...\")");
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		if (!json_object_is_type(get(doc, need[i].key), need[i].type)) {
-			snprintf(why, len,
-				 "malformed result: \"%s\" missing or not an %s",
-				 need[i].key, json_type_to_name(need[i].type));
-			return 0;
-		}
-	}
-	return 1;
-}
-
-static json_object *load(const char *path, char *why, size_t len)
-{
-	json_object *doc = json_object_from_file(path);
-
-	if (!doc) {
-		json_load_error(why, len);
-		return NULL;
-	}
-	if (!check_layout(doc, why, len)) {
-		json_object_put(doc);
-		return NULL;
-	}
-	return doc;
-}
-
-/* The former program, an alias of `hpcshim report` for one release
- * (tools/alias_report.c). */
-int report_legacy_main(int argc, char **argv);
-int report_legacy_main(int argc, char **argv)
-{
-	int rc = 0, shown = 0;
-
-	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
-		puts("usage: " PROG " FILE.json [FILE.json ...]\n\n" PROG
-		     " is an alias of 'hpcshim report', kept for one release:\n"
-		     "use 'hpcshim report' (views, sorting, CSV/JSON/Markdown).");
-		return 0;
-	}
-	if (argc < 2) {
-		fprintf(stderr, "usage: " PROG " FILE.json [FILE.json ...]\n");
-		return 2;
-	}
-	for (int i = 1; i < argc; i++) {
-		char why[512];
-		json_object *doc = load(argv[i], why, sizeof(why));
-
-		if (!doc) {
-			fflush(stdout); /* keep stderr after earlier reports */
-			fprintf(stderr, PROG ": %s: %s\n", argv[i], why);
-			rc = 1;
-			continue;
-		}
-		/* Several files: separate them and name each, as head(1) does. */
-		if (argc > 2)
-			printf("%s==> %s <==\n", shown++ ? "\n" : "", argv[i]);
-		report__summary(doc);
-		json_object_put(doc);
-	}
-	return rc;
 }

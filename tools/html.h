@@ -1,0 +1,32 @@
+/* html.h - what the parts of hpcshim html share: the page
+ * (tools/cmd_html.c) and its drill-down section (tools/html_drill.c). */
+#ifndef HPCSHIM_TOOLS_HTML_H
+#define HPCSHIM_TOOLS_HTML_H
+
+#include <stdio.h>
+
+struct results;
+struct dr_doc;
+
+/* s as HTML text on f: <, >, & and " escaped. */
+static inline void html__esc(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+/* The drill-down section on f: the results' own drill-downs (the
+ * process's or job's and each region's inclusive one), then the scopes of
+ * offline (`hpcshim drilldown --json`, or NULL); nothing when neither. */
+void html__drilldown(FILE *f, const struct results *s, const struct dr_doc *offline);
+/* The stall trees read for it. */
+void html__drilldown_free(void);
+
+#endif
