@@ -198,6 +198,7 @@ bool agg_jobdoc__add(struct agg_jobdoc *j, json_object *doc, const char *file)
 		.host = get_str(proc, "host", "?"),
 		.end = get_str(proc, "end", "?"),
 		.job = get_str(proc, "job", NULL),
+		.mpi_job = get_str(proc, "mpi_job", NULL),
 		.pid = (int)get_int(proc, "pid", -1),
 		.generation = (int)get_int(proc, "exec_generation", 0),
 		.complete = json_object_get_boolean(get(proc, "complete")),
@@ -995,7 +996,7 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 	struct names hostnames = { 0 };
 	struct jobdrill *drill = xcalloc(1, sizeof(*drill));
 	struct extreme *x;
-	const char *jobid = NULL;
+	const char *jobid = NULL, *mpi_job = NULL;
 	bool added;
 	int size;
 
@@ -1008,12 +1009,16 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 					      json_object_new_string(j->r[k].host));
 		if (j->r[k].job && !jobid)
 			jobid = j->r[k].job;
+		if (j->r[k].mpi_job && !mpi_job)
+			mpi_job = j->r[k].mpi_job;
 	}
 	missing = missing_json(j, &size);
 	json_object_object_add(doc, "schema", json_object_new_string(JOB_SCHEMA));
 	json_object_object_add(doc, "tool", json_object_new_string(tool));
 	json_object_object_add(info, "id",
 			       jobid ? json_object_new_string(jobid) : NULL);
+	json_object_object_add(info, "mpi_job",
+			       mpi_job ? json_object_new_string(mpi_job) : NULL);
 	json_object_object_add(info, "size",
 			       size >= 0 ? json_object_new_int(size) : NULL);
 	json_object_object_add(info, "ranks", json_object_new_int((int)j->n));

@@ -294,6 +294,9 @@ def check_ranks(what, docs, prog, job, mpi_job, size, pages, region="work", nreg
     """docs: one rank each, 0..NP-1, all from prog (no launcher, daemon,
     shell or hpcshim run), job and mpi_job as given (mpi_job: a value, a
     regex (re.Pattern) or None), exact work."""
+    t.diag("%s: process.job %r, mpi_job %r" % (
+        what, sorted({d["process"]["job"] for d in docs}, key=str),
+        sorted({d["process"].get("mpi_job") for d in docs}, key=str)))
     cmds = sorted(os.path.basename(d["process"]["command"][0]) for d in docs)
     t.eq(cmds, [prog] * NP, "%s: the files are the %d ranks' (%s), none from srun, "
          "slurmstepd, slurmd, a shell or hpcshim" % (what, NP, prog))
