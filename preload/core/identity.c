@@ -123,8 +123,8 @@ static bool identity__derive(const char *how, char *job, size_t len)
 }
 
 /* Whether some row of kind what in [first, end) names a set variable. */
-static bool identity__holds(const struct hs_id_var *first, const struct hs_id_var *end,
-			    enum hs_id_field what)
+static bool identity__holds(const struct hs_id_var *first,
+			    const struct hs_id_var *end, enum hs_id_field what)
 {
 	for (const struct hs_id_var *r = first; r < end; r++)
 		if (r->what == what && identity__set(r->var))
@@ -133,7 +133,8 @@ static bool identity__holds(const struct hs_id_var *first, const struct hs_id_va
 }
 
 /* Whether every REQUIRE row of [first, end) names a set variable. */
-static bool identity__required(const struct hs_id_var *first, const struct hs_id_var *end)
+static bool identity__required(const struct hs_id_var *first,
+			       const struct hs_id_var *end)
 {
 	for (const struct hs_id_var *r = first; r < end; r++)
 		if (r->what == HS_ID_REQUIRE && !identity__set(r->var))
@@ -144,8 +145,8 @@ static bool identity__required(const struct hs_id_var *first, const struct hs_id
 /* The job id of launcher rows [first, end): the first JOB variable set,
  * else a derived one; ".STEP" appended when a STEP variable is set; ""
  * when none. */
-static void identity__job(const struct hs_id_var *first, const struct hs_id_var *end,
-			  char *job, size_t len)
+static void identity__job(const struct hs_id_var *first,
+			  const struct hs_id_var *end, char *job, size_t len)
 {
 	const struct hs_id_var *r;
 	const char *step = NULL;
@@ -207,8 +208,8 @@ static const struct hs_id_var *identity__rows(const struct hs_id_var *first)
  * rank runs in (a Slurm step), the rank launcher's own in mpi_job; or the
  * own one, also in mpi_job unless the rank launcher is itself an outer
  * one (a task of a Slurm step that no MPI started). */
-static void identity__outer(const struct hs_id_var *first, const struct hs_id_var *end,
-			    struct hs_identity *id)
+static void identity__outer(const struct hs_id_var *first,
+			    const struct hs_id_var *end, struct hs_identity *id)
 {
 	const struct hs_id_var *t = hs_launcher_ids, *g, *e;
 	char outer[HS_JOB_MAX];
