@@ -54,7 +54,7 @@ SHIM = PRELOAD.format(lib=LIB)
 HPCSHIM = os.path.join(BUILD, "hpcshim")
 NP, PAGES, NREG = 4, 1000, 3
 TOOLS = ["munged", "munge", "slurmctld", "slurmd", "srun", "sbatch", "salloc", "sinfo",
-         "squeue"]
+         "squeue", "scancel"]
 # Variables of any launcher or batch system: none reaches a run from the
 # test's own environment (make check itself may run in a Slurm job).
 FOREIGN = ("HPCSHIM_", "OMPI_", "PMIX_", "PMI_", "HYDRA_", "SLURM_", "SALLOC_", "SBATCH_",
@@ -544,9 +544,25 @@ try:
         t.ok(until("the queue to empty", drained, 60), "every job has left the queue (%r)" % q[0])
         daemons_quiet("after the jobs")
 finally:
+    # A run cut short (a timeout, an exception) may leave jobs: cancel them
+    # through this test's own controller (SLURM_CONF: no other cluster's
+    # job is reachable), then stop the daemons.
+    try:
+        if any(n == "slurmctld" and p.poll() is None for n, p in started):
+            left = cmd(["squeue", "-h", "-o", "%i"], timeout=20).stdout.split()
+            if left:
+                t.diag("cancelling jobs left behind: %s" % left)
+                cmd(["scancel"] + left, timeout=20)
+                until("the cancelled jobs to end", lambda: not cmd(
+                    ["squeue", "-h", "-o", "%i"], timeout=20).stdout.split(), 60)
+    except (OSError, subprocess.SubprocessError) as e:
+        t.diag("cancelling the jobs left: %s" % e)
     died = stop_all()
 t.eq(died, [], "no daemon died before the end (each was stopped by its pid)")
 daemons_quiet("after slurmd stopped")
 t.diag("whole test: %.1f s" % (time.monotonic() - t0))
-shutil.rmtree(work, ignore_errors=True)
+if t.failed:
+    t.diag("kept for its logs: %s" % work)
+else:
+    shutil.rmtree(work, ignore_errors=True)
 t.done()
