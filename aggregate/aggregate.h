@@ -287,6 +287,7 @@ struct agg_process {
 	int rank; /* -1: not an MPI rank (or unknown) */
 	int size; /* the job's ranks, or -1                      */
 	const char *job; /* the launcher's job id, "" when none  */
+	const char *mpi_job; /* the rank's launcher's own id: "" or NULL: none */
 	char **argv;
 	int argc;
 	int exec_generation; /* 0 for the first image of this pid     */

@@ -322,6 +322,12 @@ const char *dr_doc__job(const struct dr_doc *d)
 				   get_str(process(d), "job", NULL);
 }
 
+const char *dr_doc__mpi_job(const struct dr_doc *d)
+{
+	return d->kind == DR_JOB ? get_str(get(d->root, "job"), "mpi_job", NULL) :
+				   get_str(process(d), "mpi_job", NULL);
+}
+
 int dr_doc__size(const struct dr_doc *d)
 {
 	return d->kind == DR_JOB ? (int)get_int(get(d->root, "job"), "size", -1) :

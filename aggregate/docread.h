@@ -128,6 +128,9 @@ double dr_doc__start_ns(const struct dr_doc *d);
 /* The process's job id, size (-1 when none), exec generation, start and
  * end (a job document: none). */
 const char *dr_doc__job(const struct dr_doc *d);
+/* The launcher's own job id when it differs from the job id's source (a
+ * Slurm step names the job, the MPI's own id is kept here), or NULL. */
+const char *dr_doc__mpi_job(const struct dr_doc *d);
 int dr_doc__size(const struct dr_doc *d);
 int dr_doc__generation(const struct dr_doc *d);
 

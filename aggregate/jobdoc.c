@@ -95,6 +95,7 @@ int agg_jobdoc__take(struct agg_jobdoc *j, struct dr_doc *doc, const char *file,
 		.host = rk.host,
 		.end = rk.end,
 		.job = dr_doc__job(doc),
+		.mpi_job = dr_doc__mpi_job(doc),
 		.pid = (int)rk.pid,
 		.generation = dr_doc__generation(doc),
 		.complete = rk.complete,
@@ -918,7 +919,7 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 	struct hs_strtab hostnames = { 0 };
 	struct jobdrill *drill = agg_xcalloc(1, sizeof(*drill));
 	struct extreme *x;
-	const char *jobid = NULL;
+	const char *jobid = NULL, *mpi_job = NULL;
 	bool added;
 	int size;
 
@@ -931,12 +932,16 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 					      json_object_new_string(j->r[k].host));
 		if (j->r[k].job && !jobid)
 			jobid = j->r[k].job;
+		if (j->r[k].mpi_job && !mpi_job)
+			mpi_job = j->r[k].mpi_job;
 	}
 	missing = missing_json(j, &size);
 	json_object_object_add(doc, "schema", json_object_new_string(JOB_SCHEMA));
 	json_object_object_add(doc, "tool", json_object_new_string(tool));
 	json_object_object_add(info, "id",
 			       jobid ? json_object_new_string(jobid) : NULL);
+	json_object_object_add(info, "mpi_job",
+			       mpi_job ? json_object_new_string(mpi_job) : NULL);
 	json_object_object_add(info, "size",
 			       size >= 0 ? json_object_new_int(size) : NULL);
 	json_object_object_add(info, "ranks", json_object_new_int((int)j->n));

@@ -24,7 +24,7 @@ struct agg_jobdoc_rank {
 	char *path; /* the file it came from, or NULL (received in the job) */
 	struct dr_doc *doc;
 	int rank, size;
-	const char *host, *end, *job; /* strings of doc */
+	const char *host, *end, *job, *mpi_job; /* strings of doc */
 	int pid, generation;
 	bool complete;
 	double start_ns; /* the process's start */

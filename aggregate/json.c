@@ -97,6 +97,9 @@ static json_object *json_process(const struct agg_process *p)
 			       p->size > 0 ? json_object_new_int(p->size) : NULL);
 	json_object_object_add(o, "job",
 			       p->job && p->job[0] ? agg_json__text(p->job) : NULL);
+	json_object_object_add(
+		o, "mpi_job",
+		p->mpi_job && p->mpi_job[0] ? agg_json__text(p->mpi_job) : NULL);
 	for (int i = 0; i < p->argc; i++)
 		json_object_array_add(cmd, agg_json__text(p->argv[i]));
 	json_object_object_add(o, "command", cmd);

@@ -285,45 +285,74 @@ for name, cc, launcher, option in MPIS:
              "with their exact omp_work faults" % (what, r))
 
 # ---- identity from each launcher's variables, without the launcher ------
+# (rank, size, process.job, process.mpi_job): inside a Slurm step the step
+# names the job of any rank (srun's PMIx and PMI-2, hydra's proxies started
+# by srun) and the launcher's own id is mpi_job; not under Open MPI's
+# mpirun, MVAPICH's or a Flux job (tests/test_slurm.py: the real thing).
+SLURM_STEP = {"SLURM_PROCID": "0", "SLURM_NTASKS": "1", "SLURM_JOB_ID": "9",
+              "SLURM_STEP_ID": "2"}
 CASES = [
     ("Slurm step", {"SLURM_PROCID": "2", "SLURM_NTASKS": "4", "SLURM_JOB_ID": "777",
-                    "SLURM_STEP_ID": "3"}, (2, 4, "777.3")),
+                    "SLURM_STEP_ID": "3"}, (2, 4, "777.3", None)),
     ("Slurm, SLURM_NPROCS and SLURM_JOBID", {"SLURM_PROCID": "1", "SLURM_NPROCS": "2",
                                              "SLURM_JOBID": "778", "SLURM_STEP_ID": "0"},
-     (1, 2, "778.0")),
+     (1, 2, "778.0", None)),
     ("Slurm batch script (no step): no rank", {"SLURM_PROCID": "0", "SLURM_NTASKS": "4",
-                                                "SLURM_JOB_ID": "777"}, (None, None, None)),
-    ("Open MPI inside a Slurm step: Open MPI's", {
-        "OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "2", "OMPI_MCA_ess_base_jobid": "55",
-        "SLURM_PROCID": "0", "SLURM_NTASKS": "1", "SLURM_JOB_ID": "9", "SLURM_STEP_ID": "0"},
-     (1, 2, "55")),
+                                                "SLURM_JOB_ID": "777"}, (None, None, None, None)),
+    ("Open MPI inside a Slurm step: Open MPI's (mpirun's own node has no step)", dict(
+        SLURM_STEP, OMPI_COMM_WORLD_RANK="1", OMPI_COMM_WORLD_SIZE="2",
+        OMPI_MCA_ess_base_jobid="55"), (1, 2, "55", "55")),
     ("Open MPI 5 (PRRTE namespace)", {"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "3",
                                       "PMIX_RANK": "0", "PMIX_NAMESPACE": "prterun-vm-12@1"},
-     (0, 3, "prterun-vm-12@1")),
-    ("PMIx only", {"PMIX_RANK": "3", "PMIX_NAMESPACE": "slurm.pmix.12.0"}, (3, None, "slurm.pmix.12.0")),
-    ("Cray PALS", {"PALS_RANKID": "5", "PALS_APID": "3f2a-77"}, (5, None, "3f2a-77")),
-    ("Cray ALPS", {"ALPS_APP_PE": "3", "ALPS_APP_ID": "4242"}, (3, None, "4242")),
+     (0, 3, "prterun-vm-12@1", "prterun-vm-12@1")),
+    ("Open MPI 5 (PRRTE) inside a Slurm step: its namespace", dict(
+        SLURM_STEP, OMPI_COMM_WORLD_RANK="0", OMPI_COMM_WORLD_SIZE="3", PMIX_RANK="0",
+        PMIX_NAMESPACE="prterun-vm-12@1"), (0, 3, "prterun-vm-12@1", "prterun-vm-12@1")),
+    ("PMIx only", {"PMIX_RANK": "3", "PMIX_NAMESPACE": "slurm.pmix.12.0"},
+     (3, None, "slurm.pmix.12.0", "slurm.pmix.12.0")),
+    ("srun --mpi=pmix (PMIx in its Slurm step): the step", {
+        "PMIX_RANK": "3", "PMIX_NAMESPACE": "slurm.pmix.12.0", "SLURM_PROCID": "3",
+        "SLURM_NTASKS": "4", "SLURM_JOB_ID": "12", "SLURM_STEP_ID": "0"},
+     (3, None, "12.0", "slurm.pmix.12.0")),
+    ("Cray PALS", {"PALS_RANKID": "5", "PALS_APID": "3f2a-77"}, (5, None, "3f2a-77", "3f2a-77")),
+    ("Cray ALPS", {"ALPS_APP_PE": "3", "ALPS_APP_ID": "4242"}, (3, None, "4242", "4242")),
     ("MVAPICH", {"MV2_COMM_WORLD_RANK": "1", "MV2_COMM_WORLD_SIZE": "3", "MPIRUN_ID": "999"},
-     (1, 3, "999")),
+     (1, 3, "999", "999")),
+    ("MVAPICH inside a Slurm step: MVAPICH's", dict(
+        SLURM_STEP, MV2_COMM_WORLD_RANK="1", MV2_COMM_WORLD_SIZE="3", MPIRUN_ID="999"),
+     (1, 3, "999", "999")),
     ("MVAPICH mpirun_rsh", {"MPIRUN_RANK": "2", "MPIRUN_NPROCS": "4", "MPIRUN_ID": "998"},
-     (2, 4, "998")),
-    ("Flux", {"FLUX_TASK_RANK": "0", "FLUX_JOB_SIZE": "2", "FLUX_JOB_ID": "f2Ab3"}, (0, 2, "f2Ab3")),
+     (2, 4, "998", "998")),
+    ("Flux", {"FLUX_TASK_RANK": "0", "FLUX_JOB_SIZE": "2", "FLUX_JOB_ID": "f2Ab3"},
+     (0, 2, "f2Ab3", "f2Ab3")),
+    ("PMIx of a Flux job in a Flux instance srun started: Flux's, not the step", dict(
+        SLURM_STEP, PMIX_RANK="1", PMIX_NAMESPACE="f2Ab4", FLUX_TASK_RANK="1",
+        FLUX_JOB_SIZE="2", FLUX_JOB_ID="f2Ab4"), (1, None, "f2Ab4", "f2Ab4")),
     ("PMI-2 of srun (PMI_JOBID)", {"PMI_RANK": "1", "PMI_SIZE": "2", "PMI_JOBID": "kvs_5"},
-     (1, 2, "kvs_5")),
+     (1, 2, "kvs_5", "kvs_5")),
+    ("srun --mpi=pmi2 (PMI-2 in its Slurm step): the step", {
+        "PMI_RANK": "1", "PMI_SIZE": "2", "PMI_JOBID": "5.1", "SLURM_PROCID": "1",
+        "SLURM_NTASKS": "2", "SLURM_JOB_ID": "5", "SLURM_STEP_ID": "1"}, (1, 2, "5.1", "5.1")),
     ("PMI without hydra above: rank and size, no job", {"PMI_RANK": "1", "PMI_SIZE": "2"},
-     (1, 2, None)),
+     (1, 2, None, None)),
+    ("PMI ranks in a Slurm step (hydra's proxies started by srun): the step", dict(
+        SLURM_STEP, PMI_RANK="2", PMI_SIZE="4"), (2, 4, "9.2", None)),
+    ("PMI in a Slurm allocation without a step: PMI's", {
+        "PMI_RANK": "1", "PMI_SIZE": "2", "PMI_JOBID": "kvs_7", "SLURM_PROCID": "0",
+        "SLURM_JOB_ID": "9"}, (1, 2, "kvs_7", "kvs_7")),
     ("an invalid rank falls through to the next launcher", {
         "OMPI_COMM_WORLD_RANK": "x1", "OMPI_MCA_ess_base_jobid": "1", "PMI_RANK": "2",
-        "PMI_SIZE": "4", "PMI_JOBID": "kvs_6"}, (2, 4, "kvs_6")),
+        "PMI_SIZE": "4", "PMI_JOBID": "kvs_6"}, (2, 4, "kvs_6", "kvs_6")),
     ("a rank beyond the size keeps the rank, not the size", {
-        "MV2_COMM_WORLD_RANK": "5", "MV2_COMM_WORLD_SIZE": "4"}, (5, None, None)),
+        "MV2_COMM_WORLD_RANK": "5", "MV2_COMM_WORLD_SIZE": "4"}, (5, None, None, None)),
 ]
 for what, env, want in CASES:
     res = launch([WORKLOAD, "touch", "10"], env=env)
-    got = [(d["process"]["rank"], d["process"]["size"], d["process"]["job"]) for d in res.docs]
-    t.eq(got, [want], "variables of %s: rank, size, job %r" % (what, want))
+    got = [(d["process"]["rank"], d["process"]["size"], d["process"]["job"],
+            d["process"]["mpi_job"]) for d in res.docs]
+    t.eq(got, [want], "variables of %s: rank, size, job, mpi_job %r" % (what, want))
     if len(res.docs) == 1:
-        d, (r, _, j) = res.docs[0], want
+        d, (r, _, j, _) = res.docs[0], want
         name = "hpcshim-%s-%d%s%s.json" % (d["process"]["host"], d["process"]["pid"],
                                           "-j" + name_job(j) if j else "",
                                           "-r%d" % r if r is not None else "")

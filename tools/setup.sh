@@ -20,6 +20,10 @@ if [ "$1" = tests ]; then
 	PACKAGES="$PACKAGES openjdk-17-jdk-headless nodejs golang-go"
 	# headless Chromium opens the HTML report (tests/test_html.py)
 	PACKAGES="$PACKAGES chromium"
+	# a private one-node Slurm (tests/test_slurm.py): slurmctld, slurmd, the
+	# clients and munge; its mpi/pmix and mpi/pmi2 plugins come with them
+	# (slurm-wlm-basic-plugins), PMIx itself with Open MPI (libpmix2)
+	PACKAGES="$PACKAGES slurm-wlm munge"
 fi
 missing=""
 for p in $PACKAGES; do

@@ -80,6 +80,7 @@ struct hs_process {
 	int rank;            /* MPI rank from the start environment, or -1 */
 	int size;            /* the job's ranks, from the same launcher, or -1 */
 	char job[128];       /* the launcher's job id, or "" (identity.h)    */
+	char mpi_job[128];   /* the rank's launcher's own id, or ""          */
 	struct hs_config cfg;
 	struct pmu_evlist evlist;
 	struct agg_event ev[PMU_MAX_EVENTS];

@@ -39,6 +39,7 @@ void hs_fork__child(void)
 	hs_proc.rank = -1;
 	hs_proc.size = -1;
 	hs_proc.job[0] = '\0';
+	hs_proc.mpi_job[0] = '\0';
 	__atomic_store_n(&hs_proc.uncovered_calls, 0, __ATOMIC_RELAXED);
 	for (a = hs_proc.done; a; a = an) {
 		an = a->next;

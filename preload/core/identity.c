@@ -8,6 +8,11 @@
  * values are skipped silently (the next variable of the row's kind, the
  * next launcher): a rank is a claim made in a file name, never a guess.
  *
+ * Under Slurm, the job id is the step's SLURM_JOB_ID.SLURM_STEP_ID
+ * whichever launcher gave the rank (srun's PMIx or PMI-2, hydra's proxies
+ * started by srun), the launcher's own id in mpi_job: the table's OUTER
+ * and OWN rows (launchers.c) say when.
+ *
  * MPICH's hydra exposes no job id: its ranks are children (or
  * grandchildren, through a job script) of hydra_pmi_proxy, whose command
  * line holds the control port of the job's mpiexec, host:port, and the
@@ -117,59 +122,128 @@ static bool identity__derive(const char *how, char *job, size_t len)
 	return false;
 }
 
+/* Whether some row of kind what in [first, end) names a set variable. */
+static bool identity__holds(const struct hs_id_var *first,
+			    const struct hs_id_var *end, enum hs_id_field what)
+{
+	for (const struct hs_id_var *r = first; r < end; r++)
+		if (r->what == what && identity__set(r->var))
+			return true;
+	return false;
+}
+
+/* Whether every REQUIRE row of [first, end) names a set variable. */
+static bool identity__required(const struct hs_id_var *first,
+			       const struct hs_id_var *end)
+{
+	for (const struct hs_id_var *r = first; r < end; r++)
+		if (r->what == HS_ID_REQUIRE && !identity__set(r->var))
+			return false;
+	return true;
+}
+
+/* The job id of launcher rows [first, end): the first JOB variable set,
+ * else a derived one; ".STEP" appended when a STEP variable is set; ""
+ * when none. */
+static void identity__job(const struct hs_id_var *first,
+			  const struct hs_id_var *end, char *job, size_t len)
+{
+	const struct hs_id_var *r;
+	const char *step = NULL;
+
+	job[0] = '\0';
+	for (r = first; r < end; r++) {
+		const char *v = getenv(r->var);
+
+		if (r->what == HS_ID_JOB && !job[0] && v && *v)
+			snprintf(job, len, "%s", v);
+		else if (r->what == HS_ID_STEP && !step && v && *v)
+			step = v;
+	}
+	for (r = first; r < end && !job[0]; r++)
+		if (r->what == HS_ID_DERIVE)
+			identity__derive(r->var, job, len);
+	if (job[0] && step) {
+		size_t n = strlen(job);
+
+		snprintf(job + n, len - n, ".%s", step);
+	}
+}
+
 /* Rank, size and job of launcher rows [first, end). */
 static bool identity__launcher(const struct hs_id_var *first,
 			       const struct hs_id_var *end, struct hs_identity *id)
 {
 	const struct hs_id_var *r;
-	const char *step = NULL;
 
-	for (r = first; r < end; r++)
-		if (r->what == HS_ID_REQUIRE && !identity__set(r->var))
-			return false;
+	if (!identity__required(first, end))
+		return false;
 	for (r = first; r < end && id->rank < 0; r++)
 		if (r->what == HS_ID_RANK)
 			id->rank = identity__number(getenv(r->var), 0);
 	if (id->rank < 0)
 		return false;
 	id->launcher = first->launcher;
-	for (r = first; r < end; r++) {
-		const char *v = getenv(r->var);
-
-		if (r->what == HS_ID_SIZE && id->size < 0)
-			id->size = identity__number(v, 1);
-		else if (r->what == HS_ID_JOB && !id->job[0] && v && *v)
-			snprintf(id->job, sizeof(id->job), "%s", v);
-		else if (r->what == HS_ID_STEP && !step && v && *v)
-			step = v;
-	}
+	for (r = first; r < end && id->size < 0; r++)
+		if (r->what == HS_ID_SIZE)
+			id->size = identity__number(getenv(r->var), 1);
 	/* a rank beyond the size is no rank of that job: keep the rank */
 	if (id->size >= 0 && id->rank >= id->size)
 		id->size = -1;
-	for (r = first; r < end && !id->job[0]; r++)
-		if (r->what == HS_ID_DERIVE)
-			identity__derive(r->var, id->job, sizeof(id->job));
-	if (id->job[0] && step) {
-		size_t n = strlen(id->job);
-
-		snprintf(id->job + n, sizeof(id->job) - n, ".%s", step);
-	}
+	identity__job(first, end, id->job, sizeof(id->job));
 	return true;
+}
+
+/* The end of the launcher's rows that start at first. */
+static const struct hs_id_var *identity__rows(const struct hs_id_var *first)
+{
+	const struct hs_id_var *r = first;
+
+	while (r->launcher && strcmp(r->launcher, first->launcher) == 0)
+		r++;
+	return r;
+}
+
+/* Rank launcher [first, end) found: the job id of an outer launcher the
+ * rank runs in (a Slurm step), the rank launcher's own in mpi_job; or the
+ * own one, also in mpi_job unless the rank launcher is itself an outer
+ * one (a task of a Slurm step that no MPI started). */
+static void identity__outer(const struct hs_id_var *first,
+			    const struct hs_id_var *end, struct hs_identity *id)
+{
+	const struct hs_id_var *t = hs_launcher_ids, *g, *e;
+	char outer[HS_JOB_MAX];
+
+	if (identity__holds(first, end, HS_ID_OUTER))
+		return;
+	snprintf(id->mpi_job, sizeof(id->mpi_job), "%s", id->job);
+	for (g = t; g->launcher; g = identity__rows(g))
+		if (identity__holds(g, identity__rows(g), HS_ID_OWN))
+			return;
+	for (g = t; g->launcher; g = e) {
+		e = identity__rows(g);
+		if (g == first || !identity__holds(g, e, HS_ID_OUTER) ||
+		    !identity__required(g, e))
+			continue;
+		identity__job(g, e, outer, sizeof(outer));
+		if (outer[0]) {
+			memcpy(id->job, outer, sizeof(id->job));
+			return;
+		}
+	}
 }
 
 void hs_identity__read(struct hs_identity *id)
 {
-	const struct hs_id_var *t = hs_launcher_ids;
+	const struct hs_id_var *t = hs_launcher_ids, *end;
 
 	*id = (struct hs_identity){ .rank = -1, .size = -1 };
-	for (size_t i = 0; t[i].launcher;) {
-		size_t j = i;
-
-		while (t[j].launcher && strcmp(t[j].launcher, t[i].launcher) == 0)
-			j++;
-		if (identity__launcher(&t[i], &t[j], id))
+	for (; t->launcher; t = end) {
+		end = identity__rows(t);
+		if (identity__launcher(t, end, id)) {
+			identity__outer(t, end, id);
 			return;
+		}
 		*id = (struct hs_identity){ .rank = -1, .size = -1 };
-		i = j;
 	}
 }

@@ -17,13 +17,21 @@ enum hs_id_field {
 	HS_ID_STEP,    /* appended to the job id after a '.' (Slurm steps)   */
 	HS_ID_REQUIRE, /* the launcher counts only when this is set too      */
 	HS_ID_DERIVE,  /* no job id in the environment: var names a deriver  */
+	HS_ID_OUTER,   /* set: this launcher's job id is also that of a rank
+			* another launcher started inside it (a Slurm step) */
+	HS_ID_OWN,     /* set: no outer launcher's job id applies; the rank's
+			* own launcher started ranks outside any outer step */
 };
 
 /* One row: launcher (a label, rows of one launcher are adjacent), what
  * the variable gives, and its name.  The first launcher whose RANK
  * variable holds a valid number gives the rank, and the size and job id
  * come from the same launcher only (an inherited variable of an outer
- * launcher, a Slurm allocation around mpirun, never mixes in). */
+ * launcher, a Slurm allocation around mpirun, never mixes in).  One
+ * exception, for the job id only: an OUTER launcher whose OUTER variable
+ * is set (a Slurm step: every task of it, whichever MPI started it, sees
+ * the same SLURM_JOB_ID.SLURM_STEP_ID) gives the job id, and the rank's
+ * launcher's own id goes to mpi_job; not when any OWN variable is set. */
 struct hs_id_var {
 	const char *launcher;
 	enum hs_id_field what;
@@ -34,9 +42,12 @@ struct hs_id_var {
 extern const struct hs_id_var hs_launcher_ids[];
 
 struct hs_identity {
-	int rank, size;       /* -1 when unknown                  */
-	char job[HS_JOB_MAX]; /* "" when unknown                  */
-	const char *launcher; /* the table's label, NULL when none */
+	int rank, size;           /* -1 when unknown                    */
+	char job[HS_JOB_MAX];     /* "" when unknown                    */
+	char mpi_job[HS_JOB_MAX]; /* the job id of the launcher that gave
+				   * the rank, when that is no OUTER one;
+				   * "" when it has none               */
+	const char *launcher;     /* the table's label, NULL when none  */
 };
 
 /* identity.c: reads the identity from the current environment (the

@@ -131,10 +131,23 @@ const char *const hs_launcher_vars[] = {
  * Open MPI 4.1 sets OMPI_COMM_WORLD_RANK/SIZE, OMPI_MCA_ess_base_jobid and
  * PMIX_RANK/PMIX_NAMESPACE (the same number); MPICH 4.0's hydra sets
  * PMI_RANK, PMI_SIZE, PMI_FD and no job id at all (its kvsname is only
- * given over the PMI socket, which belongs to the program). */
+ * given over the PMI socket, which belongs to the program).
+ *
+ * The job id alone may come from another launcher: every task of a Slurm
+ * step sees the step's SLURM_JOB_ID and SLURM_STEP_ID, whether srun
+ * started it itself (--mpi=pmix: PMIx names it slurm.pmix.JOB.STEP;
+ * --mpi=pmi2) or a launcher srun started (MPICH's hydra starts all its
+ * proxies, its own node's too, with one srun), so the step (OUTER) names
+ * the job and the rank's launcher's id becomes mpi_job.  Not when an OWN
+ * variable is set: Open MPI's mpirun (ORTE; PRRTE's prterun is built alike) starts the
+ * ranks of its own node itself, outside any step, and the other nodes'
+ * through srun, so on several nodes only some of its ranks would see a
+ * step; MVAPICH's mpirun_rsh starts them over ssh; a Flux instance run by
+ * srun runs many jobs in one step.  Their own id is the job's. */
 const struct hs_id_var hs_launcher_ids[] = {
 	/* Open MPI 4 (ORTE): the jobid; Open MPI 5 (PRRTE): the namespace */
 	{ "Open MPI", HS_ID_RANK, "OMPI_COMM_WORLD_RANK" },
+	{ "Open MPI", HS_ID_OWN, "OMPI_COMM_WORLD_RANK" },
 	{ "Open MPI", HS_ID_SIZE, "OMPI_COMM_WORLD_SIZE" },
 	{ "Open MPI", HS_ID_JOB, "OMPI_MCA_ess_base_jobid" },
 	{ "Open MPI", HS_ID_JOB, "PMIX_NAMESPACE" },
@@ -144,6 +157,8 @@ const struct hs_id_var hs_launcher_ids[] = {
 	{ "MVAPICH", HS_ID_SIZE, "MV2_COMM_WORLD_SIZE" },
 	{ "MVAPICH", HS_ID_SIZE, "MPIRUN_NPROCS" },
 	{ "MVAPICH", HS_ID_JOB, "MPIRUN_ID" },
+	{ "MVAPICH", HS_ID_OWN, "MV2_COMM_WORLD_RANK" },
+	{ "MVAPICH", HS_ID_OWN, "MPIRUN_RANK" },
 	/* any PMIx server: PRRTE, srun --mpi=pmix, jsrun, Flux */
 	{ "PMIx", HS_ID_RANK, "PMIX_RANK" },
 	{ "PMIx", HS_ID_JOB, "PMIX_NAMESPACE" },
@@ -162,8 +177,10 @@ const struct hs_id_var hs_launcher_ids[] = {
 	{ "Flux", HS_ID_RANK, "FLUX_TASK_RANK" },
 	{ "Flux", HS_ID_SIZE, "FLUX_JOB_SIZE" },
 	{ "Flux", HS_ID_JOB, "FLUX_JOB_ID" },
+	{ "Flux", HS_ID_OWN, "FLUX_JOB_ID" },
 	/* Slurm: a task of a step srun started.  The batch script itself has
-	 * SLURM_PROCID=0 and no step id: a program it runs is no rank. */
+	 * SLURM_PROCID=0 and no step id: a program it runs is no rank.  A
+	 * step names the job of any rank started in it (OUTER, above). */
 	{ "Slurm", HS_ID_REQUIRE, "SLURM_STEP_ID" },
 	{ "Slurm", HS_ID_RANK, "SLURM_PROCID" },
 	{ "Slurm", HS_ID_SIZE, "SLURM_NTASKS" },
@@ -171,5 +188,6 @@ const struct hs_id_var hs_launcher_ids[] = {
 	{ "Slurm", HS_ID_JOB, "SLURM_JOB_ID" },
 	{ "Slurm", HS_ID_JOB, "SLURM_JOBID" },
 	{ "Slurm", HS_ID_STEP, "SLURM_STEP_ID" },
+	{ "Slurm", HS_ID_OUTER, "SLURM_STEP_ID" },
 	{ NULL, 0, NULL },
 };

@@ -48,6 +48,7 @@ static void process__identity(void)
 	hs_proc.rank = id.rank;
 	hs_proc.size = id.size;
 	snprintf(hs_proc.job, sizeof(hs_proc.job), "%s", id.job);
+	snprintf(hs_proc.mpi_job, sizeof(hs_proc.mpi_job), "%s", id.mpi_job);
 }
 
 /* The constructor's first half (boot.c): environment -> configuration ->
@@ -139,6 +140,7 @@ void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
 	struct agg_process p = {
 		.pid = hs_proc.pid, .ppid = getppid(), .host = host,
 		.rank = hs_proc.rank, .size = hs_proc.size, .job = hs_proc.job,
+		.mpi_job = hs_proc.mpi_job,
 		.argv = hs_proc.argv, .argc = hs_proc.argc,
 		.exec_generation = hs_proc.exec_generation,
 		.shim_tid = __atomic_load_n(&hs_proc.flusher, __ATOMIC_RELAXED),
