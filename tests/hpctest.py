@@ -146,6 +146,33 @@ def main_thread(doc):
     return None
 
 
+NOBODY = (65534, 65534)
+
+
+def unprivileged_skip(*paths):
+    """Why the unprivileged cases cannot run here, or None.
+
+    They run the build's programs as uid 65534 with the shim preloaded, so
+    that user must reach the library and the programs: a tree cloned under
+    a private home (/root is 0700) is not.  Asked of the kernel, as that
+    user, not worked out from modes."""
+    if os.geteuid() != 0:
+        return "needs root (to run a program as uid 65534)"
+    paths = paths or (LIB, WORKLOAD)
+    probe = "import os, sys; sys.exit(0 if all(os.access(p, os.R_OK) for p in sys.argv[1:]) else 1)"
+
+    def pre():
+        os.setgid(NOBODY[1])
+        os.setgroups([])
+        os.setuid(NOBODY[0])
+    p = subprocess.run([sys.executable, "-c", probe, *paths], preexec_fn=pre,
+                       capture_output=True, cwd="/")
+    if p.returncode != 0:
+        return ("uid 65534 cannot read the build (%s): the unprivileged cases need a tree "
+                "others can enter" % os.path.dirname(paths[0]))
+    return None
+
+
 def can_open_hardware():
     """True when this host has a hardware PMU (cycles opens)."""
     r = run([WORKLOAD], env={"HPCSHIM_EVENTS": "cycles"})

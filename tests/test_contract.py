@@ -2,7 +2,7 @@
 input reported with one clear 'hpcshim:' line."""
 import os
 
-from hpctest import Tap, workload, run, WORKLOAD, region, main_thread, can_open_hardware
+from hpctest import Tap, workload, run, WORKLOAD, region, main_thread, can_open_hardware, unprivileged_skip
 
 t = Tap()
 STEPS = ("touch", 2000, "exit", 3)
@@ -108,7 +108,8 @@ t.ok(any("results written to" in l for l in r.shim_lines()), "verbose 1 reports 
 
 # ---- unprivileged user under perf_event_paranoid >= 2 -------------------
 paranoid = int(open("/proc/sys/kernel/perf_event_paranoid").read())
-if os.geteuid() == 0 and paranoid >= 2:
+why = unprivileged_skip() or (None if paranoid >= 2 else "needs perf_event_paranoid >= 2")
+if not why:
     r = workload("touch", 800, user=(65534, 65534))
     t.eq(r.rc, 0, "unprivileged: runs")
     t.eq(r.doc["pmu"]["privilege"], "user", "unprivileged + paranoid 2: downgraded to user")
@@ -120,5 +121,5 @@ if os.geteuid() == 0 and paranoid >= 2:
     k = [e for e in r.doc["events"] if e["name"] == "page-faults:k"][0]
     t.eq((k["status"], k["error"]), ("dropped", "EACCES"), "explicit :k is not downgraded: EACCES")
 else:
-    t.skip("unprivileged downgrade", "needs root and perf_event_paranoid >= 2")
+    t.skip("unprivileged downgrade", why)
 t.done()

@@ -8,7 +8,7 @@ nothing in the program."""
 import os
 import subprocess
 
-from hpctest import Tap, run, main_thread, BUILD
+from hpctest import Tap, run, main_thread, BUILD, LIB, unprivileged_skip
 
 t = Tap()
 PROG = os.path.join(BUILD, "tests", "range_prog")
@@ -233,7 +233,9 @@ t.ok(r.doc["totals"]["page-faults"] < 100, "kernel level: user-mode faults not c
 r = prog("touch", 1000, env=dict(PF, HPCSHIM_PRIVILEGE="kernel"))
 r2 = prog("touch", 10, env=dict(PF, HPCSHIM_EVENTS="page-faults:u", HPCSHIM_PRIVILEGE="kernel"))
 t.eq(r2.doc["events"][0]["privilege"], "user", "an explicit :u is not overridden")
-if os.geteuid() == 0 and r.doc["pmu"]["perf_event_paranoid"] >= 2:
+why = unprivileged_skip(LIB, PROG) or (None if r.doc["pmu"]["perf_event_paranoid"] >= 2
+                              else "needs perf_event_paranoid >= 2")
+if not why:
     r = prog("touch", 300, env=PF, user=(65534, 65534))
     note = r.doc["pmu"]["privilege_note"] or ""
     t.ok(r.doc["events"][0].get("downgraded") and "perf_event_paranoid=" in note,
@@ -247,7 +249,7 @@ if os.geteuid() == 0 and r.doc["pmu"]["perf_event_paranoid"] >= 2:
          "unprivileged: user-level sampling still exact")
 else:
     for _ in range(3):
-        t.skip("unprivileged privilege checks", "needs root and perf_event_paranoid >= 2")
+        t.skip("unprivileged privilege checks", why)
 
 # ---- fork: the child samples on its own ----------------------------------------------
 # (Not under TSan: it refuses new threads in the child of a threaded

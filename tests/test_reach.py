@@ -18,15 +18,16 @@ import shutil
 import subprocess
 import tempfile
 
-from hpctest import BUILD, LIB, PRELOAD, WORKLOAD, Tap, main_thread, region
+from hpctest import BUILD, LIB, NOBODY, PRELOAD, WORKLOAD, Tap, main_thread, region, unprivileged_skip
 
 t = Tap()
 HPCSHIM = os.path.join(BUILD, "hpcshim")
 SRC = os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 tmp = tempfile.mkdtemp(prefix="hpcshim-reach-")
 os.chmod(tmp, 0o755)  # the unprivileged runs below go through it
-ROOT = os.geteuid() == 0
-NOBODY = (65534, 65534)
+# The cases run as uid 65534 need root and a build that user can read.
+UNPRIV = unprivileged_skip(LIB, WORKLOAD, HPCSHIM)
+ROOT = UNPRIV is None
 STATIC_WHY = ("is a static executable (no PT_INTERP program header), so no dynamic "
               "loader runs to read LD_PRELOAD")
 UNCOUNTED = "; it runs uncounted (no result file)"
@@ -131,7 +132,7 @@ if ROOT:
     t.ok(p.stdout == "" and not os.path.exists(marker) and os.listdir(locked) == [],
          "nobody, -o in an unwritable place: the program did not run, nothing made")
 else:
-    t.skip("-o in an unwritable place", "needs root to run as nobody")
+    t.skip("-o in an unwritable place", UNPRIV)
 
 # ---- the shim itself: HPCSHIM_OUTPUT made -------------------------------
 base = path("preload")
@@ -202,7 +203,7 @@ def nosuid(d):
 
 
 if not ROOT:
-    t.skip("set-ID programs run by another user", "needs root to make them")
+    t.skip("set-ID programs run by another user", UNPRIV)
 elif nosuid(tmp):
     t.skip("set-ID programs run by another user", "%s is on a nosuid mount" % tmp)
 else:

@@ -19,7 +19,8 @@
 # Needs root (debootstrap, mount, chroot); installs debootstrap if missing.
 # About 25-40 minutes on this machine kind, most of it apt and the suite, so
 # it is not part of .ci/run (which must end within 90 minutes).  The log of
-# everything is kept in /var/tmp/hpcshim-fresh-check.log.
+# everything is kept in /var/tmp/hpcshim-fresh-check.log, the logs of the
+# tests that failed in /var/tmp/hpcshim-fresh-logs/.
 set -u
 order=sample,tests
 keep=no
@@ -42,6 +43,8 @@ esac
 src=$(cd "$(dirname "$0")/.." && pwd)
 log=/var/tmp/hpcshim-fresh-check.log
 : >"$log"
+logs=/var/tmp/hpcshim-fresh-logs
+rm -rf "$logs"
 
 # The mirror this machine's apt uses (deb822 or one-line sources).
 mirror=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null |
@@ -97,8 +100,12 @@ for f in /etc/apt/apt.conf.d/99*; do
 done
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null
 
-# A clean clone of what is committed, as CI makes it.
-git clone -q --no-local "$src" "$root/root/hpcshim" >>"$log" 2>&1 ||
+# A clean clone of what is committed, as CI makes it, in a folder others can
+# enter as in this workplace (/root is 0700: the suite's unprivileged cases
+# would skip there).
+tree=/work/hpcshim
+mkdir -p "$root/work" && chmod 755 "$root/work"
+git clone -q --no-local "$src" "$root$tree" >>"$log" 2>&1 ||
 	{ echo "fresh-check: cannot clone $src" >&2; exit 2; }
 echo "fresh-check: cloned $(git -C "$src" rev-parse --short HEAD)"
 
@@ -123,14 +130,19 @@ for s in $steps; do
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		${OPENBLAS_CORETYPE:+OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE} \
 		${OPENBLAS_L2_SIZE:+OPENBLAS_L2_SIZE=$OPENBLAS_L2_SIZE} \
-		/bin/sh -c "cd /root/hpcshim && $cmd" </dev/null >"$out" 2>&1
+		/bin/sh -c "cd $tree && $cmd" </dev/null >"$out" 2>&1
 	rc=$?
 	cat "$out" >>"$log"
 	echo "fresh-check: $cmd exit $rc in $(($(date +%s) - t0)) s; its last line:"
 	last=$(tail -1 "$out")
 	rm -f "$out"
 	if [ $rc -ne 0 ]; then
+		# the failed tests' own logs, before the root goes
+		mkdir -p "$logs"
+		grep -l -E '^(not ok|Traceback)|^# (FAIL|ERROR): *[1-9]' "$root$tree"/tests/*.log \
+			"$root$tree"/test-suite.log 2>/dev/null | xargs -r cp -t "$logs"
 		grep -E '^(not ok|FAIL|ERROR)' "$log" | tail -20
+		echo "fresh-check: the failed tests' logs are in $logs"
 		echo "$last"
 		exit $rc
 	fi

@@ -24,6 +24,9 @@ if [ "$1" = tests ]; then
 	# clients and munge; its mpi/pmix and mpi/pmi2 plugins come with them
 	# (slurm-wlm-basic-plugins), PMIx itself with Open MPI (libpmix2)
 	PACKAGES="$PACKAGES slurm-wlm munge"
+	# the sanitizer builds copy the tracked files (tools/sanitize.sh: git);
+	# a capability-raising copy of a program (tests/test_reach.py: setcap)
+	PACKAGES="$PACKAGES git libcap2-bin"
 fi
 missing=""
 for p in $PACKAGES; do
