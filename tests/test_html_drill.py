@@ -228,7 +228,10 @@ if not chromium:
 for name, page in (("crafty", page_c), ("zen4", page_z), ("topdown", page_t)):
     p, urls, console = chrome("file://" + os.path.join(tmp, name + ".html"), tmp, "--dump-dom")
     dom_segs = len(re.findall(r'<rect class="seg"|<rect class=seg', p.stdout))
-    t.ok(p.returncode == 0 and "<h2>Drill-down</h2>" in p.stdout
+    # the topdown run on a CPU libpfm4 does not know has no tree at all
+    # (no drill-down object, no section): the DOM has what the page has
+    t.ok(p.returncode == 0 and ("<h2>Drill-down</h2>" in p.stdout) == ("<h2>Drill-down</h2>" in page)
+         and (name == "topdown" or "<h2>Drill-down</h2>" in page)
          and dom_segs == len(re.findall(r"<rect class=seg", page)),
          "%s: Chromium renders the drill-down (%d segments in the DOM)" % (name, dom_segs))
     t.eq(console, [], "%s: no console messages" % name)
