@@ -347,33 +347,4 @@ struct json_object *agg_kernel__uncovered(const struct agg_process *p);
 /* utf8.c: a malloc'd copy with each invalid UTF-8 byte replaced by U+FFFD. */
 char *agg_utf8__clean(const char *s);
 
-/* json.c: writes the process result atomically into dir (an unnamed
- * file, then link(2) to a name that never overwrites another result).  On
- * success path receives the final file name. */
-int agg_process__write(const struct agg_process *p, const char *dir, char *path,
-		       size_t pathlen, char *err, size_t errlen);
-
-/* The same in steps, for a process that publishes more than once (the
- * periodic flush): create renders p into a file of dir nobody sees yet
- * (tag: which writer of the process, in a temporary name); link_new gives
- * it a name no other file has (path receives it); replace puts it in
- * place of path with one rename(2); discard closes it and removes what
- * is left of the temporary.  tmp_name: the temporary name of a writer. */
-struct agg_result_file {
-	int fd;
-	bool anon; /* O_TMPFILE: no name until linked */
-	char tmp[4096];
-};
-int agg_result__create(struct agg_result_file *f, const struct agg_process *p,
-		       const char *dir, char tag, char *err, size_t errlen);
-int agg_result__link_new(struct agg_result_file *f, const char *dir, const char *base,
-			 char *path, size_t pathlen);
-int agg_result__replace(struct agg_result_file *f, const char *path);
-void agg_result__discard(struct agg_result_file *f);
-void agg_result__base(const struct agg_process *p, char *base, size_t len);
-/* "-j<job>" for a job id (sanitized for a file name), "" for none. */
-void agg_result__job_suffix(const char *id, char *out, size_t len);
-void agg_result__tmp_name(char *buf, size_t len, const char *dir, const char *host,
-			  pid_t pid, char tag);
-
 #endif

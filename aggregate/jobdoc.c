@@ -40,6 +40,7 @@
 #include "aggregate/drill.h"
 #include "aggregate/job.h"
 #include "aggregate/jobdoc.h"
+#include "aggregate/result.h"
 #include "aggregate/jsonread.h"
 #include "aggregate/jsonutil.h"
 #include "common/hash.h"
@@ -1055,31 +1056,5 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 
 int agg_jobdoc__write(const char *path, const char *text, char *err, size_t errlen)
 {
-	size_t len = strlen(path) + 32, n = strlen(text);
-	char *tmp = xrealloc(NULL, len);
-	int fd, rc = -1;
-	FILE *f;
-
-	snprintf(tmp, len, "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-		if (fd >= 0)
-			hs_sys__close(fd); /* never the shim's close wrapper */
-		free(tmp);
-		return -1;
-	}
-	if (fwrite(text, 1, n, f) == n && fputc('\n', f) != EOF && fflush(f) == 0 &&
-	    fsync(fd) == 0)
-		rc = 0;
-	if (fclose(f) != 0)
-		rc = -1;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -1;
-	if (rc != 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		unlink(tmp);
-	}
-	free(tmp);
-	return rc;
+	return agg_result__write_text(path, text, err, errlen);
 }
