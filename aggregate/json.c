@@ -27,8 +27,8 @@
 #include "aggregate/mux.h"
 #include "aggregate/out.h"
 #include "aggregate/result.h"
+#include "aggregate/section.h"
 #include "aggregate/view.h"
-#include "aggregate/wrap.h"
 
 /* The optional siblings of the interval object "<key>": "<key>_multiplexed"
  * when coverage < 1 somewhere, "<key>_metrics" and the drill-down with
@@ -241,17 +241,6 @@ static json_object *json_reads(const struct agg_thread *t)
 	json_object_object_add(o, "syscall", agg_json__u64(s));
 	return o;
 }
-
-/* The features' parts of a thread object, in document order. */
-static const struct {
-	const char *name;
-	agg_section_fn *add;
-} sections[] = {
-	{ "ranges", agg_range__section },
-	{ "rotation", agg_rotation__section },
-	{ "series", agg_series__section },
-	{ "trace", agg_trace__section },
-};
 
 static json_object *json_stats(const struct agg_process *p, const struct agg_sum *sum)
 {
@@ -603,8 +592,8 @@ static int write_thread(struct agg_out *o, int depth, struct agg_view *v,
 	 * regions release it. */
 	tail = json_object_new_object();
 	json_object_object_add(tail, "warnings", json_warnings(&t->warn));
-	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
-		sections[i].add(tail, sections[i].name, p, &tv);
+	agg_sections__thread(&p->sections, tail, p, &tv);
+	agg_trace__section(tail, "trace", p, &tv);
 	agg_view__release(v);
 
 	agg_out__str(o, "{");
@@ -705,12 +694,12 @@ static json_object *json_folded(const struct agg_view *v, const struct agg_folde
 	return o;
 }
 
-/* Everything before the "threads" array. */
+/* The document up to "events": before the features' head sections. */
 static json_object *json_head(const struct agg_view *v)
 {
 	const struct agg_process *p = v->p;
 	json_object *doc = json_object_new_object();
-	json_object *tool = json_object_new_object(), *f = json_object_new_object();
+	json_object *tool = json_object_new_object();
 
 	json_object_object_add(doc, "schema", json_object_new_string(AGG_SCHEMA));
 	json_object_object_add(tool, "name", json_object_new_string("hpcshim"));
@@ -721,13 +710,15 @@ static json_object *json_head(const struct agg_view *v)
 	json_object_object_add(doc, "process", json_process(p));
 	json_object_object_add(doc, "pmu", json_pmu(p));
 	json_object_object_add(doc, "events", json_events(p));
-	agg_metrics__add_sets(doc, p);
-	if (p->mux) {
-		json_object_object_add(doc, "mux", agg_mux__json(p));
-		json_object_object_add(doc, "groups", agg_groups__json(p));
-	}
-	if (p->wrap)
-		json_object_object_add(doc, "wrap", agg_wrap__json(p->wrap));
+	return doc;
+}
+
+/* From "totals" to "folded": after the features' head sections. */
+static json_object *json_head_rest(const struct agg_view *v)
+{
+	const struct agg_process *p = v->p;
+	json_object *doc = json_object_new_object(), *f = json_object_new_object();
+
 	json_totals(doc, p, &v->totals);
 	agg_kernel__add_process_before(doc, p);
 	json_object_object_add(doc, "thread_count", json_object_new_int(v->nthreads));
@@ -749,6 +740,8 @@ static int write_document(struct agg_out *o, struct agg_view *v)
 
 	agg_out__str(o, "{");
 	agg_out__members(o, 1, &first, json_head(v));
+	agg_sections__head(&p->sections, o, 1, &first, p);
+	agg_out__members(o, 1, &first, json_head_rest(v));
 	agg_out__key(o, 1, &first, "threads");
 	agg_out__str(o, "[");
 	for (t = p->threads; t; t = t->next, i++) {
@@ -768,10 +761,7 @@ static int write_document(struct agg_out *o, struct agg_view *v)
 		write_region_sum(o, 2, v, &v->sum[k]);
 	}
 	agg_out__close(o, 2, afirst, "]");
-	if (p->range) {
-		agg_out__key(o, 1, &first, "ranges");
-		agg_out__value(o, 1, agg_range__process_json(p));
-	}
+	agg_sections__tail(&p->sections, o, 1, &first, p);
 	agg_out__close(o, 1, first, "}\n");
 	return 0;
 }

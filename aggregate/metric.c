@@ -9,6 +9,7 @@
 
 #include "aggregate/jsonutil.h"
 #include "aggregate/metric.h"
+#include "aggregate/out.h"
 #include "aggregate/view.h"
 
 static json_object *metric__json(const struct agg_mvalue *mv)
@@ -75,11 +76,13 @@ static json_object *set__json(const struct agg_set *s)
 	return o;
 }
 
-void agg_metrics__add_sets(json_object *doc, const struct agg_process *p)
+void agg_metrics__head(struct agg_out *out, int depth, bool *first,
+		       const struct agg_process *p, const void *arg)
 {
-	const struct agg_metrics *ms = p->metrics;
+	const struct agg_metrics *ms = arg;
 	json_object *o, *a;
 
+	(void)p;
 	if (!ms || ms->nsets == 0)
 		return;
 	o = json_object_new_object();
@@ -89,5 +92,5 @@ void agg_metrics__add_sets(json_object *doc, const struct agg_process *p)
 	for (int i = 0; i < ms->nsets; i++)
 		json_object_array_add(a, set__json(&ms->sets[i]));
 	json_object_object_add(o, "sets", a);
-	json_object_object_add(doc, "presets", o);
+	agg_out__member(out, depth, first, "presets", o);
 }

@@ -10,6 +10,7 @@
 #ifndef HPCSHIM_AGGREGATE_METRIC_H
 #define HPCSHIM_AGGREGATE_METRIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "aggregate/aggregate.h"
@@ -60,8 +61,10 @@ struct agg_metrics {
 struct agg_mvalue;
 void agg_metrics__json(struct json_object *parent, const char *key,
 		       const struct agg_process *p, const struct agg_mvalue *m);
-/* Adds the "presets" object (model, sets) to the document, if any set was
- * requested. */
-void agg_metrics__add_sets(struct json_object *doc, const struct agg_process *p);
+/* The "presets" object (model, sets) of the document, if any set was
+ * requested: a head section (section.h), arg the agg_metrics. */
+struct agg_out;
+void agg_metrics__head(struct agg_out *o, int depth, bool *first,
+		       const struct agg_process *p, const void *arg);
 
 #endif

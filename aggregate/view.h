@@ -29,6 +29,7 @@
 #include <sys/types.h>
 
 #include "aggregate/aggregate.h"
+#include "aggregate/stat.h"
 
 enum agg_value_state {
 	AGG_VALUE_ABSENT,  /* event dropped at the probe: no key at all     */
@@ -110,14 +111,6 @@ struct agg_thread_view {
 	struct agg_interval_view totals;
 	struct agg_series_view *series; /* NULL without a series           */
 };
-
-/* A feature's part of a thread object (ranges, rotation, series): adds o's
- * key name when the feature has something for the thread.  json.c calls
- * them from one table and names no feature. */
-struct json_object;
-typedef void agg_section_fn(struct json_object *o, const char *name,
-			    const struct agg_process *p,
-			    const struct agg_thread_view *tv);
 
 /* A parent name of a region summary (NULL: at the top level). */
 struct agg_parent {
