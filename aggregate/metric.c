@@ -10,7 +10,6 @@
 #include "aggregate/jsonutil.h"
 #include "aggregate/metric.h"
 #include "aggregate/out.h"
-#include "aggregate/view.h"
 
 static json_object *metric__json(const struct agg_mvalue *mv)
 {

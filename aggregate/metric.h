@@ -56,9 +56,15 @@ struct agg_metrics {
 	const struct agg_drill *drill; /* HPCSHIM_PRESET=topdown: drill.h, or NULL */
 };
 
+/* One metric of one interval as the view (view.h) evaluated it. */
+struct agg_mvalue {
+	double value;
+	const char *reason; /* NULL when value holds; lives as long as
+				   * the view or the process's metrics      */
+};
+
 /* Adds "<key>_metrics" to parent: the metrics m[nmetrics] of one interval
- * as the view (view.h) evaluated them.  Nothing when m is NULL. */
-struct agg_mvalue;
+ * as the view evaluated them.  Nothing when m is NULL. */
 void agg_metrics__json(struct json_object *parent, const char *key,
 		       const struct agg_process *p, const struct agg_mvalue *m);
 /* The "presets" object (model, sets) of the document, if any set was
