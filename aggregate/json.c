@@ -20,10 +20,8 @@
 #include "common/compiler.h"
 #include "aggregate/trace.h"
 #include "aggregate/aggregate.h"
-#include "aggregate/drill.h"
 #include "aggregate/json.h"
 #include "aggregate/jsonutil.h"
-#include "aggregate/metric.h"
 #include "aggregate/mux.h"
 #include "aggregate/out.h"
 #include "aggregate/result.h"
@@ -31,14 +29,15 @@
 #include "aggregate/view.h"
 
 /* The optional siblings of the interval object "<key>": "<key>_multiplexed"
- * when coverage < 1 somewhere, "<key>_metrics" and the drill-down with
- * presets; NULL when there are none. */
+ * when coverage < 1 somewhere, then the sections' (section.h counts:
+ * "<key>_metrics" and the drill-down with presets); NULL when there are
+ * none. */
 static json_object *counts__extras(const char *key, const struct agg_process *p,
 				   const struct agg_interval_view *iv)
 {
 	json_object *x, *mux = NULL;
 
-	if (!iv->partial && !p->metrics) /* the common case: no sibling */
+	if (!iv->partial && !p->sections.ncounts) /* the common case: no sibling */
 		return NULL;
 	for (int i = 0; i < p->nev; i++) {
 		const struct agg_value *v = &iv->ev[i];
@@ -50,39 +49,13 @@ static json_object *counts__extras(const char *key, const struct agg_process *p,
 			mux = json_object_new_object();
 		json_object_object_add(mux, p->ev[i].name, agg_mux__entry(v));
 	}
-	if (!mux && !p->metrics)
+	if (!mux && !p->sections.ncounts)
 		return NULL;
 	x = json_object_new_object();
 	if (mux)
 		agg_json__add_sibling(x, key, "_multiplexed", mux);
-	agg_metrics__json(x, key, p, iv->m);
-	agg_drill__interval(x, key, p, iv->ev);
+	agg_sections__counts(&p->sections, x, key, p, iv);
 	return x;
-}
-
-/* {"event": number|null, ...} over counted events, then its siblings
- * (counts__extras): one thread interval of the view. */
-static void add_counts(json_object *parent, const char *key,
-		       const struct agg_process *p, const struct agg_interval_view *iv)
-{
-	json_object *vals = json_object_new_object();
-	json_object *x = counts__extras(key, p, iv);
-
-	for (int i = 0; i < p->nev; i++) {
-		const struct agg_value *v = &iv->ev[i];
-
-		if (v->state == AGG_VALUE_ABSENT)
-			continue;
-		json_object_object_add(
-			vals, p->ev[i].name,
-			v->state == AGG_VALUE_KNOWN ? agg_json__u64(v->shown) : NULL);
-	}
-	json_object_object_add(parent, key, vals);
-	if (!x)
-		return;
-	json_object_object_foreach(x, k, val)
-		json_object_object_add(parent, k, json_object_get(val));
-	json_object_put(x);
 }
 
 static json_object *json_process(const struct agg_process *p)
@@ -224,24 +197,6 @@ static void json_wall(json_object *o, const struct agg_wall *w)
 	json_object_object_add(o, "per_call_wall_ns", c);
 }
 
-/* How this thread's counters were read: "user" (mmap page, no system
- * call), "syscall" (read()), "mixed", or "none" (never read). */
-static json_object *json_reads(const struct agg_thread *t)
-{
-	json_object *o = json_object_new_object();
-	uint64_t u = __atomic_load_n(&t->reads_user, __ATOMIC_RELAXED);
-	uint64_t s = __atomic_load_n(&t->reads_syscall, __ATOMIC_RELAXED);
-
-	json_object_object_add(o, "method",
-			       json_object_new_string(u && s ? "mixed" :
-						      u      ? "user" :
-						      s      ? "syscall" :
-							       "none"));
-	json_object_object_add(o, "user", agg_json__u64(u));
-	json_object_object_add(o, "syscall", agg_json__u64(s));
-	return o;
-}
-
 static json_object *json_stats(const struct agg_process *p, const struct agg_sum *sum)
 {
 	json_object *o = json_object_new_object();
@@ -287,8 +242,9 @@ static void json_region_parents(json_object *o, const struct agg_parent *pa)
 	json_object_object_add(o, "parents", a);
 }
 
-/* Process totals: per event the sum of the threads' estimates, the metrics
- * over those sums, and their coverage and standard error. */
+/* Process totals: per event the sum of the threads' estimates, the
+ * sections' siblings (section.h sums: the metrics over those sums), and
+ * their coverage and standard error. */
 static void json_totals(json_object *doc, const struct agg_process *p,
 			const struct agg_sum_view *s)
 {
@@ -302,8 +258,8 @@ static void json_totals(json_object *doc, const struct agg_process *p,
 						       NULL);
 	}
 	json_object_object_add(doc, "totals", o);
-	agg_metrics__json(doc, "totals", p, s->m);
-	agg_drill__sum(doc, "totals", p, s->ev);
+	agg_sections__sums(&p->sections, doc, (const char *const[]){ "totals" },
+			   (const struct agg_sum_view *const[]){ s }, 1, p);
 	agg_mux_sum__json(doc, "totals", p, s->ev);
 }
 
@@ -371,7 +327,7 @@ static void doc__counts(struct agg_out *o, int depth, bool *first, const char *k
 			agg_out__write(o, "null", 4);
 	}
 	agg_out__end(o, depth + 1);
-	if (iv->partial || p->metrics)
+	if (iv->partial || p->sections.ncounts)
 		doc__extras(o, depth, first, counts__extras(key, p, iv));
 }
 
@@ -536,16 +492,81 @@ static void write_region_sum(struct agg_out *o, int depth, const struct agg_view
 	doc__sum(o, depth + 1, &f, "exclusive", p, rs->excl.ev);
 	doc__percall(o, depth + 1, &f, p, &rs->percall);
 	doc__wall(o, depth + 1, &f, &rs->wall);
-	if (p->metrics) {
+	if (p->sections.nsums) {
 		json_object *x = json_object_new_object();
 
-		agg_metrics__json(x, "inclusive", p, rs->incl.m);
-		agg_metrics__json(x, "exclusive", p, rs->excl.m);
-		agg_drill__sum(x, "inclusive", p, rs->incl.ev);
-		agg_drill__sum(x, "exclusive", p, rs->excl.ev);
+		agg_sections__sums(&p->sections, x,
+				   (const char *const[]){ "inclusive", "exclusive" },
+				   (const struct agg_sum_view *const[]){ &rs->incl, &rs->excl },
+				   2, p);
 		agg_out__members(o, depth + 1, &f, x);
 	}
 	agg_out__end(o, depth + 1);
+}
+
+/* How this thread's counters were read: "user" (mmap page, no system
+ * call), "syscall" (read()), "mixed", or "none" (never read). */
+static void doc__reads(struct agg_out *o, int depth, bool *first,
+		       const struct agg_thread *t)
+{
+	uint64_t u = __atomic_load_n(&t->reads_user, __ATOMIC_RELAXED);
+	uint64_t s = __atomic_load_n(&t->reads_syscall, __ATOMIC_RELAXED);
+	bool f = true;
+
+	AGG_OUT_KEY(o, depth, first, "reads");
+	agg_out__write(o, "{", 1);
+	AGG_OUT_KEY(o, depth + 1, &f, "method");
+	agg_out__str(o, u && s ? "\"mixed\"" :
+			u      ? "\"user\"" :
+			s      ? "\"syscall\"" :
+				 "\"none\"");
+	AGG_OUT_KEY(o, depth + 1, &f, "user");
+	agg_out__u64(o, u);
+	AGG_OUT_KEY(o, depth + 1, &f, "syscall");
+	agg_out__u64(o, s);
+	agg_out__end(o, depth + 1);
+}
+
+/* A thread's members before "regions", at depth: who it is, how it was
+ * read, its totals (tv) and what ran before its counters opened. */
+static void doc__thread_head(struct agg_out *o, int depth, bool *first,
+			     const struct agg_process *p, const struct agg_thread *t,
+			     const struct agg_thread_view *tv)
+{
+	const struct agg_name *nm = __atomic_load_n(&t->name, __ATOMIC_ACQUIRE);
+	int omp = __atomic_load_n(&t->omp_thread, __ATOMIC_RELAXED);
+	json_object *before = json_object_new_object();
+
+	AGG_OUT_KEY(o, depth, first, "tid");
+	agg_out__i64(o, t->tid);
+	AGG_OUT_KEY(o, depth, first, "start_ns");
+	agg_out__u64(o, t->start_ns);
+	AGG_OUT_KEY(o, depth, first, "end_ns");
+	agg_out__u64(o, t->end_ns);
+	AGG_OUT_KEY(o, depth, first, "wall_ns");
+	agg_out__u64(o, agg_thread__wall_ns(t));
+	AGG_OUT_KEY(o, depth, first, "alive_at_exit");
+	agg_out__str(o, t->alive_at_exit ? "true" : "false");
+	if (omp >= 0) {
+		AGG_OUT_KEY(o, depth, first, "omp_thread");
+		agg_out__i64(o, omp);
+	}
+	if (nm) {
+		AGG_OUT_KEY(o, depth, first, "name");
+		agg_out__text(o, depth, nm->s);
+	}
+	doc__reads(o, depth, first, t);
+	if (t->missing) {
+		AGG_OUT_KEY(o, depth, first, "error");
+		agg_out__text(o, depth, t->reason ? t->reason : "counters not opened");
+		if (t->err && strerrorname_np(t->err)) {
+			AGG_OUT_KEY(o, depth, first, "errno");
+			agg_out__text(o, depth, strerrorname_np(t->err));
+		}
+	}
+	DOC_COUNTS(o, depth, first, "totals", p, &tv->totals);
+	agg_kernel__add_before(before, p, &t->before);
+	agg_out__members(o, depth, first, before);
 }
 
 /* One thread object at depth: its head, then its regions one by one
@@ -554,40 +575,15 @@ static int write_thread(struct agg_out *o, int depth, struct agg_view *v,
 			const struct agg_thread *t)
 {
 	const struct agg_process *p = v->p;
-	const struct agg_name *nm = __atomic_load_n(&t->name, __ATOMIC_ACQUIRE);
-	json_object *head, *tail;
+	json_object *tail;
 	struct agg_thread_view tv;
 	uint64_t folded = 0, folded_calls = 0;
 	bool first = true, rfirst = true;
 
 	if (agg_view__thread(v, t, &tv) < 0)
 		return -1;
-	head = json_object_new_object();
-	json_object_object_add(head, "tid", json_object_new_int(t->tid));
-	json_object_object_add(head, "start_ns", agg_json__u64(t->start_ns));
-	json_object_object_add(head, "end_ns", agg_json__u64(t->end_ns));
-	json_object_object_add(head, "wall_ns", agg_json__u64(agg_thread__wall_ns(t)));
-	json_object_object_add(head, "alive_at_exit",
-			       json_object_new_boolean(t->alive_at_exit));
-	int omp = __atomic_load_n(&t->omp_thread, __ATOMIC_RELAXED);
-
-	if (omp >= 0)
-		json_object_object_add(head, "omp_thread", json_object_new_int(omp));
-	if (nm)
-		json_object_object_add(head, "name", agg_json__text(nm->s));
-	json_object_object_add(head, "reads", json_reads(t));
-	if (t->missing) {
-		json_object_object_add(
-			head, "error",
-			json_object_new_string(t->reason ? t->reason :
-							   "counters not opened"));
-		if (t->err && strerrorname_np(t->err))
-			json_object_object_add(
-				head, "errno",
-				json_object_new_string(strerrorname_np(t->err)));
-	}
-	add_counts(head, "totals", p, &tv.totals);
-	agg_kernel__add_before(head, p, &t->before);
+	agg_out__str(o, "{");
+	doc__thread_head(o, depth + 1, &first, p, t, &tv);
 	/* The sections read the thread view (series): built before the
 	 * regions release it. */
 	tail = json_object_new_object();
@@ -596,9 +592,7 @@ static int write_thread(struct agg_out *o, int depth, struct agg_view *v,
 	agg_trace__section(tail, "trace", p, &tv);
 	agg_view__release(v);
 
-	agg_out__str(o, "{");
-	agg_out__members(o, depth + 1, &first, head);
-	agg_out__key(o, depth + 1, &first, "regions");
+	AGG_OUT_KEY(o, depth + 1, &first, "regions");
 	agg_out__str(o, "[");
 	for (const struct agg_region *r = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE);
 	     r; r = __atomic_load_n(&r->next, __ATOMIC_ACQUIRE)) {

@@ -72,5 +72,15 @@ void agg_metrics__json(struct json_object *parent, const char *key,
 struct agg_out;
 void agg_metrics__head(struct agg_out *o, int depth, bool *first,
 		       const struct agg_process *p, const void *arg);
+/* The siblings "<key>_metrics" and "<key>_drilldown" of an interval and
+ * of sums across threads (section.h counts, sums). */
+struct agg_interval_view;
+struct agg_sum_view;
+void agg_metrics__counts(struct json_object *x, const char *key,
+			 const struct agg_process *p,
+			 const struct agg_interval_view *iv, const void *arg);
+void agg_metrics__sums(struct json_object *x, const char *const *key,
+		       const struct agg_sum_view *const *sv, int n,
+		       const struct agg_process *p, const void *arg);
 
 #endif

@@ -19,6 +19,8 @@ int agg_sections__add(struct agg_sections *ss, const struct agg_section *s,
 	ss->s[i] = s;
 	ss->arg[i] = arg;
 	ss->n++;
+	ss->ncounts += s->counts != NULL;
+	ss->nsums += s->sums != NULL;
 	return 0;
 }
 
@@ -44,4 +46,22 @@ void agg_sections__thread(const struct agg_sections *ss, struct json_object *o,
 	for (int i = 0; i < ss->n; i++)
 		if (ss->s[i]->thread)
 			ss->s[i]->thread(o, p, tv, ss->arg[i]);
+}
+
+void agg_sections__counts(const struct agg_sections *ss, struct json_object *x,
+			  const char *key, const struct agg_process *p,
+			  const struct agg_interval_view *iv)
+{
+	for (int i = 0; i < ss->n; i++)
+		if (ss->s[i]->counts)
+			ss->s[i]->counts(x, key, p, iv, ss->arg[i]);
+}
+
+void agg_sections__sums(const struct agg_sections *ss, struct json_object *x,
+			const char *const *key, const struct agg_sum_view *const *sv,
+			int n, const struct agg_process *p)
+{
+	for (int i = 0; i < ss->n; i++)
+		if (ss->s[i]->sums)
+			ss->s[i]->sums(x, key, sv, n, p, ss->arg[i]);
 }

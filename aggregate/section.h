@@ -12,6 +12,15 @@
  *   thread  members of each thread object after "warnings" ("ranges",
  *           "rotation", "series"), before the core's "trace"
  *
+ * and beside every event-keyed object "<key>" (docs/schema.md), siblings
+ * such as "<key>_metrics" and "<key>_drilldown" (presets):
+ *
+ *   counts  one thread interval (a thread's "totals", a region record's
+ *           "inclusive" and "exclusive"), after "<key>_multiplexed"
+ *   sums    sums across threads: the process "totals" (one key, before
+ *           "totals_multiplexed") and a region summary ("inclusive" and
+ *           "exclusive" together, after its "wall_ns")
+ *
  * At each place the sections are called in increasing `order`, those of
  * equal order as they were added, so that the document's order of keys
  * does not depend on the order of the features' table.  head and tail
@@ -34,6 +43,16 @@ struct json_object;
  * (first: none written yet at this depth). */
 typedef void agg_section_doc_fn(struct agg_out *o, int depth, bool *first,
 				const struct agg_process *p, const void *arg);
+/* Siblings of the interval "<key>" (values iv), added to x. */
+struct agg_interval_view;
+struct agg_sum_view;
+typedef void agg_section_counts_fn(struct json_object *x, const char *key,
+				   const struct agg_process *p,
+				   const struct agg_interval_view *iv, const void *arg);
+/* Siblings of the n sums "<key[i]>" (values sv[i]) of one object. */
+typedef void agg_section_sums_fn(struct json_object *x, const char *const *key,
+				 const struct agg_sum_view *const *sv, int n,
+				 const struct agg_process *p, const void *arg);
 /* Members of thread tv's object, added to o. */
 typedef void agg_section_thread_fn(struct json_object *o, const struct agg_process *p,
 				   const struct agg_thread_view *tv, const void *arg);
@@ -44,6 +63,8 @@ struct agg_section {
 	agg_section_doc_fn *head;
 	agg_section_doc_fn *tail;
 	agg_section_thread_fn *thread;
+	agg_section_counts_fn *counts;
+	agg_section_sums_fn *sums;
 };
 
 /* The sections of one process result, in order; a fixed array, since the
@@ -51,6 +72,8 @@ struct agg_section {
 #define AGG_SECTIONS_MAX 16
 struct agg_sections {
 	int n;
+	int ncounts, nsums; /* sections with counts, with sums: the writer
+			     * skips the siblings' object without any */
 	const struct agg_section *s[AGG_SECTIONS_MAX];
 	const void *arg[AGG_SECTIONS_MAX];
 };
@@ -65,5 +88,11 @@ void agg_sections__tail(const struct agg_sections *ss, struct agg_out *o, int de
 			bool *first, const struct agg_process *p);
 void agg_sections__thread(const struct agg_sections *ss, struct json_object *o,
 			  const struct agg_process *p, const struct agg_thread_view *tv);
+void agg_sections__counts(const struct agg_sections *ss, struct json_object *x,
+			  const char *key, const struct agg_process *p,
+			  const struct agg_interval_view *iv);
+void agg_sections__sums(const struct agg_sections *ss, struct json_object *x,
+			const char *const *key, const struct agg_sum_view *const *sv,
+			int n, const struct agg_process *p);
 
 #endif

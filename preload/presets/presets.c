@@ -620,6 +620,8 @@ static const struct agg_section presets_section = {
 	.name = "presets",
 	.order = 10, /* "presets" before "mux" */
 	.head = agg_metrics__head,
+	.counts = agg_metrics__counts,
+	.sums = agg_metrics__sums,
 };
 
 /* Also in flushes and snapshots: pr.view is fixed at setup. */
