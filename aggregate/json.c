@@ -24,7 +24,6 @@
 #include "aggregate/jsonutil.h"
 #include "aggregate/mux.h"
 #include "aggregate/out.h"
-#include "aggregate/result.h"
 #include "aggregate/section.h"
 #include "aggregate/view.h"
 
@@ -725,7 +724,7 @@ static json_object *json_head_rest(const struct agg_view *v)
 	return doc;
 }
 
-static int write_document(struct agg_out *o, struct agg_view *v)
+int agg_json__document(struct agg_out *o, struct agg_view *v)
 {
 	const struct agg_process *p = v->p;
 	const struct agg_thread *t;
@@ -758,60 +757,4 @@ static int write_document(struct agg_out *o, struct agg_view *v)
 	agg_sections__tail(&p->sections, o, 1, &first, p);
 	agg_out__close(o, 1, first, "}\n");
 	return 0;
-}
-
-int agg_result__create(struct agg_result_file *f, const struct agg_process *p,
-		       const char *dir, char tag, char *err, size_t errlen)
-{
-	struct agg_view *v = agg_view__new(p);
-	struct agg_out o = { 0 };
-	int rc = -1, built;
-
-	f->fd = -1;
-	f->tmp[0] = '\0';
-	if (!v || agg_out__init(&o, -1, p) < 0) {
-		snprintf(err, errlen, "cannot build the results: %s", strerror(ENOMEM));
-		goto out;
-	}
-	if (agg_result__open(f, dir, p->host, p->pid, tag) < 0) {
-		snprintf(err, errlen, "cannot create a file in %s: %s", dir,
-			 strerror(errno));
-		goto out;
-	}
-	o.fd = f->fd;
-	built = write_document(&o, v);
-	agg_out__finish(&o);
-	if (built < 0 || o.err) {
-		if (built < 0)
-			snprintf(err, errlen, "cannot build the results: %s",
-				 strerror(ENOMEM));
-		else
-			snprintf(err, errlen, "cannot write to %s: %s", dir,
-				 strerror(o.err));
-		agg_result__discard(f);
-		goto out;
-	}
-	rc = 0;
-out:
-	agg_out__free(&o, p);
-	agg_view__delete(v);
-	return rc;
-}
-
-int agg_process__write(const struct agg_process *p, const char *dir, char *path,
-		       size_t pathlen, char *err, size_t errlen)
-{
-	struct agg_result_file f;
-	char base[256];
-	int rc = 0;
-
-	if (agg_result__create(&f, p, dir, 'x', err, errlen) < 0)
-		return -1;
-	agg_result__base(p, base, sizeof(base));
-	if (agg_result__link_new(&f, dir, base, path, pathlen) < 0) {
-		snprintf(err, errlen, "cannot publish %s: %s", path, strerror(errno));
-		rc = -1;
-	}
-	agg_result__discard(&f);
-	return rc;
 }

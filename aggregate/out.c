@@ -9,7 +9,6 @@
 #include <json-c/json.h>
 
 #include "aggregate/out.h"
-#include "aggregate/result.h"
 
 const char agg_out_nl[AGG_OUT_NL + 1] = "\n                                "
 					"                               ";
@@ -19,7 +18,7 @@ __attribute__((noinline)) void agg_out__flush(struct agg_out *o)
 {
 	if (o->w && !o->err && o->n)
 		agg_out_writer__hand(o);
-	else if (!o->err && o->n && agg_result__write_all(o->fd, o->buf, o->n) < 0)
+	else if (!o->err && o->n && agg_out__write_all(o->fd, o->buf, o->n) < 0)
 		o->err = errno ? errno : EIO;
 	o->n = 0;
 }
@@ -48,7 +47,7 @@ __attribute__((noinline)) void agg_out__write_slow(struct agg_out *o, const char
 		if (err && !o->err)
 			o->err = err;
 	}
-	if (!o->err && agg_result__write_all(o->fd, s, len) < 0)
+	if (!o->err && agg_out__write_all(o->fd, s, len) < 0)
 		o->err = errno ? errno : EIO;
 }
 

@@ -235,6 +235,8 @@ static inline void agg_out__dbl(struct agg_out *o, double v)
 }
 
 /* out_writer.c: the helper thread and the buffers it takes turns with. */
+/* Every byte of buf to fd (EINTR retried): 0, or -1 with errno. */
+int agg_out__write_all(int fd, const char *buf, size_t len);
 /* An output buffer of AGG_OUT_BUF bytes, NULL on failure; populate: its
  * pages in place now. */
 char *agg_out_buf__new(bool populate);

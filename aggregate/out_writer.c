@@ -8,8 +8,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/sys.h"
 #include "aggregate/out.h"
-#include "aggregate/result.h"
+
+int agg_out__write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = hs_sys__write(fd, buf, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
 
 /* An output buffer; NULL on failure.  The first one's pages come as
  * they fill (most documents use a few of them); a second one, for a
@@ -113,7 +128,7 @@ static void *out_writer__main(void *arg)
 		pthread_mutex_unlock(&w->mu);
 		if (!err)
 			out_writer__reserve(w, len);
-		if (!err && agg_result__write_all(w->fd, b, len) < 0)
+		if (!err && agg_out__write_all(w->fd, b, len) < 0)
 			err = errno ? errno : EIO;
 		w->off += (off_t)len;
 		pthread_mutex_lock(&w->mu);

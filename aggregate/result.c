@@ -1,5 +1,6 @@
-/* result.c - result files: created unseen, published without replacing
- * another, replaced in one step (result.h).
+/* result.c - result files: created unseen, the process rendered into one
+ * (json.c), published without replacing another, replaced in one step
+ * (result.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,22 +11,11 @@
 
 #include "common/sys.h"
 #include "aggregate/aggregate.h"
+#include "aggregate/json.h"
+#include "aggregate/out.h"
 #include "aggregate/result.h"
+#include "aggregate/view.h"
 
-int agg_result__write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = hs_sys__write(fd, buf, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* The file as one process writes it: unnamed (O_TMPFILE) where the file
  * system allows, so a process killed while writing leaves nothing behind;
@@ -194,5 +184,61 @@ int agg_result__write_text(const char *path, const char *text, char *err,
 		unlink(tmp);
 	}
 	free(tmp);
+	return rc;
+}
+
+int agg_result__create(struct agg_result_file *f, const struct agg_process *p,
+		       const char *dir, char tag, char *err, size_t errlen)
+{
+	struct agg_view *v = agg_view__new(p);
+	struct agg_out o = { 0 };
+	int rc = -1, built;
+
+	f->fd = -1;
+	f->tmp[0] = '\0';
+	if (!v || agg_out__init(&o, -1, p) < 0) {
+		snprintf(err, errlen, "cannot build the results: %s", strerror(ENOMEM));
+		goto out;
+	}
+	if (agg_result__open(f, dir, p->host, p->pid, tag) < 0) {
+		snprintf(err, errlen, "cannot create a file in %s: %s", dir,
+			 strerror(errno));
+		goto out;
+	}
+	o.fd = f->fd;
+	built = agg_json__document(&o, v);
+	agg_out__finish(&o);
+	if (built < 0 || o.err) {
+		if (built < 0)
+			snprintf(err, errlen, "cannot build the results: %s",
+				 strerror(ENOMEM));
+		else
+			snprintf(err, errlen, "cannot write to %s: %s", dir,
+				 strerror(o.err));
+		agg_result__discard(f);
+		goto out;
+	}
+	rc = 0;
+out:
+	agg_out__free(&o, p);
+	agg_view__delete(v);
+	return rc;
+}
+
+int agg_process__write(const struct agg_process *p, const char *dir, char *path,
+		       size_t pathlen, char *err, size_t errlen)
+{
+	struct agg_result_file f;
+	char base[256];
+	int rc = 0;
+
+	if (agg_result__create(&f, p, dir, 'x', err, errlen) < 0)
+		return -1;
+	agg_result__base(p, base, sizeof(base));
+	if (agg_result__link_new(&f, dir, base, path, pathlen) < 0) {
+		snprintf(err, errlen, "cannot publish %s: %s", path, strerror(errno));
+		rc = -1;
+	}
+	agg_result__discard(&f);
 	return rc;
 }

@@ -6,7 +6,7 @@
  * (O_TMPFILE) or a hidden temporary, then link(2) to a name that never
  * overwrites another result.  A process that publishes more than once
  * (the periodic flush) renders into a file nobody sees yet
- * (agg_result__create, json.c), gives it a name no other file has
+ * (agg_result__create), gives it a name no other file has
  * (link_new) or puts it in place of its own earlier one with one
  * rename(2) (replace); discard closes it and removes what is left of the
  * temporary.
@@ -26,6 +26,16 @@ struct agg_result_file {
 	char tmp[4096];
 };
 
+/* Renders p into a file of dir nobody sees yet (tag: which writer of the
+ * process, in a temporary name): the view (view.h) and the document
+ * (json.h) through the emitter (out.h).  -1 with err. */
+int agg_result__create(struct agg_result_file *f, const struct agg_process *p,
+		       const char *dir, char tag, char *err, size_t errlen);
+/* Writes the process result atomically into dir (agg_result__create, then
+ * link(2) to a name that never overwrites another result).  On success
+ * path receives the final file name. */
+int agg_process__write(const struct agg_process *p, const char *dir, char *path,
+		       size_t pathlen, char *err, size_t errlen);
 /* Opens f in dir for the writer tag of process (host, pid): unnamed where
  * the file system allows, else under agg_result__tmp_name.  -1 with
  * errno. */
@@ -42,8 +52,6 @@ void agg_result__job_suffix(const char *id, char *out, size_t len);
 /* The temporary name of a writer (tag) of process (host, pid) in dir. */
 void agg_result__tmp_name(char *buf, size_t len, const char *dir, const char *host,
 			  pid_t pid, char tag);
-/* Every byte of buf to fd (EINTR retried): 0, or -1 with errno. */
-int agg_result__write_all(int fd, const char *buf, size_t len);
 /* text and a line break as path, through a temporary beside it that is
  * synced and renamed over path (the job document).  -1 with err. */
 int agg_result__write_text(const char *path, const char *text, char *err,

@@ -22,7 +22,7 @@
 #include <json-c/json.h>
 
 #include "aggregate/aggregate.h"
-#include "aggregate/json.h"
+#include "aggregate/result.h"
 #include "aggregate/jsonutil.h"
 #include "aggregate/view.h"
 #include "tests/tap.h"

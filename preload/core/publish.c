@@ -21,7 +21,6 @@
 
 #include <fcntl.h>
 
-#include "aggregate/json.h"
 #include "aggregate/result.h"
 #include "common/lock.h"
 #include "common/sys.h"
