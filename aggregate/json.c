@@ -57,122 +57,225 @@ static json_object *counts__extras(const char *key, const struct agg_process *p,
 	return x;
 }
 
-static json_object *json_process(const struct agg_process *p)
+/* A string as json_object_new_string prints it (static texts, names the
+ * kernel gives: no UTF-8 repair), null for NULL. */
+static void doc__str(struct agg_out *o, int depth, const char *s)
 {
-	json_object *o = json_object_new_object(), *cmd = json_object_new_array();
+	size_t len;
 
-	json_object_object_add(o, "pid", json_object_new_int(p->pid));
-	json_object_object_add(o, "ppid", json_object_new_int(p->ppid));
-	json_object_object_add(o, "host", agg_json__text(p->host));
-	json_object_object_add(o, "rank",
-			       p->rank >= 0 ? json_object_new_int(p->rank) : NULL);
-	json_object_object_add(o, "size",
-			       p->size > 0 ? json_object_new_int(p->size) : NULL);
-	json_object_object_add(o, "job",
-			       p->job && p->job[0] ? agg_json__text(p->job) : NULL);
-	for (int i = 0; i < p->argc; i++)
-		json_object_array_add(cmd, agg_json__text(p->argv[i]));
-	json_object_object_add(o, "command", cmd);
-	json_object_object_add(o, "start_ns", agg_json__u64(p->start_ns));
-	json_object_object_add(o, "end_ns", agg_json__u64(p->end_ns));
-	json_object_object_add(o, "wall_ns", agg_json__u64(p->wall_ns));
-	json_object_object_add(o, "complete", json_object_new_boolean(p->complete));
-	json_object_object_add(o, "end", json_object_new_string(p->end));
-	if (p->signal) {
-		json_object_object_add(o, "signal", json_object_new_int(p->signal));
-		json_object_object_add(
-			o, "signal_name",
-			json_object_new_string(sigabbrev_np(p->signal) ?
-						       sigabbrev_np(p->signal) :
-						       "?"));
+	if (!s) {
+		agg_out__write(o, "null", 4);
+		return;
 	}
-	json_object_object_add(o, "exec_generation",
-			       json_object_new_int(p->exec_generation));
+	if (!agg_json__plain(s, &len) || len + 2 > AGG_OUT_BUF) {
+		agg_out__value(o, depth, json_object_new_string(s));
+		return;
+	}
+	agg_out__write(o, "\"", 1);
+	agg_out__write(o, s, len);
+	agg_out__write(o, "\"", 1);
+}
+
+static void doc__bool(struct agg_out *o, bool b)
+{
+	if (b)
+		agg_out__write(o, "true", 4);
+	else
+		agg_out__write(o, "false", 5);
+}
+
+/* Closes an array opened at depth - 1: json-c breaks the line of an
+ * empty one too. */
+static void doc__array_end(struct agg_out *o, int depth)
+{
+	agg_out__newline(o, depth - 1);
+	agg_out__write(o, "]", 1);
+}
+
+/* "process": who ran, how it ended. */
+static void doc__process(struct agg_out *o, int depth, bool *first,
+			 const struct agg_process *p)
+{
+	int d = depth + 1;
+	bool f = true, g = true;
+
+	AGG_OUT_KEY(o, depth, first, "process");
+	agg_out__write(o, "{", 1);
+	AGG_OUT_KEY(o, d, &f, "pid");
+	agg_out__i64(o, p->pid);
+	AGG_OUT_KEY(o, d, &f, "ppid");
+	agg_out__i64(o, p->ppid);
+	AGG_OUT_KEY(o, d, &f, "host");
+	agg_out__text(o, d, p->host);
+	AGG_OUT_KEY(o, d, &f, "rank");
+	if (p->rank >= 0)
+		agg_out__i64(o, p->rank);
+	else
+		agg_out__write(o, "null", 4);
+	AGG_OUT_KEY(o, d, &f, "size");
+	if (p->size > 0)
+		agg_out__i64(o, p->size);
+	else
+		agg_out__write(o, "null", 4);
+	AGG_OUT_KEY(o, d, &f, "job");
+	agg_out__text(o, d, p->job && p->job[0] ? p->job : NULL);
+	AGG_OUT_KEY(o, d, &f, "command");
+	agg_out__write(o, "[", 1);
+	for (int i = 0; i < p->argc; i++) {
+		agg_out__next(o, d + 1, &g);
+		agg_out__text(o, d + 1, p->argv[i]);
+	}
+	doc__array_end(o, d + 1);
+	AGG_OUT_KEY(o, d, &f, "start_ns");
+	agg_out__u64(o, p->start_ns);
+	AGG_OUT_KEY(o, d, &f, "end_ns");
+	agg_out__u64(o, p->end_ns);
+	AGG_OUT_KEY(o, d, &f, "wall_ns");
+	agg_out__u64(o, p->wall_ns);
+	AGG_OUT_KEY(o, d, &f, "complete");
+	doc__bool(o, p->complete);
+	AGG_OUT_KEY(o, d, &f, "end");
+	doc__str(o, d, p->end);
+	if (p->signal) {
+		AGG_OUT_KEY(o, d, &f, "signal");
+		agg_out__i64(o, p->signal);
+		AGG_OUT_KEY(o, d, &f, "signal_name");
+		doc__str(o, d, sigabbrev_np(p->signal) ? sigabbrev_np(p->signal) : "?");
+	}
+	AGG_OUT_KEY(o, d, &f, "exec_generation");
+	agg_out__i64(o, p->exec_generation);
 	/* Visible in /proc/self/task, never a program thread. */
 	if (p->shim_tid > 0) {
-		json_object *st = json_object_new_array();
-		json_object_array_add(st, json_object_new_int(p->shim_tid));
-		json_object_object_add(o, "shim_threads", st);
+		g = true;
+		AGG_OUT_KEY(o, d, &f, "shim_threads");
+		agg_out__write(o, "[", 1);
+		agg_out__next(o, d + 1, &g);
+		agg_out__i64(o, p->shim_tid);
+		doc__array_end(o, d + 1);
 	}
-	return o;
+	agg_out__end(o, d);
 }
 
-static json_object *json_events(const struct agg_process *p)
+/* One requested event, an array element at depth. */
+static void doc__event(struct agg_out *o, int depth, const struct agg_event *e)
 {
-	json_object *a = json_object_new_array();
+	int d = depth + 1;
+	bool f = true;
 
-	for (int i = 0; i < p->nev; i++) {
-		const struct agg_event *e = &p->ev[i];
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "name", agg_json__text(e->name));
-		json_object_object_add(
-			o, "status", json_object_new_string(e->ok ? "ok" : "dropped"));
-		json_object_object_add(o, "source", json_object_new_string(e->source));
-		if (e->encoding && e->encoding[0])
-			json_object_object_add(o, "encoding",
-					       json_object_new_string(e->encoding));
-		if (e->ok) {
-			json_object_object_add(o, "privilege",
-					       json_object_new_string(e->privilege));
-			if (e->downgraded)
-				json_object_object_add(o, "downgraded",
-						       json_object_new_boolean(true));
-			json_object_object_add(o, "group",
-					       json_object_new_int(e->group));
-			if (e->group_time)
-				json_object_object_add(o, "from_group_time",
-						       json_object_new_boolean(true));
-		} else {
-			json_object_object_add(o, "errno", json_object_new_int(e->err));
-			json_object_object_add(o, "error",
-					       json_object_new_string(e->errname));
-			json_object_object_add(o, "reason", agg_json__text(e->reason));
+	agg_out__write(o, "{", 1);
+	AGG_OUT_KEY(o, d, &f, "name");
+	agg_out__text(o, d, e->name);
+	AGG_OUT_KEY(o, d, &f, "status");
+	doc__str(o, d, e->ok ? "ok" : "dropped");
+	AGG_OUT_KEY(o, d, &f, "source");
+	doc__str(o, d, e->source);
+	if (e->encoding && e->encoding[0]) {
+		AGG_OUT_KEY(o, d, &f, "encoding");
+		doc__str(o, d, e->encoding);
+	}
+	if (e->ok) {
+		AGG_OUT_KEY(o, d, &f, "privilege");
+		doc__str(o, d, e->privilege);
+		if (e->downgraded) {
+			AGG_OUT_KEY(o, d, &f, "downgraded");
+			doc__bool(o, true);
 		}
-		json_object_array_add(a, o);
+		AGG_OUT_KEY(o, d, &f, "group");
+		agg_out__i64(o, e->group);
+		if (e->group_time) {
+			AGG_OUT_KEY(o, d, &f, "from_group_time");
+			doc__bool(o, true);
+		}
+	} else {
+		AGG_OUT_KEY(o, d, &f, "errno");
+		agg_out__i64(o, e->err);
+		AGG_OUT_KEY(o, d, &f, "error");
+		doc__str(o, d, e->errname);
+		AGG_OUT_KEY(o, d, &f, "reason");
+		agg_out__text(o, d, e->reason);
 	}
-	return a;
+	agg_out__end(o, d);
 }
 
-static json_object *json_pmu(const struct agg_process *p)
+static void doc__events(struct agg_out *o, int depth, bool *first,
+			const struct agg_process *p)
 {
-	json_object *o = json_object_new_object();
+	bool f = true;
 
-	json_object_object_add(
-		o, "cpu_pmu",
-		p->pmu.cpu_pmu[0] ? json_object_new_string(p->pmu.cpu_pmu) : NULL);
-	json_object_object_add(o, "hardware", json_object_new_boolean(p->pmu.hardware));
-	json_object_object_add(
-		o, "fallback",
-		p->pmu.fallback ? json_object_new_string(p->pmu.fallback) : NULL);
-	json_object_object_add(o, "privilege",
-			       json_object_new_string(p->pmu.privilege));
-	json_object_object_add(o, "perf_event_paranoid",
-			       json_object_new_int(p->pmu.paranoid));
-	json_object_object_add(o, "privilege_requested",
-			       json_object_new_string(p->pmu.privilege_requested ?
-							      p->pmu.privilege_requested :
-							      "all"));
-	json_object_object_add(o, "privilege_note",
-			       p->pmu.privilege_note ?
-				       json_object_new_string(p->pmu.privilege_note) :
-				       NULL);
-	return o;
+	AGG_OUT_KEY(o, depth, first, "events");
+	agg_out__write(o, "[", 1);
+	for (int i = 0; i < p->nev; i++) {
+		agg_out__next(o, depth + 1, &f);
+		doc__event(o, depth + 1, &p->ev[i]);
+	}
+	doc__array_end(o, depth + 1);
 }
 
-static json_object *json_warnings(const struct agg_thread_warnings *w)
+static void doc__pmu(struct agg_out *o, int depth, bool *first,
+		     const struct agg_process *p)
 {
-	json_object *o = json_object_new_object();
-#define WARN(field)             \
-	json_object_object_add( \
-		o, #field,      \
-		agg_json__u64(__atomic_load_n(&w->field, __ATOMIC_RELAXED)))
+	const struct agg_pmu_info *m = &p->pmu;
+	int d = depth + 1;
+	bool f = true;
+
+	AGG_OUT_KEY(o, depth, first, "pmu");
+	agg_out__write(o, "{", 1);
+	AGG_OUT_KEY(o, d, &f, "cpu_pmu");
+	doc__str(o, d, m->cpu_pmu[0] ? m->cpu_pmu : NULL);
+	AGG_OUT_KEY(o, d, &f, "hardware");
+	doc__bool(o, m->hardware);
+	AGG_OUT_KEY(o, d, &f, "fallback");
+	doc__str(o, d, m->fallback);
+	AGG_OUT_KEY(o, d, &f, "privilege");
+	doc__str(o, d, m->privilege);
+	AGG_OUT_KEY(o, d, &f, "perf_event_paranoid");
+	agg_out__i64(o, m->paranoid);
+	AGG_OUT_KEY(o, d, &f, "privilege_requested");
+	doc__str(o, d, m->privilege_requested ? m->privilege_requested : "all");
+	AGG_OUT_KEY(o, d, &f, "privilege_note");
+	doc__str(o, d, m->privilege_note);
+	agg_out__end(o, d);
+}
+
+/* A thread's "warnings": what went wrong in its regions and reads. */
+static void doc__thread_warnings(struct agg_out *o, int depth, bool *first,
+				 const struct agg_thread_warnings *w)
+{
+	bool f = true;
+
+	AGG_OUT_KEY(o, depth, first, "warnings");
+	agg_out__write(o, "{", 1);
+#define WARN(field)                                   \
+	AGG_OUT_KEY(o, depth + 1, &f, #field);        \
+	agg_out__u64(o, __atomic_load_n(&w->field, __ATOMIC_RELAXED))
 	WARN(unmatched_end);
 	WARN(auto_closed);
 	WARN(depth_overflow);
 	WARN(read_errors);
 #undef WARN
-	return o;
+	agg_out__end(o, depth + 1);
+}
+
+/* Everything before the features' head sections: up to "events". */
+static void doc__head(struct agg_out *o, int depth, bool *first,
+		      const struct agg_process *p)
+{
+	bool f = true;
+
+	AGG_OUT_KEY(o, depth, first, "schema");
+	doc__str(o, depth, AGG_SCHEMA);
+	AGG_OUT_KEY(o, depth, first, "tool");
+	agg_out__write(o, "{", 1);
+	AGG_OUT_KEY(o, depth + 1, &f, "name");
+	doc__str(o, depth + 1, "hpcshim");
+	AGG_OUT_KEY(o, depth + 1, &f, "version");
+	doc__str(o, depth + 1, p->version);
+	agg_out__end(o, depth + 1);
+	agg_out__member(o, depth, first, "warnings",
+			agg_warnings__json(p->warnings, p->nwarnings));
+	doc__process(o, depth, first, p);
+	doc__pmu(o, depth, first, p);
+	doc__events(o, depth, first, p);
 }
 
 /* A region's wall time, always present: "wall_ns" (inclusive, exclusive)
@@ -586,7 +689,6 @@ static int write_thread(struct agg_out *o, int depth, struct agg_view *v,
 	/* The sections read the thread view (series): built before the
 	 * regions release it. */
 	tail = json_object_new_object();
-	json_object_object_add(tail, "warnings", json_warnings(&t->warn));
 	agg_sections__thread(&p->sections, tail, p, &tv);
 	agg_trace__section(tail, "trace", p, &tv);
 	agg_view__release(v);
@@ -620,6 +722,7 @@ static int write_thread(struct agg_out *o, int depth, struct agg_view *v,
 		agg_out__key(o, depth + 1, &first, "regions_folded");
 		agg_out__value(o, depth + 1, f);
 	}
+	doc__thread_warnings(o, depth + 1, &first, &t->warn);
 	agg_out__members(o, depth + 1, &first, tail);
 	agg_out__close(o, depth + 1, first, "}");
 	return 0;
@@ -687,25 +790,6 @@ static json_object *json_folded(const struct agg_view *v, const struct agg_folde
 	return o;
 }
 
-/* The document up to "events": before the features' head sections. */
-static json_object *json_head(const struct agg_view *v)
-{
-	const struct agg_process *p = v->p;
-	json_object *doc = json_object_new_object();
-	json_object *tool = json_object_new_object();
-
-	json_object_object_add(doc, "schema", json_object_new_string(AGG_SCHEMA));
-	json_object_object_add(tool, "name", json_object_new_string("hpcshim"));
-	json_object_object_add(tool, "version", json_object_new_string(p->version));
-	json_object_object_add(doc, "tool", tool);
-	json_object_object_add(doc, "warnings",
-			       agg_warnings__json(p->warnings, p->nwarnings));
-	json_object_object_add(doc, "process", json_process(p));
-	json_object_object_add(doc, "pmu", json_pmu(p));
-	json_object_object_add(doc, "events", json_events(p));
-	return doc;
-}
-
 /* From "totals" to "folded": after the features' head sections. */
 static json_object *json_head_rest(const struct agg_view *v)
 {
@@ -732,7 +816,7 @@ int agg_json__document(struct agg_out *o, struct agg_view *v)
 	size_t i = 0;
 
 	agg_out__str(o, "{");
-	agg_out__members(o, 1, &first, json_head(v));
+	doc__head(o, 1, &first, p);
 	agg_sections__head(&p->sections, o, 1, &first, p);
 	agg_out__members(o, 1, &first, json_head_rest(v));
 	agg_out__key(o, 1, &first, "threads");
