@@ -365,37 +365,6 @@ static void json_totals(json_object *doc, const struct agg_process *p,
 	agg_mux_sum__json(doc, "totals", p, s->ev);
 }
 
-static json_object *json_se(double se)
-{
-	return isnan(se) ? NULL : agg_json__dbl(se);
-}
-
-/* HPCSHIM_REGION_SAMPLE: how a sampled region's values were estimated
- * (docs/sampling.md). */
-static json_object *json_sample(const struct agg_process *p,
-				const struct agg_sample_view *s)
-{
-	json_object *o = json_object_new_object(), *se = json_object_new_object();
-	json_object *in = json_object_new_object(), *ex = json_object_new_object();
-	json_object *w = json_object_new_object();
-
-	json_object_object_add(o, "every", json_object_new_int64(s->every));
-	json_object_object_add(o, "measured", agg_json__u64(s->measured));
-	for (int i = 0; i < p->nev; i++) {
-		if (!p->ev[i].ok)
-			continue;
-		json_object_object_add(in, p->ev[i].name, json_se(s->se[i]));
-		json_object_object_add(ex, p->ev[i].name, json_se(s->se[p->nev + i]));
-	}
-	json_object_object_add(w, "inclusive", json_se(s->se[2 * p->nev]));
-	json_object_object_add(w, "exclusive", json_se(s->se[2 * p->nev + 1]));
-	json_object_object_add(se, "inclusive", in);
-	json_object_object_add(se, "exclusive", ex);
-	json_object_object_add(se, "wall_ns", w);
-	json_object_object_add(o, "stderr", se);
-	return o;
-}
-
 /* The optional siblings json-c built (metrics, drill-down, multiplexed):
  * their members at depth, in order; nothing when x is NULL. */
 static void doc__extras(struct agg_out *o, int depth, bool *first, json_object *x)
@@ -489,6 +458,53 @@ static void doc__wall(struct agg_out *o, int depth, bool *first, const struct ag
 		agg_out__write(o, "null", 4);
 }
 
+/* HPCSHIM_REGION_SAMPLE: how a sampled region's values were estimated
+ * (docs/sampling.md), the value of "sample" at depth.  Standard errors
+ * NAN when unknown: null. */
+static void doc__sample_se(struct agg_out *o, int depth, bool *first, const char *key,
+			   const struct agg_process *p, const double *se)
+{
+	bool f = true;
+
+	agg_out__name_key(o, depth, first, key);
+	agg_out__write(o, "{", 1);
+	for (int k = 0, n = o->ok ? o->nok : p->nev; k < n; k++) {
+		int i = o->ok ? o->ok[k] : k;
+
+		if (!o->ok && !p->ev[i].ok)
+			continue;
+		agg_out__ev_key(o, depth + 1, &f, p, i);
+		agg_out__dbl(o, se[i]);
+	}
+	agg_out__end(o, depth + 1);
+}
+
+static void doc__sample(struct agg_out *o, int depth, const struct agg_process *p,
+			const struct agg_sample_view *s)
+{
+	int d = depth + 1;
+	bool f = true, g = true, h = true;
+
+	agg_out__write(o, "{", 1);
+	AGG_OUT_KEY(o, d, &f, "every");
+	agg_out__i64(o, s->every);
+	AGG_OUT_KEY(o, d, &f, "measured");
+	agg_out__u64(o, s->measured);
+	AGG_OUT_KEY(o, d, &f, "stderr");
+	agg_out__write(o, "{", 1);
+	doc__sample_se(o, d + 1, &g, "inclusive", p, s->se);
+	doc__sample_se(o, d + 1, &g, "exclusive", p, s->se + p->nev);
+	AGG_OUT_KEY(o, d + 1, &g, "wall_ns");
+	agg_out__write(o, "{", 1);
+	AGG_OUT_KEY(o, d + 2, &h, "inclusive");
+	agg_out__dbl(o, s->se[2 * p->nev]);
+	AGG_OUT_KEY(o, d + 2, &h, "exclusive");
+	agg_out__dbl(o, s->se[2 * p->nev + 1]);
+	agg_out__end(o, d + 2);
+	agg_out__end(o, d + 1);
+	agg_out__end(o, d);
+}
+
 /* One region record of a thread, an array element at depth. */
 static void write_region(struct agg_out *o, int depth, const struct agg_process *p,
 			 const struct agg_region_view *rv)
@@ -507,8 +523,8 @@ static void write_region(struct agg_out *o, int depth, const struct agg_process 
 	doc__percall(o, depth + 1, &f, p, &rv->percall);
 	doc__wall(o, depth + 1, &f, &rv->wall);
 	if (rv->sample.every > 1) {
-		agg_out__key(o, depth + 1, &f, "sample");
-		agg_out__value(o, depth + 1, json_sample(p, &rv->sample));
+		AGG_OUT_KEY(o, depth + 1, &f, "sample");
+		doc__sample(o, depth + 1, p, &rv->sample);
 	}
 	agg_out__end(o, depth + 1);
 }
