@@ -102,7 +102,7 @@ static void doc__counts(struct agg_out *o, int depth, bool *first, const char *k
 }
 
 /* {"calls", "min", "max", "mean"} of per-call statistics, after "event"
- * when ev is set (json_percall, json_wall). */
+ * when ev is set (the text json.c's json_wall gives for the same values). */
 static void doc__calls(struct agg_out *o, int depth, const char *ev,
 		       const struct agg_percall *pc)
 {
@@ -127,7 +127,7 @@ static void doc__calls(struct agg_out *o, int depth, const char *ev,
 	agg_out__end(o, depth + 1);
 }
 
-/* "per_call" (json_percall). */
+/* "per_call": per-call statistics of the main event, or null. */
 static void doc__percall(struct agg_out *o, int depth, bool *first,
 			 const struct agg_process *p, const struct agg_percall *pc)
 {
@@ -138,7 +138,7 @@ static void doc__percall(struct agg_out *o, int depth, bool *first,
 		doc__calls(o, depth, p->ev[p->main_ev].name, pc);
 }
 
-/* "wall_ns" and "per_call_wall_ns" (json_wall). */
+/* "wall_ns" and "per_call_wall_ns" (as json.c's json_wall). */
 static void doc__wall(struct agg_out *o, int depth, bool *first, const struct agg_wall *w)
 {
 	bool f = true;
@@ -231,7 +231,7 @@ static void region__write(struct agg_out *o, int depth, const struct agg_process
 }
 
 /* "key": per event {"sum", "min", "max", "mean", "threads"} or null
- * (json_stats). */
+ * (as json.c's json_stats). */
 static void doc__stats(struct agg_out *o, int depth, bool *first, const char *key,
 		       const struct agg_process *p, const struct agg_sum *sum)
 {
