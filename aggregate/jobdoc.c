@@ -44,6 +44,7 @@
 #include "aggregate/jobdoc.h"
 #include "aggregate/jsonutil.h"
 #include "aggregate/oom.h"
+#include "aggregate/result.h"
 #include "common/strtab.h"
 #include "common/sys.h"
 #include "common/tree.h"
@@ -981,31 +982,5 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 
 int agg_jobdoc__write(const char *path, const char *text, char *err, size_t errlen)
 {
-	size_t len = strlen(path) + 32, n = strlen(text);
-	char *tmp = agg_xrealloc(NULL, len);
-	int fd, rc = -1;
-	FILE *f;
-
-	snprintf(tmp, len, "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-		if (fd >= 0)
-			hs_sys__close(fd); /* never the shim's close wrapper */
-		free(tmp);
-		return -1;
-	}
-	if (fwrite(text, 1, n, f) == n && fputc('\n', f) != EOF && fflush(f) == 0 &&
-	    fsync(fd) == 0)
-		rc = 0;
-	if (fclose(f) != 0)
-		rc = -1;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -1;
-	if (rc != 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		unlink(tmp);
-	}
-	free(tmp);
-	return rc;
+	return agg_result__write_text(path, text, err, errlen);
 }

@@ -12,6 +12,7 @@
 
 #include "aggregate/jsonutil.h"
 #include "aggregate/mux.h"
+#include "aggregate/out.h"
 #include "aggregate/view.h"
 
 static uint64_t get(const uint64_t *p)
@@ -19,9 +20,8 @@ static uint64_t get(const uint64_t *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
-json_object *agg_mux__json(const struct agg_process *p)
+static json_object *mux__json(const struct agg_mux *m)
 {
-	const struct agg_mux *m = p->mux;
 	json_object *o = json_object_new_object(), *sl;
 
 	json_object_object_add(o, "mode",
@@ -44,7 +44,7 @@ json_object *agg_mux__json(const struct agg_process *p)
 	return o;
 }
 
-json_object *agg_groups__json(const struct agg_process *p)
+static json_object *groups__json(const struct agg_process *p)
 {
 	json_object *a = json_object_new_array();
 
@@ -158,20 +158,29 @@ static json_object *series__json(const struct agg_process *p,
 	return o;
 }
 
-void agg_series__section(json_object *o, const char *name,
-			 const struct agg_process *p, const struct agg_thread_view *tv)
+void agg_mux__head(struct agg_out *o, int depth, bool *first,
+		   const struct agg_process *p, const void *arg)
 {
-	if (tv->series)
-		json_object_object_add(o, name, series__json(p, tv->series));
+	agg_out__member(o, depth, first, "mux", mux__json(arg));
+	agg_out__member(o, depth, first, "groups", groups__json(p));
 }
 
 /* Under rotation every thread has the key: null when it never rotated. */
-void agg_rotation__section(json_object *o, const char *name,
-			   const struct agg_process *p,
-			   const struct agg_thread_view *tv)
+void agg_mux__thread(json_object *o, const struct agg_process *p,
+		     const struct agg_thread_view *tv, const void *arg)
 {
-	if (p->mux && p->mux->mode == HS_MUX_ROTATE)
-		json_object_object_add(o, name, rotation__json(p, tv->t));
+	const struct agg_mux *m = arg;
+
+	if (m->mode == HS_MUX_ROTATE)
+		json_object_object_add(o, "rotation", rotation__json(p, tv->t));
+}
+
+void agg_mux__series(json_object *o, const struct agg_process *p,
+			const struct agg_thread_view *tv, const void *arg)
+{
+	(void)arg;
+	if (tv->series)
+		json_object_object_add(o, "series", series__json(p, tv->series));
 }
 
 json_object *agg_mux__entry(const struct agg_value *x)

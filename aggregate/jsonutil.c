@@ -6,8 +6,8 @@
 
 #include <json-c/json.h>
 
-#include "aggregate/aggregate.h"
 #include "aggregate/jsonutil.h"
+#include "aggregate/utf8.h"
 
 json_object *agg_json__u64(uint64_t v)
 {

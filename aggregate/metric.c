@@ -7,8 +7,10 @@
 
 #include <json-c/json.h>
 
+#include "aggregate/drill.h"
 #include "aggregate/jsonutil.h"
 #include "aggregate/metric.h"
+#include "aggregate/out.h"
 #include "aggregate/view.h"
 
 static json_object *metric__json(const struct agg_mvalue *mv)
@@ -75,11 +77,13 @@ static json_object *set__json(const struct agg_set *s)
 	return o;
 }
 
-void agg_metrics__add_sets(json_object *doc, const struct agg_process *p)
+void agg_metrics__head(struct agg_out *out, int depth, bool *first,
+		       const struct agg_process *p, const void *arg)
 {
-	const struct agg_metrics *ms = p->metrics;
+	const struct agg_metrics *ms = arg;
 	json_object *o, *a;
 
+	(void)p;
 	if (!ms || ms->nsets == 0)
 		return;
 	o = json_object_new_object();
@@ -89,5 +93,25 @@ void agg_metrics__add_sets(json_object *doc, const struct agg_process *p)
 	for (int i = 0; i < ms->nsets; i++)
 		json_object_array_add(a, set__json(&ms->sets[i]));
 	json_object_object_add(o, "sets", a);
-	json_object_object_add(doc, "presets", o);
+	agg_out__member(out, depth, first, "presets", o);
+}
+
+void agg_metrics__counts(json_object *x, const char *key, const struct agg_process *p,
+			 const struct agg_interval_view *iv, const void *arg)
+{
+	(void)arg;
+	agg_metrics__json(x, key, p, iv->m);
+	agg_drill__interval(x, key, p, iv->ev);
+}
+
+/* Every key's metrics, then every key's drill-down. */
+void agg_metrics__sums(json_object *x, const char *const *key,
+		       const struct agg_sum_view *const *sv, int n,
+		       const struct agg_process *p, const void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < n; i++)
+		agg_metrics__json(x, key[i], p, sv[i]->m);
+	for (int i = 0; i < n; i++)
+		agg_drill__sum(x, key[i], p, sv[i]->ev);
 }

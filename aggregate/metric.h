@@ -10,6 +10,7 @@
 #ifndef HPCSHIM_AGGREGATE_METRIC_H
 #define HPCSHIM_AGGREGATE_METRIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "aggregate/aggregate.h"
@@ -55,13 +56,31 @@ struct agg_metrics {
 	const struct agg_drill *drill; /* HPCSHIM_PRESET=topdown: drill.h, or NULL */
 };
 
+/* One metric of one interval as the view (view.h) evaluated it. */
+struct agg_mvalue {
+	double value;
+	const char *reason; /* NULL when value holds; lives as long as
+				   * the view or the process's metrics      */
+};
+
 /* Adds "<key>_metrics" to parent: the metrics m[nmetrics] of one interval
- * as the view (view.h) evaluated them.  Nothing when m is NULL. */
-struct agg_mvalue;
+ * as the view evaluated them.  Nothing when m is NULL. */
 void agg_metrics__json(struct json_object *parent, const char *key,
 		       const struct agg_process *p, const struct agg_mvalue *m);
-/* Adds the "presets" object (model, sets) to the document, if any set was
- * requested. */
-void agg_metrics__add_sets(struct json_object *doc, const struct agg_process *p);
+/* The "presets" object (model, sets) of the document, if any set was
+ * requested: a head section (section.h), arg the agg_metrics. */
+struct agg_out;
+void agg_metrics__head(struct agg_out *o, int depth, bool *first,
+		       const struct agg_process *p, const void *arg);
+/* The siblings "<key>_metrics" and "<key>_drilldown" of an interval and
+ * of sums across threads (section.h counts, sums). */
+struct agg_interval_view;
+struct agg_sum_view;
+void agg_metrics__counts(struct json_object *x, const char *key,
+			 const struct agg_process *p,
+			 const struct agg_interval_view *iv, const void *arg);
+void agg_metrics__sums(struct json_object *x, const char *const *key,
+		       const struct agg_sum_view *const *sv, int n,
+		       const struct agg_process *p, const void *arg);
 
 #endif

@@ -138,18 +138,17 @@ bool agg_series__tick(struct agg_series *s);
  * Async-signal-safe: no allocation. */
 void agg_series__append(struct agg_series *s, uint64_t t_ns, const struct count *c);
 
-/* json_mux.c: the parts of the document about multiplexing. */
-struct json_object *agg_mux__json(const struct agg_process *p);
-struct json_object *agg_groups__json(const struct agg_process *p);
-/* The thread sections "rotation" and "series" (view.h agg_section_fn). */
+/* json_mux.c: the parts of the document about multiplexing, as sections
+ * (section.h): head "mux" and "groups" and each thread's "rotation" (arg:
+ * the agg_mux); each thread's "series" (at every rendering, flushes too). */
+struct agg_out;
 struct agg_thread_view;
-void agg_rotation__section(struct json_object *o, const char *name,
-			   const struct agg_process *p,
-			   const struct agg_thread_view *tv);
-void agg_series__section(struct json_object *o, const char *name,
-			 const struct agg_process *p,
-			 const struct agg_thread_view *tv);
-/* The "<key>_multiplexed" entry of one value of the view (view.h). */
+void agg_mux__head(struct agg_out *o, int depth, bool *first,
+		   const struct agg_process *p, const void *arg);
+void agg_mux__thread(struct json_object *o, const struct agg_process *p,
+		     const struct agg_thread_view *tv, const void *arg);
+void agg_mux__series(struct json_object *o, const struct agg_process *p,
+			const struct agg_thread_view *tv, const void *arg);
 struct agg_value;
 struct agg_sum;
 struct json_object *agg_mux__entry(const struct agg_value *x);

@@ -21,6 +21,7 @@
 
 #include "aggregate/aggregate.h"
 #include "aggregate/jsonutil.h"
+#include "aggregate/out.h"
 #include "aggregate/range.h"
 #include "aggregate/view.h"
 
@@ -155,15 +156,15 @@ static json_object *sums_json(const struct agg_range_info *ri,
 	return o;
 }
 
-static json_object *range__thread_json(const struct agg_process *p,
+static json_object *range__thread_json(const struct agg_range_info *ri,
 				       const struct agg_thread *t)
 {
 	const struct agg_range_thread *rt = t->range;
 	json_object *o;
 
-	if (!p->range || !rt)
+	if (!ri || !rt)
 		return NULL;
-	o = sums_json(p->range, t, true);
+	o = sums_json(ri, t, true);
 	if (rt->sev_missing && rt->sev_reason)
 		json_object_object_add(o, "sampling_error",
 				       json_object_new_string(rt->sev_reason));
@@ -173,11 +174,14 @@ static json_object *range__thread_json(const struct agg_process *p,
 	return o;
 }
 
-void agg_range__section(json_object *o, const char *name,
-			const struct agg_process *p, const struct agg_thread_view *tv)
+void agg_range__thread(json_object *o, const struct agg_process *p,
+		       const struct agg_thread_view *tv, const void *arg)
 {
-	if (tv->t->range && p->range)
-		json_object_object_add(o, name, range__thread_json(p, tv->t));
+	const struct agg_range_info *ri = arg;
+
+	(void)p;
+	if (tv->t->range && ri)
+		json_object_object_add(o, "ranges", range__thread_json(ri, tv->t));
 }
 
 static json_object *place_json(const struct agg_place *pl, const char *key, bool point)
@@ -241,9 +245,9 @@ static json_object *trigger_json(const struct agg_range_info *ri)
 	return o;
 }
 
-json_object *agg_range__process_json(const struct agg_process *p)
+static json_object *range__process_json(const struct agg_range_info *ri,
+					const struct agg_process *p)
 {
-	const struct agg_range_info *ri = p->range;
 	json_object *o, *a;
 
 	if (!ri)
@@ -275,4 +279,13 @@ json_object *agg_range__process_json(const struct agg_process *p)
 	json_object_object_add(o, "trigger", trigger_json(ri));
 	json_object_object_add(o, "totals", sums_json(ri, p->threads, false));
 	return o;
+}
+
+void agg_range__tail(struct agg_out *o, int depth, bool *first,
+		     const struct agg_process *p, const void *arg)
+{
+	const struct agg_range_info *ri = arg;
+
+	if (ri)
+		agg_out__member(o, depth, first, "ranges", range__process_json(ri, p));
 }

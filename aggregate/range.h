@@ -10,7 +10,8 @@
  *                     when the results are written.
  *
  * aggregate/range.c turns them into the "ranges" sections of the JSON
- * (docs/schema.md), including the per-process sums and error estimates.
+ * (docs/schema.md), including the per-process sums and error estimates;
+ * preload/range/ adds them to the process result (section.h).
  */
 #ifndef HPCSHIM_AGGREGATE_RANGE_H
 #define HPCSHIM_AGGREGATE_RANGE_H
@@ -69,5 +70,17 @@ struct agg_range_info {
 	uint64_t started_ns, stopped_ns; /* 0: not reached              */
 	pid_t started_tid, stopped_tid;
 };
+
+/* range.c: the "ranges" sections (section.h, docs/schema.md), from the
+ * agg_range_info given as arg: the document's after "regions", and each
+ * thread's that has samples or checkpoints. */
+struct agg_out;
+struct agg_process;
+struct agg_thread_view;
+struct json_object;
+void agg_range__tail(struct agg_out *o, int depth, bool *first,
+		     const struct agg_process *p, const void *arg);
+void agg_range__thread(struct json_object *o, const struct agg_process *p,
+		       const struct agg_thread_view *tv, const void *arg);
 
 #endif

@@ -1,5 +1,5 @@
 /* stat.c - sum/min/max/mean of one value across threads. */
-#include "aggregate/aggregate.h"
+#include "aggregate/stat.h"
 
 void agg_stat__add(struct agg_stat *s, double v)
 {

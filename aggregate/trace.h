@@ -40,7 +40,7 @@ void agg_trace__add(struct agg_trace *tr, const struct agg_region *r, uint64_t b
 		    uint64_t end, int depth, const struct count *now,
 		    const struct count *start);
 
-/* The thread object's "trace" (json.c's sections table). */
+/* The thread object's "trace", the last of its members (json.c). */
 struct json_object;
 struct agg_process;
 struct agg_thread_view;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate/aggregate.h"
+#include "aggregate/utf8.h"
 
 /* Length of the valid UTF-8 sequence at s, or 0 (RFC 3629: no overlongs,
  * no surrogates, nothing above U+10FFFF). */

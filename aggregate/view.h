@@ -13,9 +13,10 @@
  *   agg_sum      one event summed over threads (process totals, region
  *                summary): statistics of the estimates, summed counts and
  *                variances
- *   agg_mvalue   one derived metric of one such interval, evaluated on the
- *                unrounded estimates of that same interval, so that a
- *                metric always agrees with the values printed beside it
+ *   agg_mvalue   (metric.h) one derived metric of one such interval,
+ *                evaluated on the unrounded estimates of that same
+ *                interval, so that a metric always agrees with the values
+ *                printed beside it
  *
  * Threads may still run while the view is built: every accumulator is read
  * once, here, with relaxed loads (region lists with acquire).
@@ -29,6 +30,8 @@
 #include <sys/types.h>
 
 #include "aggregate/aggregate.h"
+#include "aggregate/metric.h"
+#include "aggregate/stat.h"
 
 enum agg_value_state {
 	AGG_VALUE_ABSENT,  /* event dropped at the probe: no key at all     */
@@ -56,11 +59,6 @@ struct agg_sum {
 	bool partial; /* running < enabled in some thread         */
 };
 
-struct agg_mvalue {
-	double value;
-	const char *reason; /* NULL when value holds; lives as long as
-				   * the view or the process's metrics      */
-};
 
 /* One event-keyed object of a thread: ev[nev], m[nmetrics] (or NULL). */
 struct agg_interval_view {
@@ -110,14 +108,6 @@ struct agg_thread_view {
 	struct agg_interval_view totals;
 	struct agg_series_view *series; /* NULL without a series           */
 };
-
-/* A feature's part of a thread object (ranges, rotation, series): adds o's
- * key name when the feature has something for the thread.  json.c calls
- * them from one table and names no feature. */
-struct json_object;
-typedef void agg_section_fn(struct json_object *o, const char *name,
-			    const struct agg_process *p,
-			    const struct agg_thread_view *tv);
 
 /* A parent name of a region summary (NULL: at the top level). */
 struct agg_parent {

@@ -2,8 +2,8 @@
  * the results lack, so that nobody reads partial totals as whole ones. */
 #include <json-c/json.h>
 
-#include "aggregate/aggregate.h"
 #include "aggregate/jsonutil.h"
+#include "aggregate/warnings.h"
 
 json_object *agg_warnings__json(const struct agg_warning *w, int n)
 {

@@ -2,6 +2,7 @@
 #include <json-c/json.h>
 
 #include "aggregate/jsonutil.h"
+#include "aggregate/out.h"
 #include "aggregate/wrap.h"
 
 static void add_str(json_object *o, const char *key, const char *v)
@@ -9,7 +10,7 @@ static void add_str(json_object *o, const char *key, const char *v)
 	json_object_object_add(o, key, v ? json_object_new_string(v) : NULL);
 }
 
-struct json_object *agg_wrap__json(const struct agg_wrap *w)
+static json_object *wrap__json(const struct agg_wrap *w)
 {
 	json_object *a = json_object_new_array();
 
@@ -30,4 +31,11 @@ struct json_object *agg_wrap__json(const struct agg_wrap *w)
 		json_object_array_add(a, o);
 	}
 	return a;
+}
+
+void agg_wrap__head(struct agg_out *o, int depth, bool *first,
+		    const struct agg_process *p, const void *arg)
+{
+	(void)p;
+	agg_out__member(o, depth, first, "wrap", wrap__json(arg));
 }

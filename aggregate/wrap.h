@@ -8,6 +8,7 @@
 #ifndef HPCSHIM_AGGREGATE_WRAP_H
 #define HPCSHIM_AGGREGATE_WRAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct agg_wrap_spec {
@@ -28,7 +29,11 @@ struct agg_wrap {
 	const struct agg_wrap_spec *spec;
 };
 
-struct json_object;
-struct json_object *agg_wrap__json(const struct agg_wrap *w);
+/* The top-level "wrap" array: a head section (section.h), arg the
+ * agg_wrap. */
+struct agg_out;
+struct agg_process;
+void agg_wrap__head(struct agg_out *o, int depth, bool *first,
+		    const struct agg_process *p, const void *arg);
 
 #endif

@@ -23,6 +23,9 @@
 
 #include "aggregate/aggregate.h"
 #include "aggregate/docread.h"
+#include "aggregate/out.h"
+#include "aggregate/result.h"
+#include "aggregate/section.h"
 #include "aggregate/jsonutil.h"
 #include "common/strtab.h"
 #include "aggregate/view.h"
@@ -810,6 +813,156 @@ static void test_json(void)
 	}
 }
 
+/* ---- a feature's sections (section.h) ---------------------------------- */
+
+static void sec__head(struct agg_out *o, int depth, bool *first,
+		      const struct agg_process *p, const void *arg)
+{
+	(void)p;
+	AGG_OUT_KEY(o, depth, first, "test_head");
+	agg_out__text(o, depth, arg);
+}
+
+static void sec__head2(struct agg_out *o, int depth, bool *first,
+		       const struct agg_process *p, const void *arg)
+{
+	(void)p;
+	(void)arg;
+	agg_out__member(o, depth, first, "test_head2", json_object_new_int(2));
+}
+
+static void sec__tail(struct agg_out *o, int depth, bool *first,
+		      const struct agg_process *p, const void *arg)
+{
+	(void)p;
+	(void)arg;
+	AGG_OUT_KEY(o, depth, first, "test_tail");
+	agg_out__u64(o, 7);
+}
+
+static void sec__thread(json_object *o, const struct agg_process *p,
+			const struct agg_thread_view *tv, const void *arg)
+{
+	(void)p;
+	(void)arg;
+	json_object_object_add(o, "test_thread", json_object_new_int(tv->t->tid));
+}
+
+static void sec__counts(json_object *x, const char *key, const struct agg_process *p,
+			const struct agg_interval_view *iv, const void *arg)
+{
+	(void)p;
+	(void)iv;
+	(void)arg;
+	agg_json__add_sibling(x, key, "_test", json_object_new_boolean(1));
+}
+
+static void sec__sums(json_object *x, const char *const *key,
+		      const struct agg_sum_view *const *sv, int n,
+		      const struct agg_process *p, const void *arg)
+{
+	(void)sv;
+	(void)p;
+	(void)arg;
+	for (int i = 0; i < n; i++)
+		agg_json__add_sibling(x, key[i], "_testsum", json_object_new_int(n));
+}
+
+/* The index of key among o's keys, or -1. */
+static int key_at(json_object *o, const char *key)
+{
+	int i = 0;
+
+	json_object_object_foreach(o, k, v)
+	{
+		(void)v;
+		if (strcmp(k, key) == 0)
+			return i;
+		i++;
+	}
+	return -1;
+}
+
+/* A section added to the process shows up where section.h says, in
+ * increasing order, and json.c knows nothing of it. */
+static void test_sections(void)
+{
+	static const struct agg_section a = { .name = "a", .order = 20,
+		.head = sec__head, .tail = sec__tail, .thread = sec__thread };
+	static const struct agg_section b = { .name = "b", .order = 10,
+		.head = sec__head2, .counts = sec__counts, .sums = sec__sums };
+	char tmpl[] = "/tmp/hpcshim-unit-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	char path[4096], err[512] = "";
+	struct agg_event ev[NEV];
+	struct agg_process p;
+	struct agg_thread *t1, *t2;
+	struct agg_sections full = { 0 };
+	json_object *doc = NULL, *th, *t, *r, *rs;
+	int n = 0;
+
+	if (!dir) {
+		TAP_OK(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	build_process(&p, ev, &t1, &t2);
+	if (t1 && t2 && agg_sections__add(&p.sections, &a, "from a") == 0 &&
+	    agg_sections__add(&p.sections, &b, NULL) == 0 &&
+	    agg_process__write(&p, dir, path, sizeof(path), err, sizeof(err)) == 0)
+		doc = json_object_from_file(path);
+	TAP_OK(doc != NULL, "sections: a document written (err '%s')", err);
+	if (doc) {
+		int ev_at = key_at(doc, "events");
+
+		TAP_OK(key_at(doc, "test_head2") == ev_at + 1 &&
+			       key_at(doc, "test_head") == ev_at + 2 &&
+			       key_at(doc, "totals") == ev_at + 3,
+		       "sections: head parts after \"events\", by order (%d %d %d)",
+		       key_at(doc, "test_head2"), key_at(doc, "test_head"),
+		       key_at(doc, "totals"));
+		TAP_OK(strcmp(json_object_get_string(
+				      json_object_object_get(doc, "test_head")),
+			      "from a") == 0,
+		       "sections: a head part writes from its data");
+		TAP_OK(key_at(doc, "test_tail") == key_at(doc, "regions") + 1 &&
+			       key_at(doc, "test_tail") ==
+				       json_object_object_length(doc) - 1,
+		       "sections: the tail part last, after \"regions\"");
+		TAP_OK(key_at(doc, "totals_testsum") == key_at(doc, "totals") + 1,
+		       "sections: sums of the process totals right after them");
+		th = json_object_object_get(doc, "threads");
+		t = json_object_array_get_idx(th, 0);
+		TAP_OK(t && key_at(t, "test_thread") == key_at(t, "warnings") + 1 &&
+			       json_object_get_int(json_object_object_get(
+				       t, "test_thread")) == 1001,
+		       "sections: a thread part after the thread's \"warnings\"");
+		TAP_OK(t && key_at(t, "totals_test") > key_at(t, "totals") &&
+			       key_at(t, "totals_test") < key_at(t, "regions"),
+		       "sections: counts beside a thread's totals");
+		r = t ? json_object_array_get_idx(json_object_object_get(t, "regions"), 0) :
+			NULL;
+		TAP_OK(r && key_at(r, "inclusive_test") > key_at(r, "inclusive") &&
+			       key_at(r, "exclusive_test") > key_at(r, "exclusive") &&
+			       key_at(r, "inclusive_test") < key_at(r, "exclusive"),
+		       "sections: counts beside a region record's intervals");
+		rs = json_object_array_get_idx(json_object_object_get(doc, "regions"), 0);
+		TAP_OK(rs && key_at(rs, "inclusive_testsum") ==
+				      key_at(rs, "per_call_wall_ns") + 1 &&
+			       key_at(rs, "exclusive_testsum") ==
+				       key_at(rs, "inclusive_testsum") + 1 &&
+			       json_object_get_int(json_object_object_get(
+				       rs, "inclusive_testsum")) == 2,
+		       "sections: a region summary's sums, both keys in one call");
+		json_object_put(doc);
+	}
+	while (agg_sections__add(&full, &a, NULL) == 0)
+		n++;
+	TAP_OK(n == AGG_SECTIONS_MAX, "sections: %d fit, the next is refused", n);
+	agg_thread__delete(t1);
+	agg_thread__delete(t2);
+	remove_dir(dir);
+}
+
 /* ---- agg_json__fmt_*, agg_json__plain against json-c ------------------- */
 
 static uint64_t xorshift(uint64_t *s)
@@ -1241,6 +1394,7 @@ int main(void)
 	test_stat();
 	test_thread();
 	test_json();
+	test_sections();
 	test_writer_thread();
 	test_copy_waits();
 	return tap_done();

@@ -57,11 +57,13 @@ struct hs_feature {
 	void (*collect_thread)(struct hs_thread *t, bool self);
 	/* At exit, under the core lock, after the threads. */
 	void (*collect)(bool in_signal);
-	/* Fills the feature's part of the results. */
-	void (*result)(struct agg_process *p);
-	/* result only reads what setup fixed: safe beside running threads, so
-	 * flushes and snapshots (MPI_Finalize's job document) call it too. */
-	bool result_anytime;
+	/* The feature's part of the results: what the view computes with
+	 * (agg_process fields) and the sections it writes (aggregate/
+	 * section.h: agg_sections__add on p->sections).  partial: a flush or a
+	 * snapshot (MPI_Finalize's job document) beside running threads: only
+	 * what is safe then (what setup fixed, or records read like the
+	 * core's); else the end of the process. */
+	void (*result)(struct agg_process *p, bool partial);
 	/* A task of the feature's own (not an uncovered program thread). */
 	bool (*own_task)(pid_t tid);
 	/* The feature keeps a pointer per thread: hs_features__set writes
@@ -86,7 +88,7 @@ void hs_features__thread_forget(struct hs_thread *t);
 void hs_features__fork_child(void);
 void hs_features__collect_thread(struct hs_thread *t, bool self);
 void hs_features__collect(bool in_signal);
-/* partial: a flush or snapshot, only the result_anytime features. */
+/* partial: a flush or snapshot (feature.h result). */
 void hs_features__result(struct agg_process *p, bool partial);
 bool hs_features__own_task(pid_t tid);
 

@@ -96,9 +96,7 @@ void hs_features__collect(bool in_signal)
 
 void hs_features__result(struct agg_process *p, bool partial)
 {
-	for (const struct hs_feature *const *f = features; f && *f; f++)
-		if ((*f)->result && (!partial || (*f)->result_anytime))
-			(*f)->result(p);
+	EACH(result, p, partial);
 }
 
 bool hs_features__own_task(pid_t tid)

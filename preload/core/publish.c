@@ -21,6 +21,7 @@
 
 #include <fcntl.h>
 
+#include "aggregate/result.h"
 #include "common/lock.h"
 #include "common/sys.h"
 #include "preload/base/log.h"

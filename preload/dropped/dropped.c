@@ -98,11 +98,13 @@ static void dropped__fork_child(void)
 
 /* At the end (also in a fatal signal's handler): no lock, the figures are
  * atomics and the reasons static texts. */
-static void dropped__result(struct agg_process *p)
+static void dropped__result(struct agg_process *p, bool partial)
 {
 	uint64_t of = __atomic_load_n(&dropped.started, __ATOMIC_RELAXED);
 	int n = __atomic_load_n(&dropped.n, __ATOMIC_ACQUIRE);
 
+	if (partial)
+		return;
 	for (int i = 0; i < n; i++) {
 		struct agg_warning *w = &dropped.out[i];
 

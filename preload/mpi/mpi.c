@@ -36,6 +36,7 @@
 #include <json-c/json.h>
 
 #include "aggregate/jobdoc.h"
+#include "aggregate/result.h"
 #include "presets/preset.h"
 #include "presets/tree_file.h"
 #include "preload/base/log.h"

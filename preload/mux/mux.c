@@ -155,9 +155,29 @@ static void mux__setup(struct pmu_evlist *el, const struct hs_config *cfg)
 		hs_rotate__init(&setup);
 }
 
-static void mux__result(struct agg_process *p)
+/* "mux" and "groups" after "presets", each thread's "rotation" after its
+ * "ranges" (range: order 5); "series" after them. */
+static const struct agg_section mux_section = {
+	.name = "mux",
+	.order = 20,
+	.head = agg_mux__head,
+	.thread = agg_mux__thread,
+};
+static const struct agg_section series_section = {
+	.name = "series",
+	.order = 25,
+	.thread = agg_mux__series,
+};
+
+/* The series are records of the threads, read like the regions: in
+ * flushes too.  The rest only at the end. */
+static void mux__result(struct agg_process *p, bool partial)
 {
+	agg_sections__add(&p->sections, &series_section, NULL);
+	if (partial)
+		return;
 	p->mux = &mux;
+	agg_sections__add(&p->sections, &mux_section, &mux);
 }
 
 const struct hs_feature hs_mux_feature = {

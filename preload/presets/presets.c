@@ -642,9 +642,21 @@ static void presets__finish(struct pmu_evlist *el, const struct hs_config *cfg)
 					.drill = pr.drill.t ? &pr.drill : NULL };
 }
 
-static void presets__result(struct agg_process *p)
+static const struct agg_section presets_section = {
+	.name = "presets",
+	.order = 10, /* "presets" before "mux" */
+	.head = agg_metrics__head,
+	.counts = agg_metrics__counts,
+	.sums = agg_metrics__sums,
+};
+
+/* Also in flushes and snapshots: pr.view is fixed at setup. */
+static void presets__result(struct agg_process *p, bool partial)
 {
+	(void)partial;
 	p->metrics = pr.n ? &pr.view : NULL;
+	if (pr.n)
+		agg_sections__add(&p->sections, &presets_section, &pr.view);
 }
 
 const struct hs_feature hs_presets_feature = {
@@ -653,5 +665,4 @@ const struct hs_feature hs_presets_feature = {
 	.select = presets__select,
 	.setup = presets__finish,
 	.result = presets__result,
-	.result_anytime = true, /* pr.view is fixed at setup */
 };

@@ -183,9 +183,20 @@ static void hs_range__collect(bool in_signal)
 	hs_range_result__report_unresolved();
 }
 
-static void hs_range__result(struct agg_process *p)
+/* Each thread's "ranges" first among the sections; the process's
+ * "ranges" last in the document. */
+static const struct agg_section range_section = {
+	.name = "range",
+	.order = 5,
+	.tail = agg_range__tail,
+	.thread = agg_range__thread,
+};
+
+static void hs_range__result(struct agg_process *p, bool partial)
 {
-	p->range = hs_rng.active ? hs_range_result__build() : NULL;
+	if (partial || !hs_rng.active)
+		return;
+	agg_sections__add(&p->sections, &range_section, hs_range_result__build());
 }
 
 /* Our drain thread is not an uncovered program thread. */

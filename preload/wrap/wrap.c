@@ -114,9 +114,16 @@ static const char *spec__status(struct wrap_spec *s)
 	return s->status;
 }
 
-static void wrap__result(struct agg_process *p)
+/* The top-level "wrap" after "presets" and "mux". */
+static const struct agg_section wrap_section = {
+	.name = "wrap",
+	.order = 30,
+	.head = agg_wrap__head,
+};
+
+static void wrap__result(struct agg_process *p, bool partial)
 {
-	if (!hs_wrap.n)
+	if (partial || !hs_wrap.n)
 		return;
 	if (!hs_wrap.out) {
 		hs_wrap.out = calloc((size_t)hs_wrap.n, sizeof(*hs_wrap.out));
@@ -143,7 +150,7 @@ static void wrap__result(struct agg_process *p)
 	}
 	hs_wrap.result.n = hs_wrap.n;
 	hs_wrap.result.spec = hs_wrap.out;
-	p->wrap = &hs_wrap.result;
+	agg_sections__add(&p->sections, &wrap_section, &hs_wrap.result);
 }
 
 /* A fork child has only the forking thread: a lock another thread held

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "aggregate/aggregate.h"
+#include "aggregate/utf8.h"
 #include "pmu/pmu.h"
 #include "presets/preset.h"
 #include "preload/config/config.h"
