@@ -30,6 +30,7 @@
 #include "tools/cmd.h"
 #include "tools/rows.h"
 
+#include "tools/escape.h"
 #include "tools/xalloc.h"
 
 static const char usage_line[] =
@@ -331,8 +332,9 @@ int diff_main(int argc, char **argv)
 	else if (!strcmp(format, "csv"))
 		puts("# key,event,a,b,change,rel_change,stderr,t,verdict,a_runs,b_runs");
 	else
-		printf("A: %s (%zu %s)   B: %s (%zu %s)\n\n", argv[optind], nside[0],
-		       runs ? "runs" : "job", argv[optind + 1], nside[1], runs ? "runs" : "job");
+		printf("A: %s (%zu %s)   B: %s (%zu %s)\n\n", esc__t(argv[optind]), nside[0],
+		       runs ? "runs" : "job", esc__t(argv[optind + 1]), nside[1],
+		       runs ? "runs" : "job");
 	if (!strcmp(format, "text"))
 		printf("  %-24s %-18s %14s %14s %14s %8s %12s  %s\n", view, "event", "A", "B",
 		       "change", "%", "+-", "verdict");
@@ -371,14 +373,16 @@ int diff_main(int argc, char **argv)
 			fmt(d, sizeof(d), ev[e], A->n && B->n ? vd.d : NAN);
 			fmt(se, sizeof(se), ev[e], A->n && B->n ? vd.se : NAN);
 			if (!strcmp(format, "csv")) {
-				printf("%s,%s,%.17g,%.17g,%.17g,%.6g,%.17g,%.6g,%s,%d,%d\n",
-				       t.k[i].name, ev[e], vd.a, vd.b, vd.d, vd.rel, vd.se, vd.t,
-				       vd.what, A->n, B->n);
+				esc__csv(stdout, t.k[i].name, ",");
+				putchar(',');
+				esc__csv(stdout, ev[e], ",");
+				printf(",%.17g,%.17g,%.17g,%.6g,%.17g,%.6g,%s,%d,%d\n", vd.a, vd.b,
+				       vd.d, vd.rel, vd.se, vd.t, vd.what, A->n, B->n);
 				continue;
 			}
 			snprintf(name, sizeof(name), rows__is_time(ev[e]) ? "%s[ms]" : "%s", ev[e]);
-			printf("  %-24s %-18s %14s %14s %14s %7.1f%% %12s  %s\n", t.k[i].name,
-			       name, a, b, d,
+			printf("  %-24s %-18s %14s %14s %14s %7.1f%% %12s  %s\n",
+			       esc__t(t.k[i].name), esc__t(name), a, b, d,
 			       isnan(vd.rel) ? 0.0 : vd.rel * 100, se, vd.what);
 		}
 	if (out) {

@@ -21,6 +21,7 @@
 #include "common/tree.h"
 #include "presets/tree_file.h"
 #include "tools/cmd.h"
+#include "tools/escape.h"
 #include "tools/xalloc.h"
 
 #define MAX_SETS 32
@@ -113,7 +114,7 @@ static void dd__print_text(const struct dd *d, const char *scope,
 	const struct tree *t = d->t;
 	char a[32], b[32];
 
-	printf("== %s  (tree %s, %s) ==\n", scope, t->name, t->file);
+	printf("== %s  (tree %s, %s) ==\n", esc__t(scope), esc__t(t->name), esc__t(t->file));
 	for (int i = 0; i < t->nnodes; i++) {
 		const struct tree_node *n = &t->node[i];
 		const struct tree_result *r = &e->r[i];

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "tools/cmd.h"
+#include "tools/escape.h"
 #include "tools/html.h"
 #include "tools/rows.h"
 
@@ -36,7 +37,7 @@ static FILE *out;
 
 static void esc(const char *s)
 {
-	html__esc(out, s);
+	esc__html(out, s);
 }
 
 static void num(double v, const char *ev)
@@ -362,7 +363,9 @@ static void bars(const struct results *s, enum view v, const char *ev, const cha
 				at = i;
 			}
 		}
-	fprintf(out, "<h3>%s per %s</h3>\n", ev, v == VIEW_RANK ? "rank" : "thread");
+	fputs("<h3>", out);
+	esc(ev);
+	fprintf(out, " per %s</h3>\n", v == VIEW_RANK ? "rank" : "thread");
 	if (!n) {
 		fputs("<p class=na>no values</p>\n", out);
 		rows__free(&rs);
@@ -372,8 +375,11 @@ static void bars(const struct results *s, enum view v, const char *ev, const cha
 		     "<b>%.1f%%</b>; max: ",
 		id, sum > 0 ? max / (sum / n) - 1 : 0, sum > 0 ? (max / (sum / n) - 1) * 100 : 0);
 	if (v == VIEW_RANK)
-		fprintf(out, "rank %d (%s:%lld)</p>\n", rs.r[at].rank, rs.r[at].host,
-			rs.r[at].pid);
+	{
+		fprintf(out, "rank %d (", rs.r[at].rank);
+		esc(rs.r[at].host);
+		fprintf(out, ":%lld)</p>\n", rs.r[at].pid);
+	}
 	else
 		fprintf(out, "rank %d tid %lld</p>\n", rs.r[at].rank, rs.r[at].tid);
 	fprintf(out, "<svg id=%s width=620 height=%zu role=img>\n", id, rs.n * (size_t)h + 4);
@@ -433,7 +439,9 @@ static void series(const struct results *s, const char *ev)
 	}
 	if (!any)
 		return;
-	fprintf(out, "<h3>%s per interval (HPCSHIM_INTERVAL), over thread CPU time</h3>\n", ev);
+	fputs("<h3>", out);
+	esc(ev);
+	fputs(" per interval (HPCSHIM_INTERVAL), over thread CPU time</h3>\n", out);
 	fputs("<svg id=series width=640 height=240 role=img><rect x=40 y=10 width=580 "
 	      "height=200 fill=none stroke=\"#ccc\"/>\n",
 	      out);
@@ -482,7 +490,11 @@ static void coverage(const struct results *s, const char **ev, size_t nev)
 	}
 	fputs("<table id=coverage><tr><th>thread</th>", out);
 	for (size_t e = 0; e < nev; e++)
-		fprintf(out, "<th>%s</th>", ev[e]);
+	{
+		fputs("<th>", out);
+		esc(ev[e]);
+		fputs("</th>", out);
+	}
 	fputs("</tr>\n", out);
 	for (size_t i = 0; i < rs.n; i++) {
 		fprintf(out, "<tr><td>r%d tid %lld</td>", rs.r[i].rank, rs.r[i].tid);

@@ -1,0 +1,156 @@
+"""Hostile result files and data files (issue 28, the tools' part).
+
+Result files are made by a real run of the workload, then edited the way a
+neighbour with write access to the results directory, or a program that
+names its regions and host, could: markup, terminal escapes, CSV formulas
+and markdown in names; members of the wrong type at every depth; NaN and
+Infinity; absurd ranks and sizes.  Every tool must read the rest, name the
+bad file in one line, and write its output escaped for its medium
+(tools/escape.h).  Garbage preset, stall-tree and signature files give one
+line per file (presets/)."""
+import copy
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from hpctest import BUILD, LIB, Tap, WORKLOAD, run
+
+t = Tap()
+HPCSHIM = os.path.join(BUILD, "hpcshim")
+tmp = tempfile.mkdtemp(prefix="hpcshim-hostile-")
+HOST = "<img src=x onerror=alert(1)>"
+# ESC ] 0 ; title BEL (OSC: sets the terminal's title), CSI 2J (clears it),
+# an 8-bit CSI (U+009B), a newline: none may reach a terminal.
+TERM = "a\x1b]0;pwned\x07b\x1b[2J\u009bc\nd"
+CSVNAME = '=HYPERLINK("http://x","y"),z\n+1'
+MD = "<script>alert(1)</script>|x|*y*"
+
+
+def tool(*argv, stdin=None):
+    p = subprocess.run([HPCSHIM] + [str(a) for a in argv], capture_output=True,
+                       encoding="utf-8", errors="surrogateescape", input=stdin, timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+def save(doc, name):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def rename(doc, old, new):
+    """Region old is named new everywhere: summaries, records, parents."""
+    for g in doc["regions"] + [r for th in doc["threads"] for r in th["regions"]]:
+        if g["name"] == old:
+            g["name"] = new
+        if g.get("parent") == old:
+            g["parent"] = new
+
+
+r = run([WORKLOAD, "nested", "10", "5", "touch", "3"],
+        env={"HPCSHIM_EVENTS": "task-clock,page-faults"})
+assert r.rc == 0 and len(r.docs) == 1, r.err
+base = r.docs[0]
+
+# ---- HTML: a hostile host name and region names ------------------------------
+d = copy.deepcopy(base)
+d["process"]["host"] = HOST
+rename(d, "outer", MD)
+rename(d, "inner", TERM)
+d["events"][0]["status"] = "dropped"
+d["events"][0]["error"] = "<b>x</b>"
+hostile = save(d, "hostile.json")
+rc, out, err = tool("html", "-o", os.path.join(tmp, "h.html"), hostile)
+page = open(os.path.join(tmp, "h.html"), encoding="utf-8").read()
+t.eq(rc, 0, "html of the hostile file exits 0")
+t.ok("<img" not in page and "<script" not in page and "<b>x" not in page,
+     "html: no markup from the data", re.findall(r".{30}<(?:img|script|b>x).{30}", page))
+t.ok("&lt;img src=x onerror=alert(1)&gt;" in page, "html: the host name shown as text")
+t.ok(page.count("&lt;script&gt;alert(1)&lt;/script&gt;") >= 2,
+     "html: the region name shown as text (tree and regions)")
+t.ok(not re.search(r'data-[a-z]+="[^"]*<', page), "html: attributes hold no raw <")
+
+# The same through a real host name: sethostname in a user namespace.
+if shutil.which("unshare"):
+    d2 = os.path.join(tmp, "ns")
+    os.makedirs(d2)
+    script = ("import os, socket, sys; socket.sethostname(sys.argv[1]); "
+              "e = dict(os.environ, LD_PRELOAD=sys.argv[2], HPCSHIM_OUTPUT=sys.argv[3]); "
+              "os.execve(sys.argv[4], sys.argv[4:], e)")
+    p = subprocess.run(["unshare", "-Ur", "-u", "python3", "-c", script, HOST, LIB, d2,
+                        WORKLOAD, "touch", "10"], capture_output=True, encoding="utf-8")
+    files = os.listdir(d2)
+    if p.returncode != 0 or not files:
+        t.skip("html of a real hostile host name", "unshare -Ur -u failed here: %s" % p.stderr[:200])
+    else:
+        doc = json.load(open(os.path.join(d2, files[0])))
+        t.eq(doc["process"]["host"], HOST, "sethostname in a user namespace: the shim writes it")
+        rc, out, err = tool("html", "-o", os.path.join(tmp, "ns.html"), d2)
+        page = open(os.path.join(tmp, "ns.html"), encoding="utf-8").read()
+        t.ok(rc == 0 and "<img" not in page and "&lt;img src=x" in page,
+             "html of a real hostile host name: text, no markup")
+else:
+    t.skip("html of a real hostile host name", "no unshare")
+
+# ---- terminals: no control byte in text output -------------------------------
+CTL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f\x80-\x9f]")
+for argv in (["report", hostile], ["report", "--view", "tree", hostile],
+             ["report", "--view", "region", hostile], ["report", "--view", "thread", hostile],
+             ["diff", "--all", hostile, hostile]):
+    rc, out, err = tool(*argv)
+    what = " ".join(a for a in argv if a != hostile)
+    t.ok(rc == 0 and not CTL.search(out), "%s: no control character reaches the terminal" % what,
+         repr(CTL.findall(out)[:5]) + err[:200])
+    if "thread" in argv:
+        continue  # no region names in it
+    t.ok("a\\x1b]0;pwned\\x07b\\x1b[2J\\u009bc\\x0ad" in out, "%s: the name shown with escapes" % what,
+         out[:600])
+    t.ok(all(len(l) < 400 for l in out.splitlines()) and "\nd " not in out,
+         "%s: the name's newline does not break the line" % what)
+bad = save({"schema": "hpcshim/1\x1b[2J"}, "esc\x1b[31mname.json")
+rc, out, err = tool("report", bad)
+t.ok(rc == 2 and not CTL.search(err) and "esc\\x1b[31mname.json" in err,
+     "a bad file's name and reason: escaped on stderr", repr(err))
+
+# ---- CSV: RFC 4180, formulas inert, negative numbers numbers ---------------
+d = copy.deepcopy(base)
+rename(d, "outer", CSVNAME)
+d["process"]["host"] = "-2+3"
+for g in d["regions"]:
+    if g["name"] == "touch":
+        g["inclusive"]["page-faults"]["sum"] = -5
+csvf = save(d, "csv.json")
+rc, out, err = tool("report", "--view", "region", "-x,", csvf)
+rows = list(csv.reader(io.StringIO(out)))
+names = [row[0] for row in rows[1:]]
+t.ok(rc == 0 and "'" + CSVNAME in names, "csv: the name with commas, quotes and a newline is one "
+     "cell, a leading ' makes the formula inert", repr(names))
+t.ok(all(not n.startswith(("=", "+", "-", "@")) for n in names), "csv: no text cell starts a formula")
+neg = [row for row in rows[1:] if row[0] == "touch" and row[4] == "page-faults"]
+t.ok(neg and neg[0][2] == "-5", "csv: a negative number stays a number (-5, unquoted)",
+     repr(neg))
+t.ok(re.search(r"^touch,1,-5,", out, re.M), "csv: the number is written bare")
+rc, out, err = tool("report", "--view", "rank", "-x;", csvf)
+rows = list(csv.reader(io.StringIO(out), delimiter=";"))
+t.eq(rows[1][1] if len(rows) > 1 else None, "'-2+3", "csv: a host name starting with - is inert")
+rc, out, err = tool("diff", "--all", "--format", "csv", csvf, csvf)
+rows = list(csv.reader(io.StringIO(out)))
+t.ok(rc == 0 and any(row and row[0] == "'" + CSVNAME for row in rows), "diff csv: the same rules",
+     out[:400])
+
+# ---- markdown: HTML escaped, | escaped ------------------------------------------
+rc, out, err = tool("report", "--view", "tree", "--format", "markdown", hostile)
+t.ok(rc == 0 and "<script" not in out and "&lt;script&gt;" in out, "markdown: <script> as text")
+body = [l for l in out.splitlines() if l.startswith("|")]
+ncol = len(re.split(r"(?<!\\)\|", body[0])) if body else 0
+t.ok(body and all(len(re.split(r"(?<!\\)\|", l)) == ncol for l in body),
+     "markdown: every row has the header's cells (| in names escaped)", "\n".join(body))
+
+t.done()
+shutil.rmtree(tmp, ignore_errors=True)
