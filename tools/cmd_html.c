@@ -271,6 +271,7 @@ static void tree(const struct results *s, const char **ev, size_t nev)
 {
 	struct rowset in, ex;
 	const char *pe = NULL;
+	const struct row **path = NULL;
 
 	rows__build(&in, s, VIEW_TREE, ev, nev, 0);
 	rows__build(&ex, s, VIEW_TREE, ev, nev, 1);
@@ -301,14 +302,17 @@ static void tree(const struct results *s, const char **ev, size_t nev)
 		const struct row *u;
 
 		fprintf(out, "<tr class=node data-depth=%d data-path=\"", r->depth);
-		/* the path, top first: at most depth + 1 names */
+		/* the path, top first: the chain up walked once */
+		path = xrealloc(path, ((size_t)r->depth + 1) * sizeof(*path));
+		u = r;
+		for (int d = r->depth; d >= 0; d--) {
+			path[d] = u;
+			u = u->up >= 0 ? &in.r[u->up] : u;
+		}
 		for (int d = 0; d <= r->depth; d++) {
-			u = r;
-			for (int k = r->depth; k > d; k--)
-				u = &in.r[u->up];
 			if (d)
 				fputc('/', out);
-			esc(u->name);
+			esc(path[d]->name);
 		}
 		fprintf(out, "\"><td style=\"padding-left:%.1fem\">%s",
 			0.5 + 1.4 * r->depth, r->depth ? "&#x2514;&nbsp;" : "");
@@ -339,6 +343,7 @@ static void tree(const struct results *s, const char **ev, size_t nev)
 	if (!in.n)
 		fputs("<tr><td colspan=6 class=na>no regions</td></tr>\n", out);
 	fputs("</table>\n", out);
+	free(path);
 	rows__free(&in);
 	rows__free(&ex);
 }

@@ -251,18 +251,20 @@ static void print_grid(const struct rowset *rs, size_t top, enum format f)
 	struct grid g = { 0, 0, NULL, f };
 	int col, wall = any_wall(rs), se, cov;
 	size_t n = top && top < rs->n ? top : rs->n;
+	int (*extra)[2] = xrealloc(NULL, (rs->nev ? rs->nev : 1) * sizeof(*extra));
 	char b[128];
 
 	g.ncols = 4 + wall + (int)rs->nm;
-	for (size_t e = 0; e < rs->nev; e++) {
-		ev_extras(rs, e, &se, &cov);
-		g.ncols += 1 + se + cov;
+	for (size_t e = 0; e < rs->nev; e++) { /* once per event, not per row */
+		ev_extras(rs, e, &extra[e][0], &extra[e][1]);
+		g.ncols += 1 + extra[e][0] + extra[e][1];
 	}
 	col = key_titles(&g, rs->view);
 	if (wall)
 		grid__set(&g, 0, col++, "wall[ms]");
 	for (size_t e = 0; e < rs->nev; e++) {
-		ev_extras(rs, e, &se, &cov);
+		se = extra[e][0];
+		cov = extra[e][1];
 		snprintf(b, sizeof(b), rows__is_time(rs->ev[e]) ? "%s[ms]" : "%s", rs->ev[e]);
 		grid__set_data(&g, 0, col++, b);
 		if (se)
@@ -285,7 +287,8 @@ static void print_grid(const struct rowset *rs, size_t top, enum format f)
 		for (size_t e = 0; e < rs->nev; e++) {
 			const struct cell *c = &w->c[e];
 
-			ev_extras(rs, e, &se, &cov);
+			se = extra[e][0];
+			cov = extra[e][1];
 			fmt_value(b, sizeof(b), rs->ev[e], c->v);
 			grid__set(&g, r, col++, c->has ? b : "n/a");
 			if (se) {
@@ -303,6 +306,7 @@ static void print_grid(const struct rowset *rs, size_t top, enum format f)
 		}
 	}
 	grid__print(&g, f);
+	free(extra);
 }
 
 /* ---- CSV: perf stat -x ---------------------------------------------------- */
