@@ -385,11 +385,13 @@ static bool get_calls(const struct agg_jobdoc *j, size_t k, const struct want *w
 	return g && dr_region__calls_num(g, v);
 }
 
+/* A statistic: an integer when whole, null when not finite (sums of
+ * huge values overflow; JSON has no NaN or Infinity). */
 static json_object *num(double v)
 {
 	if (v == floor(v) && fabs(v) < 9e15)
 		return json_object_new_int64((int64_t)v);
-	return json_object_new_double(v);
+	return agg_json__dbl(v);
 }
 
 static json_object *who_rank(const struct agg_jobdoc *j, int k)
@@ -408,17 +410,17 @@ static json_object *stats_json(const struct agg_job_stats *s)
 
 	json_object_object_add(o, "n", json_object_new_int((int)s->n));
 	json_object_object_add(o, "sum", num(s->sum));
-	json_object_object_add(o, "mean", json_object_new_double(s->mean));
+	json_object_object_add(o, "mean", agg_json__dbl(s->mean));
 	json_object_object_add(o, "min", num(s->min));
 	json_object_object_add(o, "max", num(s->max));
 	json_object_object_add(o, "median", num(s->median));
-	json_object_object_add(o, "sd", json_object_new_double(s->sd));
-	json_object_object_add(o, "imbalance", json_object_new_double(s->imbalance));
+	json_object_object_add(o, "sd", agg_json__dbl(s->sd));
+	json_object_object_add(o, "imbalance", agg_json__dbl(s->imbalance));
 	if (s->has_error) {
 		json_object_object_add(o, "sum_stderr",
-				       json_object_new_double(s->sum_stderr));
+				       agg_json__dbl(s->sum_stderr));
 		json_object_object_add(o, "mean_stderr",
-				       json_object_new_double(s->mean_stderr));
+				       agg_json__dbl(s->mean_stderr));
 	}
 	return o;
 }

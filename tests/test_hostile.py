@@ -152,5 +152,92 @@ ncol = len(re.split(r"(?<!\\)\|", body[0])) if body else 0
 t.ok(body and all(len(re.split(r"(?<!\\)\|", l)) == ncol for l in body),
      "markdown: every row has the header's cells (| in names escaped)", "\n".join(body))
 
+# ---- the reader: wrong types at every depth, NaN, absurd ranks ---------------
+def damaged(name, edit):
+    d = copy.deepcopy(base)
+    edit(d)
+    return save(d, name)
+
+
+def th0(d):
+    return d["threads"][0]
+
+
+def rec(d, name):
+    return next(g for g in th0(d)["regions"] if g["name"] == name)
+
+
+def summ(d, name):
+    return next(g for g in d["regions"] if g["name"] == name)
+
+
+deep = [
+    ("process.command[1]", lambda d: d["process"]["command"].__setitem__(1, {"x": 1})),
+    ("process.host", lambda d: d["process"].__setitem__("host", ["h"])),
+    ("events[0].name", lambda d: d["events"][0].__setitem__("name", 7)),
+    ("totals.task-clock", lambda d: d["totals"].__setitem__("task-clock", "12")),
+    ("threads[0]", lambda d: d["threads"].__setitem__(0, "thread")),
+    ("threads[0].totals.page-faults", lambda d: th0(d)["totals"].__setitem__("page-faults", [1])),
+    ("threads[0].regions", lambda d: th0(d).__setitem__("regions", {"a": 1})),
+    ("threads[0].regions[1].inclusive", lambda d: rec(d, "inner").__setitem__("inclusive", "x")),
+    ("threads[0].regions[1].parent", lambda d: rec(d, "inner").__setitem__("parent", 3)),
+    ("threads[0].regions[0].wall_ns.inclusive",
+     lambda d: rec(d, "outer")["wall_ns"].__setitem__("inclusive", "1")),
+    ("threads[0].regions[0].per_call.max", lambda d: rec(d, "outer")["per_call"].__setitem__("max", True)),
+    ("threads[0].warnings.auto_closed", lambda d: th0(d)["warnings"].__setitem__("auto_closed", "9")),
+    ("regions[0].name", lambda d: d["regions"][0].__setitem__("name", None or 5)),
+    ("regions[0].exclusive.page-faults.sum",
+     lambda d: summ(d, "outer")["exclusive"]["page-faults"].__setitem__("sum", "10")),
+]
+for where, edit in deep:
+    f = damaged("deep.json", edit)
+    for cmd in (["report"], ["html", "-o", os.devnull], ["trace", "-o", os.devnull], ["merge"],
+                ["diff", hostile], ["drilldown"]):
+        rc, out, err = tool(*cmd, f)
+        lines = [l for l in err.splitlines() if "deep.json" in l]
+        t.ok(rc in (1, 2) and len(lines) == 1 and '"%s" is ' % where in lines[0],
+             "%s: %s of the wrong type, rejected with one line saying where" % (cmd[0], where),
+             err[-400:])
+# Both a good and a bad file: the good one is read.
+f = damaged("deep.json", deep[7][1])
+rc, out, err = tool("report", "--view", "region", "-x,", f, hostile)
+t.ok(rc == 2 and "touch" in out and "skipped" not in out, "report: the other file still read")
+
+# NaN and Infinity where numbers go: read as absent, never written out.
+nanf = os.path.join(tmp, "nan.json")
+text = json.dumps(base).replace('"page-faults": %d' % base["totals"]["page-faults"],
+                                '"page-faults": NaN', 1)
+text = text.replace('"wall_ns": %d' % base["process"]["wall_ns"], '"wall_ns": Infinity', 1)
+assert "NaN" in text and "Infinity" in text
+open(nanf, "w").write(text)
+for cmd in (["report", "--format", "json"], ["report", "--view", "rank", "--format", "json"],
+            ["merge"], ["trace"], ["diff", "--format", "json", "--view", "rank", hostile]):
+    rc, out, err = tool(*cmd, nanf)
+    t.ok(rc == 0 and not re.search(r"\bNaN\b|Infinity", out),
+         "%s of a file with NaN and Infinity: no bare NaN or Infinity written" % " ".join(cmd[:2]),
+         err[-300:] + out[:300])
+# Sums that overflow: merge's statistics of huge values (inf, inf - inf).
+job = os.path.join(tmp, "hugejob")
+os.makedirs(job)
+for rank in range(2):
+    d = copy.deepcopy(base)
+    d["process"].update(rank=rank, size=2, job="j")
+    d["totals"]["page-faults"] = 1.7e308
+    for g in d["regions"]:
+        g["inclusive"]["page-faults"]["sum"] = 1.7e308
+    save(d, "hugejob/hpcshim-%d.json" % rank)
+rc, out, err = tool("merge", job)
+t.ok(rc == 0 and not re.search(r"\bNaN\b|Infinity", out), "merge: overflowing statistics are null, "
+     "not NaN or Infinity", re.findall(r".{40}(?:NaN|Infinity).{10}", out)[:3])
+try:
+    json.loads(out, parse_constant=lambda c: 1 / 0)
+    t.ok(True, "merge: the job document is strict JSON")
+except Exception as e:
+    t.ok(False, "merge: the job document is strict JSON", str(e))
+for key, val in (("rank", 2 ** 31 - 1), ("rank", -1), ("size", 1e300), ("rank", 1.5), ("size", "4")):
+    f = damaged("rank.json", lambda d: d["process"].__setitem__(key, val))
+    rc, out, err = tool("report", f)
+    t.ok(rc == 2 and "process.%s" % key in err, "report: process.%s = %r rejected" % (key, val), err)
+
 t.done()
 shutil.rmtree(tmp, ignore_errors=True)

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate/jsonutil.h"
 #include "tools/cmd.h"
 #include "tools/rows.h"
 
@@ -220,7 +221,7 @@ static json_object *jnum(double v)
 {
 	if (isnan(v) || isinf(v))
 		return NULL;
-	return json_object_new_double(v);
+	return agg_json__dbl(v);
 }
 
 static int load_side(const char *path, struct results **runs, size_t *nruns, int by_run)

@@ -20,6 +20,7 @@
 #include "aggregate/docread.h"
 #include "common/tree.h"
 #include "presets/tree_file.h"
+#include "aggregate/jsonutil.h"
 #include "tools/cmd.h"
 #include "tools/escape.h"
 #include "tools/xalloc.h"
@@ -184,17 +185,17 @@ static json_object *dd__json_scope(const struct dd *d, const char *scope,
 					 NULL);
 		json_object_object_add(j, "name", json_object_new_string(n->name));
 		json_object_object_add(
-			j, "value", r->known ? json_object_new_double(r->v) : NULL);
+			j, "value", r->known ? agg_json__dbl(r->v) : NULL);
 		json_object_object_add(j, "unit", json_object_new_string(n->unit));
 		if (r->known && r->has_err)
 			json_object_object_add(j, "error",
-					       json_object_new_double(r->err));
+					       agg_json__dbl(r->err));
 		if (!r->known)
 			json_object_object_add(j, "reason",
 					       json_object_new_string(r->why));
 		if (r->has_share)
 			json_object_object_add(j, "share",
-					       json_object_new_double(r->share));
+					       agg_json__dbl(r->share));
 		if (n->has_threshold)
 			json_object_object_add(
 				j, "over",
@@ -209,7 +210,7 @@ static json_object *dd__json_scope(const struct dd *d, const char *scope,
 					json_object_new_boolean(r->sum_state == 1));
 			if (r->sum_state != -2)
 				json_object_object_add(
-					s, "parts", json_object_new_double(r->sum_v));
+					s, "parts", agg_json__dbl(r->sum_v));
 			json_object_object_add(j, "sum", s);
 		}
 		json_object_array_add(nodes, j);

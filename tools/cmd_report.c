@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate/jsonutil.h"
 #include "tools/cmd.h"
 #include "tools/rows.h"
 
@@ -399,7 +400,7 @@ static json_object *jnum(double v)
 {
 	if (v == floor(v) && fabs(v) < 9e15)
 		return json_object_new_int64((int64_t)v);
-	return json_object_new_double(v);
+	return agg_json__dbl(v);
 }
 
 static json_object *row_json(const struct rowset *rs, const struct row *w)
@@ -443,9 +444,9 @@ static json_object *row_json(const struct rowset *rs, const struct row *w)
 
 		json_object_object_add(v, "value", c->has ? jnum(c->v) : NULL);
 		json_object_object_add(v, "stderr",
-				       c->has && c->se >= 0 ? json_object_new_double(c->se) : NULL);
+				       c->has && c->se >= 0 ? agg_json__dbl(c->se) : NULL);
 		json_object_object_add(v, "coverage", c->has && c->cov >= 0 ?
-							      json_object_new_double(c->cov) :
+							      agg_json__dbl(c->cov) :
 							      NULL);
 		json_object_object_add(vals, rs->ev[e], v);
 	}
@@ -458,7 +459,7 @@ static json_object *row_json(const struct rowset *rs, const struct row *w)
 
 			json_object_object_add(
 				m, "value",
-				w->m[k].has ? json_object_new_double(w->m[k].v) : NULL);
+				w->m[k].has ? agg_json__dbl(w->m[k].v) : NULL);
 			if (!w->m[k].has)
 				json_object_object_add(
 					m, "reason",
