@@ -239,5 +239,38 @@ for key, val in (("rank", 2 ** 31 - 1), ("rank", -1), ("size", 1e300), ("rank", 
     rc, out, err = tool("report", f)
     t.ok(rc == 2 and "process.%s" % key in err, "report: process.%s = %r rejected" % (key, val), err)
 
+# ---- garbage data files: one line per file, only the sets asked for ----------
+junk = os.path.join(tmp, "junk")
+os.makedirs(junk)
+garbage = "".join("%d garbage ( ; ] line \x01 with %s\n" % (i, "x" * (i % 50)) for i in range(20000))
+for name in ("zz.preset", "zz.tree", "junk.sig"):
+    with open(os.path.join(junk, name), "w") as f:
+        f.write(garbage)
+for var, val, what, shim in (
+        ("HPCSHIM_PRESET", "software", "preset and tree files", True),
+        ("HPCSHIM_WRAP", "@junk", "the signature file asked for", True),
+        ("HPCSHIM_WRAP", "@mem", "a signature file not asked for", False)):
+    env = {"HPCSHIM_PRESET_PATH": junk, "HPCSHIM_WRAP_PATH": junk, var: val,
+           "HPCSHIM_EVENTS": "task-clock"}
+    r = run([WORKLOAD, "touch", "3"], env=env)
+    lines = [l for l in r.err.splitlines() if junk in l]
+    per = {n: [l for l in lines if n + ":" in l] for n in ("zz.preset", "zz.tree", "junk.sig")}
+    if not shim:
+        t.ok(not per["junk.sig"], "HPCSHIM_WRAP=@mem: junk.sig on the path is not read (%d lines)"
+             % len(per["junk.sig"]), per["junk.sig"][0][:300] if per["junk.sig"] else "")
+        continue
+    t.ok(r.rc == 0 and all(l.startswith("hpcshim:") for l in lines) and len(lines) >= 1,
+         "%s: the program runs, the lines are hpcshim's" % what, r.err[-300:])
+    for n, ls in per.items():
+        if ls:
+            t.ok(len(ls) == 1 and "more problems in this file" in ls[0] and len(ls[0]) < 1500,
+                 "%s: %s is one bounded line with the count (%d lines)" % (what, n, len(ls)),
+                 ls[0][:300] if ls else "")
+p = subprocess.run([HPCSHIM, "list"], capture_output=True, encoding="utf-8",
+                   env=dict(os.environ, HPCSHIM_PRESET_PATH=junk))
+lines = [l for l in p.stderr.splitlines() if junk in l]
+t.ok(len(lines) <= 2 and all("more problems in this file" in l for l in lines),
+     "hpcshim list: one line per garbage file (%d)" % len(lines), "\n".join(l[:200] for l in lines[:5]))
+
 t.done()
 shutil.rmtree(tmp, ignore_errors=True)
