@@ -272,5 +272,21 @@ lines = [l for l in p.stderr.splitlines() if junk in l]
 t.ok(len(lines) <= 2 and all("more problems in this file" in l for l in lines),
      "hpcshim list: one line per garbage file (%d)" % len(lines), "\n".join(l[:200] for l in lines[:5]))
 
+# ---- the fuzz corpus of the reader (tests/fuzz/docread): every tool over each --
+CORPUS = os.path.join(os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tests", "fuzz", "docread")
+for name in sorted(os.listdir(CORPUS)):
+    f = os.path.join(CORPUS, name)
+    for cmd in (["report"], ["report", "--view", "tree", "--format", "markdown"],
+                ["report", "--view", "thread", "-x,"], ["html", "-o", os.devnull],
+                ["trace", "-o", os.devnull], ["merge"], ["diff", f], ["drilldown", "--json"]):
+        rc, out, err = tool(*cmd, f)
+        lines = [l for l in err.splitlines() if f in l]
+        text = cmd in (["report"], ["report", "--view", "tree", "--format", "markdown"])
+        t.ok(rc in (0, 1, 2) and len(lines) <= (2 if cmd[0] == "diff" else 1)
+             and not (text and CTL.search(out)),
+             "corpus %s: %s ends (status %d), one line naming it when bad" % (name, " ".join(cmd[:2]), rc),
+             err[-300:])
+
 t.done()
 shutil.rmtree(tmp, ignore_errors=True)
