@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "aggregate/jsonutil.h"
+#include "common/strtab.h"
 #include "tools/cmd.h"
 #include "tools/rows.h"
 
@@ -71,16 +72,26 @@ struct key {
 
 struct table {
 	struct key *k;
-	size_t n;
+	size_t n, cap;
 	size_t nev;
+	struct hs_strtab names; /* the keys' names: index = the key's */
 };
 
 static struct key *table__key(struct table *t, const char *name)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (strcmp(t->k[i].name, name) == 0)
-			return &t->k[i];
-	t->k = xrealloc(t->k, (t->n + 1) * sizeof(*t->k));
+	bool added;
+	long i = hs_strtab__intern(&t->names, name, &added);
+
+	if (i < 0) {
+		fputs("hpcshim: out of memory\n", stderr);
+		exit(XALLOC_STATUS);
+	}
+	if (!added)
+		return &t->k[i];
+	if (t->n == t->cap) { /* doubling: a copy per key is quadratic */
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->k = xrealloc(t->k, t->cap * sizeof(*t->k));
+	}
 	t->k[t->n].name = xstrdup(name);
 	for (int j = 0; j < 2; j++) {
 		t->k[t->n].s[j] = xrealloc(NULL, t->nev * sizeof(struct side) + 1);
@@ -408,6 +419,7 @@ int diff_main(int argc, char **argv)
 		free(t.k[i].s[1]);
 	}
 	free(t.k);
+	hs_strtab__free(&t.names);
 	free(ev);
 	return bad ? 2 : 0;
 }
