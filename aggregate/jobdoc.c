@@ -885,14 +885,21 @@ static json_object *ranks_json(const struct agg_jobdoc *j, json_object **incompl
 	return arr;
 }
 
+/* Ranks listed in missing_ranks at most: a size of millions in one
+ * damaged file must not make a document of millions of ranks;
+ * missing_count has them all. */
+#define JOB_MISSING_LISTED 1024
+
 /* Ranks below the job's size (the largest a launcher gave) or below the
- * highest rank seen that have no file. */
-static json_object *missing_json(const struct agg_jobdoc *j, int *size)
+ * highest rank seen that have no file: the first JOB_MISSING_LISTED,
+ * *count all of them. */
+static json_object *missing_json(const struct agg_jobdoc *j, int *size, long long *count)
 {
 	json_object *arr = json_object_new_array();
 	int top = -1;
 	size_t k = 0;
 
+	*count = 0;
 	*size = -1;
 	for (size_t i = 0; i < j->n; i++) {
 		if (j->r[i].size > *size)
@@ -905,7 +912,7 @@ static json_object *missing_json(const struct agg_jobdoc *j, int *size)
 	for (int r = 0; r <= top; r++) {
 		while (k < j->n && j->r[k].rank < r)
 			k++;
-		if (k == j->n || j->r[k].rank != r)
+		if ((k == j->n || j->r[k].rank != r) && (*count)++ < JOB_MISSING_LISTED)
 			json_object_array_add(arr, json_object_new_int(r));
 	}
 	return arr;
@@ -921,6 +928,7 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 	struct jobdrill *drill = agg_xcalloc(1, sizeof(*drill));
 	struct extreme *x;
 	const char *jobid = NULL;
+	long long nmissing;
 	bool added;
 	int size;
 
@@ -934,7 +942,7 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 		if (j->r[k].job && !jobid)
 			jobid = j->r[k].job;
 	}
-	missing = missing_json(j, &size);
+	missing = missing_json(j, &size, &nmissing);
 	json_object_object_add(doc, "schema", json_object_new_string(JOB_SCHEMA));
 	json_object_object_add(doc, "tool", json_object_new_string(tool));
 	json_object_object_add(info, "id",
@@ -946,6 +954,7 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 	json_object_object_add(doc, "job", info);
 	json_object_object_add(doc, "ranks", ranks_json(j, &incomplete));
 	json_object_object_add(doc, "missing_ranks", missing);
+	json_object_object_add(doc, "missing_count", json_object_new_int64(nmissing));
 	json_object_object_add(doc, "incomplete_ranks", incomplete);
 	json_object_object_add(doc, "ignored_files", dup);
 	j->ignored = NULL; /* the document's now */

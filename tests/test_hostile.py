@@ -239,6 +239,18 @@ for key, val in (("rank", 2 ** 31 - 1), ("rank", -1), ("size", 1e300), ("rank", 
     rc, out, err = tool("report", f)
     t.ok(rc == 2 and "process.%s" % key in err, "report: process.%s = %r rejected" % (key, val), err)
 
+# A size no job has, in one file: the job document stays small.
+d = copy.deepcopy(base)
+d["process"].update(rank=0, size=2 ** 24 - 1, job="j")
+os.makedirs(os.path.join(tmp, "bigsize"))
+save(d, "bigsize/hpcshim-0.json")
+rc, out, err = tool("merge", os.path.join(tmp, "bigsize"))
+doc = json.loads(out) if rc == 0 else {}
+t.ok(rc == 0 and len(out) < 100000 and len(doc["missing_ranks"]) == 1024
+     and doc["missing_count"] == 2 ** 24 - 2,
+     "merge: a size of 2^24 - 1 in one file: 1024 missing ranks listed, the count of all "
+     "(%d bytes)" % len(out))
+
 # ---- garbage data files: one line per file, only the sets asked for ----------
 junk = os.path.join(tmp, "junk")
 os.makedirs(junk)
