@@ -23,6 +23,9 @@ from hpctest import BUILD, LIB, Tap, WORKLOAD, run
 t = Tap()
 HPCSHIM = os.path.join(BUILD, "hpcshim")
 tmp = tempfile.mkdtemp(prefix="hpcshim-hostile-")
+SRC = os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CORPUS = os.path.join(SRC, "tests", "fuzz", "docread")
+BIGREGIONS = os.path.join(SRC, "bench", "bigregions.py")
 HOST = "<img src=x onerror=alert(1)>"
 # ESC ] 0 ; title BEL (OSC: sets the terminal's title), CSI 2J (clears it),
 # an 8-bit CSI (U+009B), a newline: none may reach a terminal.
@@ -251,6 +254,38 @@ t.ok(rc == 0 and len(out) < 100000 and len(doc["missing_ranks"]) == 1024
      "merge: a size of 2^24 - 1 in one file: 1024 missing ranks listed, the count of all "
      "(%d bytes)" % len(out))
 
+# ---- many regions: no view quadratic ------------------------------------------
+# Not a timing claim (bench/tools_scale.sh has those): 10^5 regions took the
+# tree view and html over 150 s when rows were found by linear search; they
+# now take about 6 s here.  A 120 s bound fails the quadratic code and
+# leaves a slow machine 20 times the room.
+big = os.path.join(tmp, "big.json")
+subprocess.run(["python3", BIGREGIONS,
+                "100000", big], check=True)
+for cmd in (["report", "--view", "tree", "--format", "json"], ["html", "-o", os.path.join(tmp, "big.html")],
+            ["report", "--view", "region", "-x,"], ["diff", "--all", big]):
+    try:
+        p = subprocess.run([HPCSHIM] + cmd + [big], capture_output=True, encoding="utf-8", timeout=120)
+        ok = p.returncode == 0
+    except subprocess.TimeoutExpired:
+        p, ok = None, False
+    t.ok(ok, "%s of 10^5 nested regions ends within 120 s" % " ".join(cmd[:3]))
+    if ok and cmd[-1] == "json":
+        rows = json.loads(p.stdout)["rows"]
+        deepest, i = 0, 99999
+        while i:
+            i, deepest = (i - 1) // 8, deepest + 1
+        t.ok(len(rows) == 100000 and max(r["depth"] for r in rows) == deepest and rows[1]["region"] == "r1"
+             and rows[1]["parents"] == ["r0"], "the tree: every region once, depth first, fan-out 8")
+# A chain of parents deeper than the shim nests, and a cycle: bounded rows.
+chain = os.path.join(tmp, "chain.json")
+subprocess.run(["python3", BIGREGIONS,
+                "5000", chain, "1"], check=True)
+rc, out, err = tool("report", "--view", "tree", "--format", "json", chain)
+rows = json.loads(out)["rows"] if rc == 0 else []
+t.ok(len(rows) == 5000 and max(r["depth"] for r in rows) == 4095,
+     "a 5000-deep chain of parents: every region, none deeper than 4095 (the shim's nesting)")
+
 # ---- garbage data files: one line per file, only the sets asked for ----------
 junk = os.path.join(tmp, "junk")
 os.makedirs(junk)
@@ -285,8 +320,6 @@ t.ok(len(lines) <= 2 and all("more problems in this file" in l for l in lines),
      "hpcshim list: one line per garbage file (%d)" % len(lines), "\n".join(l[:200] for l in lines[:5]))
 
 # ---- the fuzz corpus of the reader (tests/fuzz/docread): every tool over each --
-CORPUS = os.path.join(os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "tests", "fuzz", "docread")
 for name in sorted(os.listdir(CORPUS)):
     f = os.path.join(CORPUS, name)
     for cmd in (["report"], ["report", "--view", "tree", "--format", "markdown"],

@@ -208,9 +208,15 @@ static void byname__free(struct byname *b)
 	free(b->first);
 }
 
+/* Deeper than the shim nests (preload/core/region.c): not written by
+ * hpcshim; the record at that depth goes to the top, so no row's path
+ * (html's data-path, the JSON's parents) is longer. */
+#define TREE_MAX_DEPTH 4096
+
 /* The tree row of a thread's region record k: its parent's row first.  A
- * parent named but absent, or a chain that comes back to a record on it
- * (not written by hpcshim), puts the record at the top.  Iterative: the
+ * parent named but absent, a chain that comes back to a record on it, or
+ * one deeper than TREE_MAX_DEPTH (not written by hpcshim) puts the record
+ * at the top.  Iterative: the
  * chain of parents is as long as the file makes it.  memo: each record's
  * row (-1: not yet); chain: room for every record; on: the chain's mark
  * per record. */
@@ -220,7 +226,7 @@ static long tree__node(struct rowset *rs, const struct dr_thread *th, const stru
 	size_t n = 0;
 	long up = -1;
 
-	for (long at = (long)k; at >= 0 && memo[at] < 0 && !on[at];) {
+	for (long at = (long)k; at >= 0 && memo[at] < 0 && !on[at] && n < TREE_MAX_DEPTH;) {
 		const char *pn = dr_region__parent(dr_thread__region(th, (size_t)at));
 
 		chain[n++] = at;
@@ -229,6 +235,8 @@ static long tree__node(struct rowset *rs, const struct dr_thread *th, const stru
 		if (at >= 0 && memo[at] >= 0)
 			up = memo[at];
 	}
+	if (up >= 0 && rs->r[up].depth + (long)n >= TREE_MAX_DEPTH)
+		up = -1;
 	while (n-- > 0) {
 		long at = chain[n];
 		const char *name = dr_region__name(dr_thread__region(th, (size_t)at));
