@@ -121,15 +121,15 @@ static void dd__print_text(const struct dd *d, const char *scope,
 		const struct tree_result *r = &e->r[i];
 		char label[96];
 
-		snprintf(label, sizeof(label), "%*s%s", 2 * n->depth, "", n->id);
+		snprintf(label, sizeof(label), "%*s%s", 2 * n->depth, "", esc__t(n->id));
 		if (!r->known) {
-			printf("%-30s %14s  %s (%s)\n", label, "null", n->unit, r->why);
+			printf("%-30s %14s  %s (%s)\n", label, "null", esc__t(n->unit), esc__t(r->why));
 			continue;
 		}
 		printf("%-30s %14s", label, fmt_num(a, sizeof(a), r->v));
 		if (r->has_err && r->err > 0)
 			printf(" +- %-10s", fmt_num(b, sizeof(b), r->err));
-		printf("  %s", n->unit);
+		printf("  %s", esc__t(n->unit));
 		if (r->has_share)
 			printf("  %.1f%%", 100 * r->share);
 		if (r->over == 1)
@@ -152,14 +152,14 @@ static void dd__print_text(const struct dd *d, const char *scope,
 		const struct tree_node *n = &t->node[e->bottleneck];
 		int at = e->bottleneck;
 
-		printf("bottleneck: %s (%s)\n", n->id, n->name);
+		printf("bottleneck: %s (%s)\n", esc__t(n->id), esc__t(n->name));
 		/* The deepest advice on the path up. */
 		while (at >= 0 && !t->node[at].next[0] && !t->node[at].why[0])
 			at = t->node[at].parent;
 		if (at >= 0 && t->node[at].why[0])
-			printf("next step: %s\n", t->node[at].why);
+			printf("next step: %s\n", esc__t(t->node[at].why));
 		if (at >= 0 && t->node[at].next[0])
-			printf("run next: %s\n", t->node[at].next);
+			printf("run next: %s\n", esc__t(t->node[at].next));
 	} else {
 		printf("bottleneck: none over its threshold\n");
 	}
