@@ -29,6 +29,12 @@ struct json_object;
 #define DR_JOB_SCHEMA "hpcshim-job/1"
 /* Ranks and sizes above this are not a launcher's: the file is damaged. */
 #define DR_MAX_RANKS (1 << 24)
+/* More events than this in events[] or in one owner's values are not the
+ * shim's (it counts at most 64 at once; a job's are the union over its
+ * ranks): the file is damaged.  A tool's work is rows x events, and an
+ * owner's event names are walked in file order (dr_region__event: the
+ * i-th key, found from the first), so the bound keeps both small. */
+#define DR_MAX_EVENTS 256
 
 struct dr_doc;      /* one document                                    */
 struct dr_thread;   /* an entry of a process's threads[]               */

@@ -67,6 +67,17 @@ static bool ck_is(struct ck *c, json_object *v, const char *path, const char *ke
 	return false;
 }
 
+/* An array or object at path with n entries, more events than a result
+ * has. */
+static void ck_too_many(struct ck *c, const char *path, size_t n)
+{
+	if (c->bad)
+		return;
+	snprintf(c->why, c->len, "malformed %s: \"%.200s\" has %zu events, more than %d",
+		 c->what, path, n, DR_MAX_EVENTS);
+	c->bad = true;
+}
+
 /* Member key of o: its type; returns it when it has one of mask's. */
 static json_object *ck_get(struct ck *c, json_object *o, const char *path, const char *key,
 			   int mask)
@@ -126,6 +137,10 @@ static void ck_values(struct ck *c, json_object *o, const char *path, const char
 	if (!vals)
 		return;
 	sub(p, sizeof(p), path, key, -1);
+	if (json_object_object_length(vals) > DR_MAX_EVENTS) {
+		ck_too_many(c, p, (size_t)json_object_object_length(vals));
+		return;
+	}
 	json_object_object_foreach(vals, ev, v)
 	{
 		char q[400];
@@ -332,6 +347,10 @@ static void ck_events(struct ck *c, json_object *root)
 	json_object *evs = get(root, "events");
 	char p[64];
 
+	if (arr_len(evs) > DR_MAX_EVENTS) {
+		ck_too_many(c, "events", arr_len(evs));
+		return;
+	}
 	for (size_t i = 0; !c->bad && i < arr_len(evs); i++) {
 		json_object *e = arr_at(evs, i);
 

@@ -201,6 +201,11 @@ for where, edit in deep:
         t.ok(rc in (1, 2) and len(lines) == 1 and '"%s" is ' % where in lines[0],
              "%s: %s of the wrong type, rejected with one line saying where" % (cmd[0], where),
              err[-400:])
+# More events than a result has, in one thread's totals: rows x events.
+f = damaged("manyev.json", lambda d: th0(d)["totals"].update({"e%d" % i: i for i in range(5000)}))
+rc, out, err = tool("report", f)
+t.ok(rc == 2 and '"threads[0].totals" has 5002 events, more than 256' in err,
+     "5000 events in a thread's totals: rejected, saying where", err)
 # Both a good and a bad file: the good one is read.
 f = damaged("deep.json", deep[7][1])
 rc, out, err = tool("report", "--view", "region", "-x,", f, hostile)
