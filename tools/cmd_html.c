@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strtab.h"
 #include "tools/cmd.h"
 #include "tools/escape.h"
 #include "tools/html.h"
@@ -86,29 +87,28 @@ static const char css[] =
 	".legend .lab{margin-right:1em;white-space:nowrap}.dlevel{margin:.4em 0 0}"
 	".dnodes td.dname,.dnodes td.na{text-align:left}";
 
-/* Each host once, in rank order. */
+/* Each host once, in rank order (a job of many ranks: found by hash). */
 static void hosts(const struct results *s)
 {
-	const char **seen = NULL;
-	size_t n = 0;
+	struct hs_strtab seen = { 0 };
 
 	for (size_t i = 0; i < s->n; i++)
 		for (size_t k = 0; k < dr_doc__nranks(s->r[i].doc); k++) {
 			struct dr_rank rk;
-			size_t j;
+			bool added;
 
 			dr_doc__rank(s->r[i].doc, k, &rk);
-			for (j = 0; j < n && strcmp(rk.host, seen[j]); j++)
-				;
-			if (j < n)
+			if (hs_strtab__intern(&seen, rk.host, &added) < 0) {
+				fputs("hpcshim: out of memory\n", stderr);
+				exit(XALLOC_STATUS);
+			}
+			if (!added)
 				continue;
-			if (n)
+			if (seen.n > 1)
 				fputs(", ", out);
 			esc(rk.host);
-			seen = xrealloc(seen, (n + 1) * sizeof(*seen));
-			seen[n++] = rk.host;
 		}
-	free(seen);
+	hs_strtab__free(&seen);
 }
 
 static void dropped(const struct dr_doc *d0)
