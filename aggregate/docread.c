@@ -45,6 +45,34 @@ static void load_error(char *why, size_t len)
 		snprintf(why, len, "not JSON: %.*s", n, tail);
 }
 
+/* NaN and Infinity (json-c reads them, JSON has neither) become null:
+ * they read as absent, and a tool that copies a member as written writes
+ * JSON.  json-c nests at most 32 deep (its tokener's default), so the
+ * recursion is bounded. */
+static void finite_only(json_object *o)
+{
+	if (json_object_is_type(o, json_type_object)) {
+		json_object_object_foreach(o, k, v)
+		{
+			if (json_object_is_type(v, json_type_double) &&
+			    !isfinite(json_object_get_double(v)))
+				json_object_object_add(o, k, NULL);
+			else
+				finite_only(v);
+		}
+	} else if (json_object_is_type(o, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(o); i++) {
+			json_object *v = json_object_array_get_idx(o, i);
+
+			if (json_object_is_type(v, json_type_double) &&
+			    !isfinite(json_object_get_double(v)))
+				json_object_array_put_idx(o, i, NULL);
+			else
+				finite_only(v);
+		}
+	}
+}
+
 struct dr_doc *dr_doc__wrap(json_object *root)
 {
 	struct dr_doc *d = calloc(1, sizeof(*d));
@@ -53,6 +81,7 @@ struct dr_doc *dr_doc__wrap(json_object *root)
 		json_object_put(root);
 		return NULL;
 	}
+	finite_only(root);
 	d->root = root;
 	d->kind = strncmp(get_str(root, "schema", ""), "hpcshim-job/", 12) == 0 ? DR_JOB :
 										  DR_PROCESS;
@@ -189,7 +218,7 @@ enum dr_bad dr_doc__check(struct dr_doc *d, char *why, size_t len)
 			bad = check_rank(process(d), "rank", "process.", why, len);
 		if (!bad)
 			bad = check_rank(process(d), "size", "process.", why, len);
-		return bad;
+		return bad ? bad : dr__check_deep(d, why, len);
 	}
 	bad = check_members(d->root, job_need, sizeof(job_need) / sizeof(job_need[0]),
 			    "job document", false, why, len);
@@ -198,7 +227,7 @@ enum dr_bad dr_doc__check(struct dr_doc *d, char *why, size_t len)
 	ranks = get(d->root, "ranks");
 	for (size_t i = 0; !bad && i < arr_len(ranks); i++)
 		bad = check_rank(arr_at(ranks, i), "rank", "ranks[].", why, len);
-	return bad;
+	return bad ? bad : dr__check_deep(d, why, len);
 }
 
 bool dr_doc__is_result(const struct dr_doc *d)
@@ -226,7 +255,7 @@ enum dr_bad dr_doc__check_partial(struct dr_doc *d, char *why, size_t len)
 		bad = check_rank(process(d), "rank", "process.", why, len);
 	if (!bad)
 		bad = check_rank(process(d), "size", "process.", why, len);
-	return bad;
+	return bad ? bad : dr__check_deep(d, why, len);
 }
 
 /* ---- values --------------------------------------------------------------- */

@@ -1,11 +1,13 @@
 /* docread.h - the one reader of result documents: a process's result
  * (`hpcshim/N`) and a job document (`hpcshim-job/N`), docs/schema.md.
  *
- * A document is opened once (parsed, its kind told, its layout checked:
- * the members the readers walk must have their types, the rank and size
- * must be sane) and then read through typed accessors; no caller looks a
- * schema key up itself.  Every accessor treats a damaged or absent value
- * as absent and never crashes: numbers come back as `false`/a default,
+ * A document is opened once (parsed, NaN and Infinity made null, its
+ * kind told, its layout checked: every member an accessor reads must have
+ * one of the types it reads, at any depth, and the rank and size must be
+ * sane; aggregate/docread_check.c) and then read through typed accessors;
+ * no caller looks a schema key up itself.  Every accessor still treats an
+ * absent or null value as absent and never crashes (a document read
+ * without the check, too): numbers come back as `false`/a default,
  * strings as the default, arrays as empty.
  *
  * A job document reads as a whole job: its ranks (`dr_doc__rank`) with
@@ -27,6 +29,12 @@ struct json_object;
 #define DR_JOB_SCHEMA "hpcshim-job/1"
 /* Ranks and sizes above this are not a launcher's: the file is damaged. */
 #define DR_MAX_RANKS (1 << 24)
+/* More events than this in events[] or in one owner's values are not the
+ * shim's (it counts at most 64 at once; a job's are the union over its
+ * ranks): the file is damaged.  A tool's work is rows x events, and an
+ * owner's event names are walked in file order (dr_region__event: the
+ * i-th key, found from the first), so the bound keeps both small. */
+#define DR_MAX_EVENTS 256
 
 struct dr_doc;      /* one document                                    */
 struct dr_thread;   /* an entry of a process's threads[]               */

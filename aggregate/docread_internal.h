@@ -98,5 +98,7 @@ const char *dr__key_at(json_object *owner, const char *key, size_t i);
 const char *dr__member_at(json_object *o, size_t k, json_object **val);
 double dr__wall_of(json_object *o); /* its "wall_ns", -1: none */
 void dr__metric_read(json_object *m, double *v, bool *has);
+/* docread_check.c: the members below the top level, by type. */
+enum dr_bad dr__check_deep(const struct dr_doc *d, char *why, size_t len);
 
 #endif

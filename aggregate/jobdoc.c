@@ -387,11 +387,13 @@ static bool get_calls(const struct agg_jobdoc *j, size_t k, const struct want *w
 	return g && dr_region__calls_num(g, v);
 }
 
+/* A statistic: an integer when whole, null when not finite (sums of
+ * huge values overflow; JSON has no NaN or Infinity). */
 static json_object *num(double v)
 {
 	if (v == floor(v) && fabs(v) < 9e15)
 		return json_object_new_int64((int64_t)v);
-	return json_object_new_double(v);
+	return agg_json__dbl(v);
 }
 
 static json_object *who_rank(const struct agg_jobdoc *j, int k)
@@ -410,17 +412,17 @@ static json_object *stats_json(const struct agg_job_stats *s)
 
 	json_object_object_add(o, "n", json_object_new_int((int)s->n));
 	json_object_object_add(o, "sum", num(s->sum));
-	json_object_object_add(o, "mean", json_object_new_double(s->mean));
+	json_object_object_add(o, "mean", agg_json__dbl(s->mean));
 	json_object_object_add(o, "min", num(s->min));
 	json_object_object_add(o, "max", num(s->max));
 	json_object_object_add(o, "median", num(s->median));
-	json_object_object_add(o, "sd", json_object_new_double(s->sd));
-	json_object_object_add(o, "imbalance", json_object_new_double(s->imbalance));
+	json_object_object_add(o, "sd", agg_json__dbl(s->sd));
+	json_object_object_add(o, "imbalance", agg_json__dbl(s->imbalance));
 	if (s->has_error) {
 		json_object_object_add(o, "sum_stderr",
-				       json_object_new_double(s->sum_stderr));
+				       agg_json__dbl(s->sum_stderr));
 		json_object_object_add(o, "mean_stderr",
-				       json_object_new_double(s->mean_stderr));
+				       agg_json__dbl(s->mean_stderr));
 	}
 	return o;
 }
@@ -885,14 +887,21 @@ static json_object *ranks_json(const struct agg_jobdoc *j, json_object **incompl
 	return arr;
 }
 
+/* Ranks listed in missing_ranks at most: a size of millions in one
+ * damaged file must not make a document of millions of ranks;
+ * missing_count has them all. */
+#define JOB_MISSING_LISTED 1024
+
 /* Ranks below the job's size (the largest a launcher gave) or below the
- * highest rank seen that have no file. */
-static json_object *missing_json(const struct agg_jobdoc *j, int *size)
+ * highest rank seen that have no file: the first JOB_MISSING_LISTED,
+ * *count all of them. */
+static json_object *missing_json(const struct agg_jobdoc *j, int *size, long long *count)
 {
 	json_object *arr = json_object_new_array();
 	int top = -1;
 	size_t k = 0;
 
+	*count = 0;
 	*size = -1;
 	for (size_t i = 0; i < j->n; i++) {
 		if (j->r[i].size > *size)
@@ -905,7 +914,7 @@ static json_object *missing_json(const struct agg_jobdoc *j, int *size)
 	for (int r = 0; r <= top; r++) {
 		while (k < j->n && j->r[k].rank < r)
 			k++;
-		if (k == j->n || j->r[k].rank != r)
+		if ((k == j->n || j->r[k].rank != r) && (*count)++ < JOB_MISSING_LISTED)
 			json_object_array_add(arr, json_object_new_int(r));
 	}
 	return arr;
@@ -921,6 +930,7 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 	struct jobdrill *drill = agg_xcalloc(1, sizeof(*drill));
 	struct extreme *x;
 	const char *jobid = NULL, *mpi_job = NULL;
+	long long nmissing;
 	bool added;
 	int size;
 
@@ -936,7 +946,7 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 		if (j->r[k].mpi_job && !mpi_job)
 			mpi_job = j->r[k].mpi_job;
 	}
-	missing = missing_json(j, &size);
+	missing = missing_json(j, &size, &nmissing);
 	json_object_object_add(doc, "schema", json_object_new_string(JOB_SCHEMA));
 	json_object_object_add(doc, "tool", json_object_new_string(tool));
 	json_object_object_add(info, "id",
@@ -950,6 +960,7 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 	json_object_object_add(doc, "job", info);
 	json_object_object_add(doc, "ranks", ranks_json(j, &incomplete));
 	json_object_object_add(doc, "missing_ranks", missing);
+	json_object_object_add(doc, "missing_count", json_object_new_int64(nmissing));
 	json_object_object_add(doc, "incomplete_ranks", incomplete);
 	json_object_object_add(doc, "ignored_files", dup);
 	j->ignored = NULL; /* the document's now */

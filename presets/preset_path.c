@@ -121,8 +121,41 @@ static int preset_path__cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A file's problems in one message: a garbage file is one line, not one
+ * per line of it (the first problem, and how many more). */
+struct file_errs {
+	preset_err_fn err;
+	void *ctx;
+	int n;
+	char first[1000];
+};
+
+static void file_errs__add(void *c, const char *msg)
+{
+	struct file_errs *f = c;
+
+	if (f->n++ == 0)
+		snprintf(f->first, sizeof(f->first), "%s", msg);
+}
+
+static void file_errs__flush(struct file_errs *f)
+{
+	char msg[1100];
+
+	if (!f->err || !f->n)
+		return;
+	if (f->n == 1) {
+		f->err(f->ctx, f->first);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "%s (and %d more problems in this file)", f->first,
+		 f->n - 1);
+	f->err(f->ctx, msg);
+}
+
 /* The files of one directory that end in suffix (not hidden), in byte
- * order of their names, each given to load. */
+ * order of their names, each given to load, its problems reported in one
+ * message. */
 static int preset_path__dir(const char *dir, const char *suffix, int idx,
 			    pmu_preset_load_fn load, void *tbl, preset_err_fn err,
 			    void *ctx)
@@ -166,8 +199,11 @@ static int preset_path__dir(const char *dir, const char *suffix, int idx,
 			if (err)
 				err(ctx, msg);
 		} else {
-			load(tbl, in, path, idx, err, ctx);
+			struct file_errs fe = { .err = err, .ctx = ctx };
+
+			load(tbl, in, path, idx, file_errs__add, &fe);
 			fclose(in);
+			file_errs__flush(&fe);
 			files++;
 		}
 		free(names[i]);

@@ -485,7 +485,7 @@ int wsig__load_file(const char *file, wsig_fn *fn, wsig_bad_fn *bad, void *ctx)
 	struct wsig_typedefs *td;
 	char line[512], stmt[4096], err[200], msg[PATH_MAX + 400];
 	size_t used = 0;
-	int lineno = 0, first = 0, n = 0;
+	int lineno = 0, first = 0, n = 0, nbad = 0;
 	struct wsig s;
 
 	if (!f)
@@ -537,17 +537,21 @@ int wsig__load_file(const char *file, wsig_fn *fn, wsig_bad_fn *bad, void *ctx)
 				continue;
 			}
 bad:
-			if (bad) {
-				snprintf(msg, sizeof(msg), "%s:%d: %s", file, first,
-					 err);
-				bad(ctx, msg);
-			}
+			/* the first problem of the file, and a count */
+			if (nbad++ == 0)
+				snprintf(msg, sizeof(msg), "%s:%d: %s", file, first, err);
 		}
 	}
-	if (used && bad) {
+	if (used && nbad++ == 0)
 		snprintf(msg, sizeof(msg), "%s:%d: no ';' at the end", file, first);
-		bad(ctx, msg);
+	if (nbad > 1) {
+		size_t k = strlen(msg);
+
+		snprintf(msg + k, sizeof(msg) - k, " (and %d more problems in this file)",
+			 nbad - 1);
 	}
+	if (nbad && bad)
+		bad(ctx, msg);
 	free(td);
 	fclose(f);
 	return n;

@@ -388,7 +388,8 @@ for name, change, what in (
              p.stderr[-500:])
 f = damaged("series.json", lambda x: x["threads"][0].__setitem__("series", 5))
 p = hs("trace", f)
-t.eq(p.returncode, 0, "trace: a thread's series that is not an object is no crash")
+t.ok(p.returncode == 2 and '"threads[0].series" is a number, not an object' in p.stderr,
+     "trace: a thread's series that is not an object: the file rejected, saying where", p.stderr)
 
 shutil.rmtree(tmp, ignore_errors=True)
 t.done()

@@ -1330,8 +1330,10 @@ static void test_docread(void)
 	struct dr_rank rk;
 	char why[256];
 
-	TAP_OK(d && dr_doc__check(d, why, sizeof(why)) == DR_OK && dr_doc__kind(d) == DR_PROCESS,
-	       "docread: a process result checks");
+	TAP_OK(d && dr_doc__check(d, why, sizeof(why)) == DR_LAYOUT &&
+		       strstr(why, "\"threads[0].series\" is a number, not an object") &&
+		       dr_doc__kind(d) == DR_PROCESS,
+	       "docread: a process result whose thread's series is a number: %s", why);
 	dr_doc__rank(d, 0, &rk);
 	TAP_OK(dr_doc__nranks(d) == 1 && rk.rank == 2 && rk.pid == 7 && !strcmp(rk.host, "h"),
 	       "docread: a process is one rank, its own");
@@ -1374,10 +1376,19 @@ static void test_docread(void)
 	dr_doc__free(d);
 	d = doc_of("{\"schema\":\"hpcshim/1\",\"process\":{\"rank\":NaN},\"events\":[],"
 		   "\"totals\":{\"x\":NaN,\"y\":Infinity},\"threads\":[],\"regions\":[]}");
-	TAP_OK(d && dr_doc__check(d, why, sizeof(why)) == DR_LAYOUT && strstr(why, "process.rank"),
-	       "docread: a NaN rank: %s", why);
+	dr_doc__rank(d, 0, &rk);
+	TAP_OK(d && dr_doc__check(d, why, sizeof(why)) == DR_OK && rk.rank == -1,
+	       "docread: a NaN rank reads as none (NaN and Infinity are null once loaded)");
 	TAP_OK(!dr_doc__total(d, "x", &v) && v.present && !dr_doc__total(d, "y", &v),
 	       "docread: NaN and Infinity counts read as absent");
+	dr_doc__free(d);
+	d = doc_of("{\"schema\":\"hpcshim/1\",\"process\":{},\"events\":[],\"totals\":{},"
+		   "\"threads\":[{\"regions\":[{\"name\":\"a\",\"exclusive\":{\"x\":\"1\"}}]}],"
+		   "\"regions\":[]}");
+	TAP_OK(dr_doc__check(d, why, sizeof(why)) == DR_LAYOUT &&
+		       !strcmp(why, "malformed result: \"threads[0].regions[0].exclusive.x\" is a "
+				    "string, not a number or an object"),
+	       "docread: a thread record's value of the wrong type: %s", why);
 	dr_doc__free(d);
 	d = doc_of("{\"schema\":\"other/1\"}");
 	TAP_OK(dr_doc__check(d, why, sizeof(why)) == DR_SCHEMA, "docread: another schema");

@@ -27,9 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate/jsonutil.h"
+#include "common/strtab.h"
 #include "tools/cmd.h"
 #include "tools/rows.h"
 
+#include "tools/escape.h"
 #include "tools/xalloc.h"
 
 static const char usage_line[] =
@@ -69,16 +72,26 @@ struct key {
 
 struct table {
 	struct key *k;
-	size_t n;
+	size_t n, cap;
 	size_t nev;
+	struct hs_strtab names; /* the keys' names: index = the key's */
 };
 
 static struct key *table__key(struct table *t, const char *name)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (strcmp(t->k[i].name, name) == 0)
-			return &t->k[i];
-	t->k = xrealloc(t->k, (t->n + 1) * sizeof(*t->k));
+	bool added;
+	long i = hs_strtab__intern(&t->names, name, &added);
+
+	if (i < 0) {
+		fputs("hpcshim: out of memory\n", stderr);
+		exit(XALLOC_STATUS);
+	}
+	if (!added)
+		return &t->k[i];
+	if (t->n == t->cap) { /* doubling: a copy per key is quadratic */
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->k = xrealloc(t->k, t->cap * sizeof(*t->k));
+	}
 	t->k[t->n].name = xstrdup(name);
 	for (int j = 0; j < 2; j++) {
 		t->k[t->n].s[j] = xrealloc(NULL, t->nev * sizeof(struct side) + 1);
@@ -219,7 +232,7 @@ static json_object *jnum(double v)
 {
 	if (isnan(v) || isinf(v))
 		return NULL;
-	return json_object_new_double(v);
+	return agg_json__dbl(v);
 }
 
 static int load_side(const char *path, struct results **runs, size_t *nruns, int by_run)
@@ -331,8 +344,9 @@ int diff_main(int argc, char **argv)
 	else if (!strcmp(format, "csv"))
 		puts("# key,event,a,b,change,rel_change,stderr,t,verdict,a_runs,b_runs");
 	else
-		printf("A: %s (%zu %s)   B: %s (%zu %s)\n\n", argv[optind], nside[0],
-		       runs ? "runs" : "job", argv[optind + 1], nside[1], runs ? "runs" : "job");
+		printf("A: %s (%zu %s)   B: %s (%zu %s)\n\n", esc__t(argv[optind]), nside[0],
+		       runs ? "runs" : "job", esc__t(argv[optind + 1]), nside[1],
+		       runs ? "runs" : "job");
 	if (!strcmp(format, "text"))
 		printf("  %-24s %-18s %14s %14s %14s %8s %12s  %s\n", view, "event", "A", "B",
 		       "change", "%", "+-", "verdict");
@@ -371,14 +385,16 @@ int diff_main(int argc, char **argv)
 			fmt(d, sizeof(d), ev[e], A->n && B->n ? vd.d : NAN);
 			fmt(se, sizeof(se), ev[e], A->n && B->n ? vd.se : NAN);
 			if (!strcmp(format, "csv")) {
-				printf("%s,%s,%.17g,%.17g,%.17g,%.6g,%.17g,%.6g,%s,%d,%d\n",
-				       t.k[i].name, ev[e], vd.a, vd.b, vd.d, vd.rel, vd.se, vd.t,
-				       vd.what, A->n, B->n);
+				esc__csv(stdout, t.k[i].name, ",");
+				putchar(',');
+				esc__csv(stdout, ev[e], ",");
+				printf(",%.17g,%.17g,%.17g,%.6g,%.17g,%.6g,%s,%d,%d\n", vd.a, vd.b,
+				       vd.d, vd.rel, vd.se, vd.t, vd.what, A->n, B->n);
 				continue;
 			}
 			snprintf(name, sizeof(name), rows__is_time(ev[e]) ? "%s[ms]" : "%s", ev[e]);
-			printf("  %-24s %-18s %14s %14s %14s %7.1f%% %12s  %s\n", t.k[i].name,
-			       name, a, b, d,
+			printf("  %-24s %-18s %14s %14s %14s %7.1f%% %12s  %s\n",
+			       esc__t(t.k[i].name), esc__t(name), a, b, d,
 			       isnan(vd.rel) ? 0.0 : vd.rel * 100, se, vd.what);
 		}
 	if (out) {
@@ -403,6 +419,7 @@ int diff_main(int argc, char **argv)
 		free(t.k[i].s[1]);
 	}
 	free(t.k);
+	hs_strtab__free(&t.names);
 	free(ev);
 	return bad ? 2 : 0;
 }

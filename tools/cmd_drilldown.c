@@ -20,7 +20,9 @@
 #include "aggregate/docread.h"
 #include "common/tree.h"
 #include "presets/tree_file.h"
+#include "aggregate/jsonutil.h"
 #include "tools/cmd.h"
+#include "tools/escape.h"
 #include "tools/xalloc.h"
 
 #define MAX_SETS 32
@@ -113,21 +115,21 @@ static void dd__print_text(const struct dd *d, const char *scope,
 	const struct tree *t = d->t;
 	char a[32], b[32];
 
-	printf("== %s  (tree %s, %s) ==\n", scope, t->name, t->file);
+	printf("== %s  (tree %s, %s) ==\n", esc__t(scope), esc__t(t->name), esc__t(t->file));
 	for (int i = 0; i < t->nnodes; i++) {
 		const struct tree_node *n = &t->node[i];
 		const struct tree_result *r = &e->r[i];
 		char label[96];
 
-		snprintf(label, sizeof(label), "%*s%s", 2 * n->depth, "", n->id);
+		snprintf(label, sizeof(label), "%*s%s", 2 * n->depth, "", esc__t(n->id));
 		if (!r->known) {
-			printf("%-30s %14s  %s (%s)\n", label, "null", n->unit, r->why);
+			printf("%-30s %14s  %s (%s)\n", label, "null", esc__t(n->unit), esc__t(r->why));
 			continue;
 		}
 		printf("%-30s %14s", label, fmt_num(a, sizeof(a), r->v));
 		if (r->has_err && r->err > 0)
 			printf(" +- %-10s", fmt_num(b, sizeof(b), r->err));
-		printf("  %s", n->unit);
+		printf("  %s", esc__t(n->unit));
 		if (r->has_share)
 			printf("  %.1f%%", 100 * r->share);
 		if (r->over == 1)
@@ -150,14 +152,14 @@ static void dd__print_text(const struct dd *d, const char *scope,
 		const struct tree_node *n = &t->node[e->bottleneck];
 		int at = e->bottleneck;
 
-		printf("bottleneck: %s (%s)\n", n->id, n->name);
+		printf("bottleneck: %s (%s)\n", esc__t(n->id), esc__t(n->name));
 		/* The deepest advice on the path up. */
 		while (at >= 0 && !t->node[at].next[0] && !t->node[at].why[0])
 			at = t->node[at].parent;
 		if (at >= 0 && t->node[at].why[0])
-			printf("next step: %s\n", t->node[at].why);
+			printf("next step: %s\n", esc__t(t->node[at].why));
 		if (at >= 0 && t->node[at].next[0])
-			printf("run next: %s\n", t->node[at].next);
+			printf("run next: %s\n", esc__t(t->node[at].next));
 	} else {
 		printf("bottleneck: none over its threshold\n");
 	}
@@ -183,17 +185,17 @@ static json_object *dd__json_scope(const struct dd *d, const char *scope,
 					 NULL);
 		json_object_object_add(j, "name", json_object_new_string(n->name));
 		json_object_object_add(
-			j, "value", r->known ? json_object_new_double(r->v) : NULL);
+			j, "value", r->known ? agg_json__dbl(r->v) : NULL);
 		json_object_object_add(j, "unit", json_object_new_string(n->unit));
 		if (r->known && r->has_err)
 			json_object_object_add(j, "error",
-					       json_object_new_double(r->err));
+					       agg_json__dbl(r->err));
 		if (!r->known)
 			json_object_object_add(j, "reason",
 					       json_object_new_string(r->why));
 		if (r->has_share)
 			json_object_object_add(j, "share",
-					       json_object_new_double(r->share));
+					       agg_json__dbl(r->share));
 		if (n->has_threshold)
 			json_object_object_add(
 				j, "over",
@@ -208,7 +210,7 @@ static json_object *dd__json_scope(const struct dd *d, const char *scope,
 					json_object_new_boolean(r->sum_state == 1));
 			if (r->sum_state != -2)
 				json_object_object_add(
-					s, "parts", json_object_new_double(r->sum_v));
+					s, "parts", agg_json__dbl(r->sum_v));
 			json_object_object_add(j, "sum", s);
 		}
 		json_object_array_add(nodes, j);

@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strtab.h"
 #include "tools/cmd.h"
+#include "tools/escape.h"
 #include "tools/html.h"
 #include "tools/rows.h"
 
@@ -36,7 +38,7 @@ static FILE *out;
 
 static void esc(const char *s)
 {
-	html__esc(out, s);
+	esc__html(out, s);
 }
 
 static void num(double v, const char *ev)
@@ -85,29 +87,28 @@ static const char css[] =
 	".legend .lab{margin-right:1em;white-space:nowrap}.dlevel{margin:.4em 0 0}"
 	".dnodes td.dname,.dnodes td.na{text-align:left}";
 
-/* Each host once, in rank order. */
+/* Each host once, in rank order (a job of many ranks: found by hash). */
 static void hosts(const struct results *s)
 {
-	const char **seen = NULL;
-	size_t n = 0;
+	struct hs_strtab seen = { 0 };
 
 	for (size_t i = 0; i < s->n; i++)
 		for (size_t k = 0; k < dr_doc__nranks(s->r[i].doc); k++) {
 			struct dr_rank rk;
-			size_t j;
+			bool added;
 
 			dr_doc__rank(s->r[i].doc, k, &rk);
-			for (j = 0; j < n && strcmp(rk.host, seen[j]); j++)
-				;
-			if (j < n)
+			if (hs_strtab__intern(&seen, rk.host, &added) < 0) {
+				fputs("hpcshim: out of memory\n", stderr);
+				exit(XALLOC_STATUS);
+			}
+			if (!added)
 				continue;
-			if (n)
+			if (seen.n > 1)
 				fputs(", ", out);
 			esc(rk.host);
-			seen = xrealloc(seen, (n + 1) * sizeof(*seen));
-			seen[n++] = rk.host;
 		}
-	free(seen);
+	hs_strtab__free(&seen);
 }
 
 static void dropped(const struct dr_doc *d0)
@@ -270,6 +271,7 @@ static void tree(const struct results *s, const char **ev, size_t nev)
 {
 	struct rowset in, ex;
 	const char *pe = NULL;
+	const struct row **path = NULL;
 
 	rows__build(&in, s, VIEW_TREE, ev, nev, 0);
 	rows__build(&ex, s, VIEW_TREE, ev, nev, 1);
@@ -300,14 +302,17 @@ static void tree(const struct results *s, const char **ev, size_t nev)
 		const struct row *u;
 
 		fprintf(out, "<tr class=node data-depth=%d data-path=\"", r->depth);
-		/* the path, top first: at most depth + 1 names */
+		/* the path, top first: the chain up walked once */
+		path = xrealloc(path, ((size_t)r->depth + 1) * sizeof(*path));
+		u = r;
+		for (int d = r->depth; d >= 0; d--) {
+			path[d] = u;
+			u = u->up >= 0 ? &in.r[u->up] : u;
+		}
 		for (int d = 0; d <= r->depth; d++) {
-			u = r;
-			for (int k = r->depth; k > d; k--)
-				u = &in.r[u->up];
 			if (d)
 				fputc('/', out);
-			esc(u->name);
+			esc(path[d]->name);
 		}
 		fprintf(out, "\"><td style=\"padding-left:%.1fem\">%s",
 			0.5 + 1.4 * r->depth, r->depth ? "&#x2514;&nbsp;" : "");
@@ -338,6 +343,7 @@ static void tree(const struct results *s, const char **ev, size_t nev)
 	if (!in.n)
 		fputs("<tr><td colspan=6 class=na>no regions</td></tr>\n", out);
 	fputs("</table>\n", out);
+	free(path);
 	rows__free(&in);
 	rows__free(&ex);
 }
@@ -362,7 +368,9 @@ static void bars(const struct results *s, enum view v, const char *ev, const cha
 				at = i;
 			}
 		}
-	fprintf(out, "<h3>%s per %s</h3>\n", ev, v == VIEW_RANK ? "rank" : "thread");
+	fputs("<h3>", out);
+	esc(ev);
+	fprintf(out, " per %s</h3>\n", v == VIEW_RANK ? "rank" : "thread");
 	if (!n) {
 		fputs("<p class=na>no values</p>\n", out);
 		rows__free(&rs);
@@ -372,8 +380,11 @@ static void bars(const struct results *s, enum view v, const char *ev, const cha
 		     "<b>%.1f%%</b>; max: ",
 		id, sum > 0 ? max / (sum / n) - 1 : 0, sum > 0 ? (max / (sum / n) - 1) * 100 : 0);
 	if (v == VIEW_RANK)
-		fprintf(out, "rank %d (%s:%lld)</p>\n", rs.r[at].rank, rs.r[at].host,
-			rs.r[at].pid);
+	{
+		fprintf(out, "rank %d (", rs.r[at].rank);
+		esc(rs.r[at].host);
+		fprintf(out, ":%lld)</p>\n", rs.r[at].pid);
+	}
 	else
 		fprintf(out, "rank %d tid %lld</p>\n", rs.r[at].rank, rs.r[at].tid);
 	fprintf(out, "<svg id=%s width=620 height=%zu role=img>\n", id, rs.n * (size_t)h + 4);
@@ -433,7 +444,9 @@ static void series(const struct results *s, const char *ev)
 	}
 	if (!any)
 		return;
-	fprintf(out, "<h3>%s per interval (HPCSHIM_INTERVAL), over thread CPU time</h3>\n", ev);
+	fputs("<h3>", out);
+	esc(ev);
+	fputs(" per interval (HPCSHIM_INTERVAL), over thread CPU time</h3>\n", out);
 	fputs("<svg id=series width=640 height=240 role=img><rect x=40 y=10 width=580 "
 	      "height=200 fill=none stroke=\"#ccc\"/>\n",
 	      out);
@@ -482,7 +495,11 @@ static void coverage(const struct results *s, const char **ev, size_t nev)
 	}
 	fputs("<table id=coverage><tr><th>thread</th>", out);
 	for (size_t e = 0; e < nev; e++)
-		fprintf(out, "<th>%s</th>", ev[e]);
+	{
+		fputs("<th>", out);
+		esc(ev[e]);
+		fputs("</th>", out);
+	}
 	fputs("</tr>\n", out);
 	for (size_t i = 0; i < rs.n; i++) {
 		fprintf(out, "<tr><td>r%d tid %lld</td>", rs.r[i].rank, rs.r[i].tid);

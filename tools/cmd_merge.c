@@ -41,6 +41,7 @@
 #include "presets/preset.h"
 #include "presets/tree_file.h"
 
+#include "tools/escape.h"
 #include "tools/xalloc.h"
 
 #define PROG "hpcshim-merge"
@@ -77,7 +78,7 @@ static const struct tree *job__tree(void *ctx, const char *name, const char *mod
 
 static void job__skip(struct job *j, const char *path, const char *why)
 {
-	fprintf(stderr, PROG ": %s: %s\n", path, why);
+	fprintf(stderr, PROG ": %s: %s\n", esc__t(path), esc__t(why));
 	j->failed++;
 }
 

@@ -20,9 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate/jsonutil.h"
 #include "tools/cmd.h"
 #include "tools/rows.h"
 
+#include "tools/escape.h"
 #include "tools/xalloc.h"
 
 enum format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_MD };
@@ -94,6 +96,7 @@ static void tree_path(const struct rowset *rs, const struct row *w, const char *
 struct grid {
 	int ncols, nrows;
 	char **cell;
+	enum format f; /* text or markdown: how data cells are escaped */
 };
 
 static void grid__set(struct grid *g, int r, int c, const char *s)
@@ -106,6 +109,16 @@ static void grid__set(struct grid *g, int r, int c, const char *s)
 	}
 	free(g->cell[(size_t)r * (size_t)g->ncols + (size_t)c]);
 	g->cell[(size_t)r * (size_t)g->ncols + (size_t)c] = xstrdup(s);
+}
+
+/* A cell of text from the data (a name, a host): escaped for the grid's
+ * medium (tools/escape.h). */
+static void grid__set_data(struct grid *g, int r, int c, const char *s)
+{
+	char *e = g->f == FMT_MD ? esc__md_dup(s) : esc__term_dup(s);
+
+	grid__set(g, r, c, e);
+	free(e);
 }
 
 static const char *grid__get(const struct grid *g, int r, int c)
@@ -195,7 +208,7 @@ static int key_titles(struct grid *g, enum view v)
 
 static void key_cells(struct grid *g, int r, const struct rowset *rs, const struct row *w)
 {
-	char b[300];
+	char b[300], *e;
 
 	if (rs->view == VIEW_REGION || rs->view == VIEW_TREE) {
 		/* the tree: two spaces a level (markdown: no-break ones) */
@@ -204,7 +217,9 @@ static void key_cells(struct grid *g, int r, const struct rowset *rs, const stru
 		for (int d = 0; d < w->depth && k + 16 < sizeof(b); d++)
 			k += (size_t)snprintf(b + k, sizeof(b) - k, "%s",
 					      md_tree ? "&nbsp;&nbsp;" : "  ");
-		snprintf(b + k, sizeof(b) - k, "%s", w->name);
+		e = g->f == FMT_MD ? esc__md_dup(w->name) : esc__term_dup(w->name);
+		snprintf(b + k, sizeof(b) - k, "%s", e);
+		free(e);
 		grid__set(g, r, 0, b);
 		snprintf(b, sizeof(b), "%lld", w->calls);
 		grid__set(g, r, 1, b);
@@ -218,13 +233,13 @@ static void key_cells(struct grid *g, int r, const struct rowset *rs, const stru
 	grid__set(g, r, 0, b);
 	if (rs->view == VIEW_THREAD) {
 		snprintf(b, sizeof(b), "%s:%lld", w->host, w->pid);
-		grid__set(g, r, 1, b);
+		grid__set_data(g, r, 1, b);
 		snprintf(b, sizeof(b), "%lld", w->tid);
 		grid__set(g, r, 2, b);
 		snprintf(b, sizeof(b), "%lld", w->omp);
 		grid__set(g, r, 3, w->omp >= 0 ? b : "-");
 	} else {
-		grid__set(g, r, 1, w->host);
+		grid__set_data(g, r, 1, w->host);
 		snprintf(b, sizeof(b), "%lld", w->pid);
 		grid__set(g, r, 2, b);
 		snprintf(b, sizeof(b), "%d", w->threads);
@@ -234,30 +249,32 @@ static void key_cells(struct grid *g, int r, const struct rowset *rs, const stru
 
 static void print_grid(const struct rowset *rs, size_t top, enum format f)
 {
-	struct grid g = { 0, 0, NULL };
+	struct grid g = { 0, 0, NULL, f };
 	int col, wall = any_wall(rs), se, cov;
 	size_t n = top && top < rs->n ? top : rs->n;
+	int (*extra)[2] = xrealloc(NULL, (rs->nev ? rs->nev : 1) * sizeof(*extra));
 	char b[128];
 
 	g.ncols = 4 + wall + (int)rs->nm;
-	for (size_t e = 0; e < rs->nev; e++) {
-		ev_extras(rs, e, &se, &cov);
-		g.ncols += 1 + se + cov;
+	for (size_t e = 0; e < rs->nev; e++) { /* once per event, not per row */
+		ev_extras(rs, e, &extra[e][0], &extra[e][1]);
+		g.ncols += 1 + extra[e][0] + extra[e][1];
 	}
 	col = key_titles(&g, rs->view);
 	if (wall)
 		grid__set(&g, 0, col++, "wall[ms]");
 	for (size_t e = 0; e < rs->nev; e++) {
-		ev_extras(rs, e, &se, &cov);
+		se = extra[e][0];
+		cov = extra[e][1];
 		snprintf(b, sizeof(b), rows__is_time(rs->ev[e]) ? "%s[ms]" : "%s", rs->ev[e]);
-		grid__set(&g, 0, col++, b);
+		grid__set_data(&g, 0, col++, b);
 		if (se)
 			grid__set(&g, 0, col++, "+-");
 		if (cov)
 			grid__set(&g, 0, col++, "cov%");
 	}
 	for (size_t k = 0; k < rs->nm; k++)
-		grid__set(&g, 0, col++, rows__metric_name(rs, k));
+		grid__set_data(&g, 0, col++, rows__metric_name(rs, k));
 	for (size_t i = 0; i < n; i++) {
 		const struct row *w = &rs->r[i];
 		int r = (int)i + 1;
@@ -271,7 +288,8 @@ static void print_grid(const struct rowset *rs, size_t top, enum format f)
 		for (size_t e = 0; e < rs->nev; e++) {
 			const struct cell *c = &w->c[e];
 
-			ev_extras(rs, e, &se, &cov);
+			se = extra[e][0];
+			cov = extra[e][1];
 			fmt_value(b, sizeof(b), rs->ev[e], c->v);
 			grid__set(&g, r, col++, c->has ? b : "n/a");
 			if (se) {
@@ -289,6 +307,7 @@ static void print_grid(const struct rowset *rs, size_t top, enum format f)
 		}
 	}
 	grid__print(&g, f);
+	free(extra);
 }
 
 /* ---- CSV: perf stat -x ---------------------------------------------------- */
@@ -321,26 +340,36 @@ static void print_csv(const struct rowset *rs, size_t top, const char *sep)
 			const struct cell *c = &w->c[e < rs->nev ? e : 0];
 
 			if (rs->view == VIEW_REGION) {
-				printf("%s%s%lld%s", w->name, sep, w->calls, sep);
+				esc__csv(stdout, w->name, sep);
+				printf("%s%lld%s", sep, w->calls, sep);
 			} else if (rs->view == VIEW_TREE) {
 				char b[1024];
 
 				tree_path(rs, w, "/", b, sizeof(b));
-				printf("%s%s%lld%s", b, sep, w->calls, sep);
-			} else if (rs->view == VIEW_THREAD)
-				printf("%d%s%s%s%lld%s%lld%s", w->rank, sep, w->host, sep, w->pid,
-				       sep, w->tid, sep);
-			else
-				printf("%d%s%s%s%lld%s", w->rank, sep, w->host, sep, w->pid, sep);
+				esc__csv(stdout, b, sep);
+				printf("%s%lld%s", sep, w->calls, sep);
+			} else {
+				printf("%d%s", w->rank, sep);
+				esc__csv(stdout, w->host, sep);
+				printf("%s%lld%s", sep, w->pid, sep);
+				if (rs->view == VIEW_THREAD)
+					printf("%lld%s", w->tid, sep);
+			}
 			if (e >= rs->nev) { /* a metric: unit "metric", no coverage */
 				const struct mcell *m = &w->m[e - rs->nev];
 
-				if (m->has)
+				if (m->has) {
 					csv_num(m->v);
-				else
-					printf("<%s>", m->why);
-				printf("%smetric%s%s%s%s", sep, sep,
-				       rows__metric_name(rs, e - rs->nev), sep, sep);
+				} else {
+					char *why = xrealloc(NULL, strlen(m->why) + 3);
+
+					sprintf(why, "<%s>", m->why);
+					esc__csv(stdout, why, sep);
+					free(why);
+				}
+				printf("%smetric%s", sep, sep);
+				esc__csv(stdout, rows__metric_name(rs, e - rs->nev), sep);
+				printf("%s%s", sep, sep);
 				fputs(sep, stdout);
 				if (w->wall >= 0)
 					csv_num(w->wall);
@@ -351,8 +380,9 @@ static void print_csv(const struct rowset *rs, size_t top, const char *sep)
 				csv_num(c->v);
 			else
 				fputs("<not counted>", stdout);
-			printf("%s%s%s%s%s", sep, rows__is_time(rs->ev[e]) ? "ns" : "", sep,
-			       rs->ev[e], sep);
+			printf("%s%s%s", sep, rows__is_time(rs->ev[e]) ? "ns" : "", sep);
+			esc__csv(stdout, rs->ev[e], sep);
+			fputs(sep, stdout);
 			printf("%.2f%s", c->has && c->cov >= 0 ? c->cov * 100 : 100.0, sep);
 			if (c->has && c->se >= 0)
 				csv_num(c->se);
@@ -370,7 +400,7 @@ static json_object *jnum(double v)
 {
 	if (v == floor(v) && fabs(v) < 9e15)
 		return json_object_new_int64((int64_t)v);
-	return json_object_new_double(v);
+	return agg_json__dbl(v);
 }
 
 static json_object *row_json(const struct rowset *rs, const struct row *w)
@@ -414,9 +444,9 @@ static json_object *row_json(const struct rowset *rs, const struct row *w)
 
 		json_object_object_add(v, "value", c->has ? jnum(c->v) : NULL);
 		json_object_object_add(v, "stderr",
-				       c->has && c->se >= 0 ? json_object_new_double(c->se) : NULL);
+				       c->has && c->se >= 0 ? agg_json__dbl(c->se) : NULL);
 		json_object_object_add(v, "coverage", c->has && c->cov >= 0 ?
-							      json_object_new_double(c->cov) :
+							      agg_json__dbl(c->cov) :
 							      NULL);
 		json_object_object_add(vals, rs->ev[e], v);
 	}
@@ -429,7 +459,7 @@ static json_object *row_json(const struct rowset *rs, const struct row *w)
 
 			json_object_object_add(
 				m, "value",
-				w->m[k].has ? json_object_new_double(w->m[k].v) : NULL);
+				w->m[k].has ? agg_json__dbl(w->m[k].v) : NULL);
 			if (!w->m[k].has)
 				json_object_object_add(
 					m, "reason",

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate/jsonutil.h"
 #include "tools/cmd.h"
 #include "tools/results.h"
 
@@ -118,8 +119,8 @@ static void trace__spans(struct evs *e, const struct dr_thread *th, int pid, dou
 		json_object_object_add(o, "cat", json_object_new_string("region"));
 		json_object_object_add(o, "pid", json_object_new_int(pid));
 		json_object_object_add(o, "tid", json_object_new_int64(tid));
-		json_object_object_add(o, "ts", json_object_new_double(ts));
-		json_object_object_add(o, "dur", json_object_new_double(dur));
+		json_object_object_add(o, "ts", agg_json__dbl(ts));
+		json_object_object_add(o, "dur", agg_json__dbl(dur));
 		if (evname)
 			json_object_object_add(args, evname, json_object_get(dr_span__delta(r)));
 		json_object_object_add(args, "depth", json_object_get(dr_span__depth(r)));
@@ -155,7 +156,7 @@ static void trace__series(struct evs *e, const struct dr_thread *th, int pid, do
 			json_object_object_add(o, "name", json_object_new_string(cname));
 			json_object_object_add(o, "pid", json_object_new_int(pid));
 			json_object_object_add(o, "tid", json_object_new_int64(tid));
-			json_object_object_add(o, "ts", json_object_new_double(ts));
+			json_object_object_add(o, "ts", agg_json__dbl(ts));
 			json_object_object_add(args, "value",
 					       json_object_get(dr_series__json(se, key, i)));
 			json_object_object_add(o, "args", args);

@@ -1,8 +1,10 @@
 #!/bin/sh
-# fuzz.sh [SECONDS] - build the libFuzzer target over the configuration and
-# event-spec parsers with clang (ASan+UBSan) and run it for SECONDS (60)
-# from the saved corpus in tests/fuzz/corpus (new inputs go to a scratch
-# directory, the saved corpus is not changed).  Installs clang when missing
+# fuzz.sh [SECONDS] - build the libFuzzer targets with clang (ASan+UBSan)
+# and run each for SECONDS (60): the configuration and event-spec parsers
+# (tests/fuzz/fuzz_config.c, corpus tests/fuzz/corpus) and the reader of
+# result documents with the tools' escaping (tests/fuzz/fuzz_docread.c,
+# corpus tests/fuzz/docread: the hostile files).  New inputs go to scratch
+# directories, the saved corpora are not changed.  Installs clang when missing
 # (Debian, root).  Prints "PASS: fuzz" or "FAIL: fuzz".
 set -u
 secs=${1:-60}
@@ -29,14 +31,29 @@ if ! $cc $flags -o "$work/fuzz_config" "$top/tests/fuzz/fuzz_config.c" \
 	echo "FAIL: fuzz (build)"
 	exit 1
 fi
-mkdir "$work/corpus"
-cp "$top"/tests/fuzz/corpus/* "$work/corpus/"
-if ASAN_OPTIONS=detect_leaks=1 "$work/fuzz_config" -max_total_time="$secs" -max_len=4096 \
-	-print_final_stats=1 "$work/corpus" >"$work/run.log" 2>&1; then
-	grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$work/run.log"
+if ! $cc $flags -o "$work/fuzz_docread" "$top/tests/fuzz/fuzz_docread.c" \
+	"$top/aggregate/docread.c" "$top/aggregate/docread_thread.c" "$top/aggregate/docread_region.c" \
+	"$top/aggregate/docread_check.c" "$top/tools/escape.c" $(pkg-config --libs json-c) -lm \
+	>"$work/build.log" 2>&1; then
+	cat "$work/build.log"
+	echo "FAIL: fuzz (build of fuzz_docread)"
+	exit 1
+fi
+# run TARGET CORPUS MAXLEN
+run() {
+	mkdir "$work/$1.corpus"
+	cp "$top/tests/fuzz/$2"/* "$work/$1.corpus/"
+	if ASAN_OPTIONS=detect_leaks=1 "$work/$1" -max_total_time="$secs" -max_len="$3" \
+		-print_final_stats=1 "$work/$1.corpus" >"$work/run.log" 2>&1; then
+		grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$work/run.log" | sed "s/^/$1: /"
+		return 0
+	fi
+	tail -60 "$work/run.log"
+	return 1
+}
+if run fuzz_config corpus 4096 && run fuzz_docread docread 16384; then
 	echo "PASS: fuzz"
 else
-	tail -60 "$work/run.log"
 	echo "FAIL: fuzz"
 	exit 1
 fi

@@ -8,20 +8,6 @@
 struct results;
 struct dr_doc;
 
-/* s as HTML text on f: <, >, & and " escaped. */
-static inline void html__esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 /* The drill-down section on f: the results' own drill-downs (the
  * process's or job's and each region's inclusive one), then the scopes of
  * offline (`hpcshim drilldown --json`, or NULL); nothing when neither. */

@@ -18,6 +18,7 @@
 #include "common/tree.h"
 #include "presets/preset.h"
 #include "presets/tree_file.h"
+#include "tools/escape.h"
 #include "tools/html.h"
 #include "tools/results.h"
 #include "tools/xalloc.h"
@@ -26,7 +27,7 @@ static FILE *out;
 
 static void esc(const char *s)
 {
-	html__esc(out, s);
+	esc__html(out, s);
 }
 
 #define DD_W 560.0 /* width of a full bar: a share of 1 */
@@ -201,14 +202,18 @@ static void dd__bar(const struct dview *w, int g)
 			fputs("</text>", out);
 		}
 		if (d->qerr > 0) /* value +- error, at the segment's end */
-			fprintf(out, "<line class=err data-id=\"%s\" x1=%.3f x2=%.3f y1=13 y2=13 "
+		{
+			fputs("<line class=err data-id=\"", out);
+			esc(d->id);
+			fprintf(out, "\" x1=%.3f x2=%.3f y1=13 y2=13 "
 				     "stroke=\"#000\"/><line x1=%.3f x2=%.3f y1=8 y2=18 "
 				     "stroke=\"#000\"/><line x1=%.3f x2=%.3f y1=8 y2=18 "
 				     "stroke=\"#000\"/>",
-				d->id, x + wd - DD_W * d->qerr / scale,
+				x + wd - DD_W * d->qerr / scale,
 				x + wd + DD_W * d->qerr / scale, x + wd - DD_W * d->qerr / scale,
 				x + wd - DD_W * d->qerr / scale, x + wd + DD_W * d->qerr / scale,
 				x + wd + DD_W * d->qerr / scale);
+		}
 		x += wd;
 		k++;
 	}
@@ -219,8 +224,9 @@ static void dd__bar(const struct dview *w, int g)
 
 		if (d->group != g)
 			continue;
-		fprintf(out, "<span class=lab data-id=\"%s\"><span style=\"color:%s\">&#x25A0;</span> ",
-			d->id, color[k++ % 8]);
+		fputs("<span class=lab data-id=\"", out);
+		esc(d->id);
+		fprintf(out, "\"><span style=\"color:%s\">&#x25A0;</span> ", color[k++ % 8]);
 		esc(d->id);
 		fputs(" ", out);
 		dd__pct(d->q);

@@ -26,6 +26,7 @@
 #include "aggregate/docread.h"
 #include "tools/cmd.h"
 #include "tools/rows.h"
+#include "tools/escape.h"
 #include "tools/xalloc.h"
 
 /* ---- value formatting ----------------------------------------------- */
@@ -102,7 +103,7 @@ static void table_set(struct table *t, int col, const char *text)
 	char **c = &t->cells[(size_t)(t->nrows - 1) * (size_t)t->ncols + (size_t)col];
 
 	free(*c);
-	*c = xstrdup(text);
+	*c = esc__term_dup(text); /* names from the file: no control bytes */
 }
 
 __attribute__((format(printf, 3, 4))) static void table_setf(struct table *t, int col,
@@ -256,9 +257,9 @@ static void print_command(const struct dr_doc *doc)
 		if (i)
 			putchar(' ');
 		if (!*a || strpbrk(a, " \t\n'\""))
-			printf("'%s'", a);
+			printf("'%s'", esc__t(a));
 		else
-			fputs(a, stdout);
+			esc__term(stdout, a);
 	}
 }
 
@@ -274,8 +275,8 @@ static void print_dropped(const struct dr_doc *doc)
 		dr_doc__event(doc, i, &e);
 		if (strcmp(e.status, "dropped") != 0)
 			continue;
-		printf("%s%s (%s)", n++ ? ", " : "  dropped:  ", e.name ? e.name : "?",
-		       e.error ? e.error : "?");
+		printf("%s%s (%s)", n++ ? ", " : "  dropped:  ", e.name ? esc__t(e.name) : "?",
+		       e.error ? esc__t(e.error) : "?");
 	}
 	if (n)
 		putchar('\n');
@@ -313,10 +314,10 @@ static void print_header(const struct dr_doc *doc)
 
 	dr_doc__rank(doc, 0, &rk);
 	print_command(doc);
-	printf("  (pid %lld, host %s, %lld thread%s, privilege %s", rk.pid, rk.host, nthreads,
-	       nthreads == 1 ? "" : "s", priv ? priv : "?");
+	printf("  (pid %lld, host %s, %lld thread%s, privilege %s", rk.pid, esc__t(rk.host),
+	       nthreads, nthreads == 1 ? "" : "s", priv ? esc__t(priv) : "?");
 	if (cpu)
-		printf(", pmu %s", cpu);
+		printf(", pmu %s", esc__t(cpu));
 	puts(")");
 	if (rk.wall >= 0) {
 		char w[64];
@@ -325,7 +326,7 @@ static void print_header(const struct dr_doc *doc)
 		printf("  wall time: %s ms\n", w);
 	}
 	if (fallback)
-		printf("  fallback: %s\n", fallback);
+		printf("  fallback: %s\n", esc__t(fallback));
 	print_dropped(doc);
 	if (!rk.complete)
 		puts("  incomplete: the result is marked \"complete\": false");
@@ -334,7 +335,7 @@ static void print_header(const struct dr_doc *doc)
 		       uncovered);
 	if (dr_doc__before_start(doc)) /* the kernel's, not in the totals */
 		printf("  before start (kernel, not in totals): %s\n",
-		       dr_doc__before_start(doc));
+		       esc__t(dr_doc__before_start(doc)));
 	if (warnings)
 		printf("  warnings: %lld region annotation problems (see threads[].warnings)\n",
 		       warnings);
@@ -484,15 +485,16 @@ static void print_sets(const struct dr_doc *doc)
 {
 	const char *model = dr_doc__model(doc);
 
-	printf("\npresets (CPU model %s):\n", model ? model : "unknown");
+	printf("\npresets (CPU model %s):\n", model ? esc__t(model) : "unknown");
 	for (size_t i = 0; i < dr_doc__nsets(doc); i++) {
 		const char *kind = dr_doc__set(doc, i, DR_SET_KIND);
 		const char *name = dr_doc__set(doc, i, DR_SET_NAME);
 		const char *status = dr_doc__set(doc, i, DR_SET_STATUS);
 		const char *reason = dr_doc__set(doc, i, DR_SET_REASON);
 
-		printf("  %s %s: %s%s%s\n", kind ? kind : "?", name ? name : "?",
-		       status ? status : "?", reason ? ": " : "", reason ? reason : "");
+		printf("  %s %s: %s%s%s\n", kind ? esc__t(kind) : "?", name ? esc__t(name) : "?",
+		       status ? esc__t(status) : "?", reason ? ": " : "",
+		       reason ? esc__t(reason) : "");
 	}
 }
 
@@ -542,7 +544,7 @@ static void print_metrics(const struct dr_doc *doc)
 		const char *key = dr_doc__metric(doc, m, &x, &has, &reason);
 
 		if (reason)
-			printf("  n/a %s: %s\n", key, reason);
+			printf("  n/a %s: %s\n", esc__t(key), esc__t(reason));
 	}
 }
 
@@ -580,7 +582,7 @@ static void print_thread_errors(const struct dr_thread **th, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (dr_thread__error(th[i]))
 			printf("  tid %lld: %s\n", dr_thread__tid(th[i]),
-			       dr_thread__error(th[i]));
+			       esc__t(dr_thread__error(th[i])));
 }
 
 static void print_threads(const struct dr_doc *doc, const struct evlist *el,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "tools/escape.h"
 #include "tools/results.h"
 
 #include "tools/xalloc.h"
@@ -18,7 +19,7 @@
 static void results__skip(struct results *s, const char *path, const char *why)
 {
 	fflush(stdout); /* keep the order of the two streams */
-	fprintf(stderr, "%s: %s: %s\n", s->prog, path, why);
+	fprintf(stderr, "%s: %s: %s\n", s->prog, esc__t(path), esc__t(why));
 	s->bad = xrealloc(s->bad, (s->nbad + 1) * sizeof(*s->bad));
 	s->bad[s->nbad].path = xstrdup(path);
 	s->bad[s->nbad].why = xstrdup(why);
@@ -42,7 +43,7 @@ static int check_doc(struct results *s, const char *path, struct dr_doc *doc, ch
 		fprintf(stderr,
 			"%s: %s: schema \"%.60s\", this tool knows \"%s\": reading the "
 			"members it knows, the others are not shown\n",
-			s->prog, path, schema,
+			s->prog, esc__t(path), esc__t(schema),
 			dr_doc__kind(doc) == DR_JOB ? DR_JOB_SCHEMA : RESULTS_SCHEMA);
 	}
 	return 1;
@@ -231,5 +232,5 @@ size_t results__events(const struct results *s, const char ***names)
 void results__print_skipped(const struct results *s, void *f)
 {
 	for (size_t i = 0; i < s->nbad; i++)
-		fprintf(f, "skipped: %s (%s)\n", s->bad[i].path, s->bad[i].why);
+		fprintf(f, "skipped: %s (%s)\n", esc__t(s->bad[i].path), esc__t(s->bad[i].why));
 }

@@ -7,10 +7,13 @@
  * summed running time over the summed enabled time, as in the files.
  */
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/formula.h"
+#include "common/strtab.h"
 #include "aggregate/docread.h"
 #include "tools/rows.h"
 
@@ -48,7 +51,10 @@ static struct row *rows__add(struct rowset *rs)
 {
 	struct row *r;
 
-	rs->r = xrealloc(rs->r, (rs->n + 1) * sizeof(*rs->r));
+	if (rs->n == rs->cap) { /* doubling: a copy per row is quadratic */
+		rs->cap = rs->cap ? 2 * rs->cap : 64;
+		rs->r = xrealloc(rs->r, rs->cap * sizeof(*rs->r));
+	}
 	r = &rs->r[rs->n++];
 	memset(r, 0, sizeof(*r));
 	r->rank = -1;
@@ -70,12 +76,17 @@ static void wall__add(struct row *r, double w)
 	r->wall = (r->wall < 0 ? 0 : r->wall) + w;
 }
 
-static struct row *rows__region(struct rowset *rs, const char *name)
+/* The index of key in t, added when new: rows are made in the order
+ * their keys are first seen, so the index is the row's. */
+static long rows__intern(struct hs_strtab *t, const char *key, bool *added)
 {
-	for (size_t i = 0; i < rs->n; i++)
-		if (strcmp(rs->r[i].name, name) == 0)
-			return &rs->r[i];
-	return NULL;
+	long i = hs_strtab__intern(t, key, added);
+
+	if (i < 0) {
+		fputs("hpcshim: out of memory\n", stderr);
+		exit(XALLOC_STATUS);
+	}
+	return i;
 }
 
 /* A region's row values: calls, threads, ranks, wall time, events. */
@@ -95,6 +106,7 @@ static void region__add(struct rowset *rs, struct row *r, const struct dr_region
 static void rows__regions(struct rowset *rs, const struct results *s)
 {
 	enum dr_key key = rs->exclusive ? DR_EXCLUSIVE : DR_INCLUSIVE;
+	struct hs_strtab byname = { 0 };
 
 	for (size_t f = 0; f < s->n; f++) {
 		const struct dr_doc *doc = s->r[f].doc;
@@ -102,17 +114,18 @@ static void rows__regions(struct rowset *rs, const struct results *s)
 		for (size_t i = 0; i < dr_doc__nregions(doc); i++) {
 			const struct dr_region *g = dr_doc__region(doc, i);
 			const char *name = dr_region__name(g);
-			struct row *r = rows__region(rs, name);
+			bool added;
+			long at = rows__intern(&byname, name, &added);
+			struct row *r = added ? rows__add(rs) : &rs->r[at];
 
-			if (!r) {
-				r = rows__add(rs);
+			if (added)
 				r->name = xstrdup(name);
-			}
 			r->threads += (int)dr_region__threads(g);
 			r->ranks += (int)dr_region__ranks(g);
 			region__add(rs, r, g, key);
 		}
 	}
+	hs_strtab__free(&byname);
 }
 
 /* ---- the region tree ------------------------------------------------ */
@@ -129,14 +142,21 @@ static void percall__merge(struct percall *m, const struct dr_percall *o)
 	m->n += (long long)o->calls;
 }
 
-/* The row of name under row up (-1: the top), made when new. */
+/* The row of name under row up (-1: the top), made when new; rs->paths
+ * finds it by "up/name". */
 static long tree__child(struct rowset *rs, long up, const char *name, int depth)
 {
+	size_t len = strlen(name) + 24;
+	char *key = xrealloc(NULL, len);
 	struct row *r;
+	bool added;
+	long at;
 
-	for (size_t i = 0; i < rs->n; i++)
-		if (rs->r[i].up == up && strcmp(rs->r[i].name, name) == 0)
-			return (long)i;
+	snprintf(key, len, "%ld/%s", up, name);
+	at = rows__intern(rs->paths, key, &added);
+	free(key);
+	if (!added)
+		return at;
 	r = rows__add(rs);
 	r->name = xstrdup(name);
 	r->up = up;
@@ -145,38 +165,121 @@ static long tree__child(struct rowset *rs, long up, const char *name, int depth)
 	return (long)(rs->n - 1);
 }
 
-/* The tree row of a thread's region record k: its parent's row first.  A
- * parent named but absent, or a chain longer than the thread's records
- * (not written by hpcshim), puts the record at the top. */
-static long tree__node(struct rowset *rs, const struct dr_thread *th, long *memo, size_t k,
-		       size_t hops)
+/* A thread's records by name: the first two of each (a record's parent is
+ * the first record of its name other than itself). */
+struct byname {
+	struct hs_strtab names;
+	long (*first)[2];
+};
+
+static void byname__init(struct byname *b, const struct dr_thread *th)
 {
-	const struct dr_region *g = dr_thread__region(th, k);
-	const char *pn = dr_region__parent(g);
 	size_t nr = dr_thread__nregions(th);
+
+	memset(b, 0, sizeof(*b));
+	b->first = xrealloc(NULL, (nr ? nr : 1) * sizeof(*b->first));
+	for (size_t k = 0; k < nr; k++) {
+		bool added;
+		long i = rows__intern(&b->names, dr_region__name(dr_thread__region(th, k)),
+				      &added);
+
+		if (added)
+			b->first[i][0] = b->first[i][1] = -1;
+		if (b->first[i][0] < 0)
+			b->first[i][0] = (long)k;
+		else if (b->first[i][1] < 0)
+			b->first[i][1] = (long)k;
+	}
+}
+
+/* The record of name pn other than k, or -1. */
+static long byname__parent(const struct byname *b, const char *pn, size_t k)
+{
+	long i = hs_strtab__lookup(&b->names, pn);
+
+	if (i < 0)
+		return -1;
+	return b->first[i][0] != (long)k ? b->first[i][0] : b->first[i][1];
+}
+
+static void byname__free(struct byname *b)
+{
+	hs_strtab__free(&b->names);
+	free(b->first);
+}
+
+/* Deeper than the shim nests (preload/core/region.c): not written by
+ * hpcshim; the record at that depth goes to the top, so no row's path
+ * (html's data-path, the JSON's parents) is longer. */
+#define TREE_MAX_DEPTH 4096
+
+/* The tree row of a thread's region record k: its parent's row first.  A
+ * parent named but absent, a chain that comes back to a record on it, or
+ * one deeper than TREE_MAX_DEPTH (not written by hpcshim) puts the record
+ * at the top.  Iterative: the
+ * chain of parents is as long as the file makes it.  memo: each record's
+ * row (-1: not yet); chain: room for every record; on: the chain's mark
+ * per record. */
+static long tree__node(struct rowset *rs, const struct dr_thread *th, const struct byname *b,
+		       long *memo, long *chain, char *on, size_t k)
+{
+	size_t n = 0;
 	long up = -1;
 
-	if (memo[k] >= 0)
-		return memo[k];
-	if (pn && hops < nr)
-		for (size_t j = 0; j < nr; j++)
-			if (j != k && strcmp(dr_region__name(dr_thread__region(th, j)), pn) == 0) {
-				up = tree__node(rs, th, memo, j, hops + 1);
-				break;
-			}
-	memo[k] = tree__child(rs, up, dr_region__name(g), up < 0 ? 0 : rs->r[up].depth + 1);
+	for (long at = (long)k; at >= 0 && memo[at] < 0 && !on[at] && n < TREE_MAX_DEPTH;) {
+		const char *pn = dr_region__parent(dr_thread__region(th, (size_t)at));
+
+		chain[n++] = at;
+		on[at] = 1;
+		at = pn ? byname__parent(b, pn, (size_t)at) : -1;
+		if (at >= 0 && memo[at] >= 0)
+			up = memo[at];
+	}
+	if (up >= 0 && rs->r[up].depth + (long)n >= TREE_MAX_DEPTH)
+		up = -1;
+	while (n-- > 0) {
+		long at = chain[n];
+		const char *name = dr_region__name(dr_thread__region(th, (size_t)at));
+
+		on[at] = 0;
+		memo[at] = tree__child(rs, up, name, up < 0 ? 0 : rs->r[up].depth + 1);
+		up = memo[at];
+	}
 	return memo[k];
 }
 
-/* Depth first, siblings in the order of by (row indices). */
-static void tree__order(const struct rowset *rs, const long *by, long up,
-			long *order, size_t *n)
+/* Depth first, siblings in the order of by (row indices): each row's
+ * children listed once, then walked with a stack of next siblings (as
+ * deep as the tree, which a file makes as deep as it likes). */
+static void tree__order(const struct rowset *rs, const long *by, long *order, size_t *n)
 {
-	for (size_t k = 0; k < rs->n; k++)
-		if (rs->r[by[k]].up == up) {
-			order[(*n)++] = by[k];
-			tree__order(rs, by, by[k], order, n);
+	size_t m = rs->n + 1, depth = 0;
+	long *child = xrealloc(NULL, m * sizeof(*child)); /* [up + 1]: first child */
+	long *next = xrealloc(NULL, m * sizeof(*next));   /* next sibling */
+	long *stack = xrealloc(NULL, m * sizeof(*stack));
+	long at;
+
+	for (size_t i = 0; i < m; i++)
+		child[i] = next[i] = -1;
+	for (size_t k = rs->n; k-- > 0;) { /* prepending: by's order */
+		long r = by[k];
+
+		next[r] = child[rs->r[r].up + 1];
+		child[rs->r[r].up + 1] = r;
+	}
+	at = child[0];
+	while (at >= 0 || depth) {
+		if (at < 0) {
+			at = stack[--depth];
+			continue;
 		}
+		order[(*n)++] = at;
+		stack[depth++] = next[at];
+		at = child[at + 1];
+	}
+	free(child);
+	free(next);
+	free(stack);
 }
 
 /* Puts the rows in depth-first order, siblings as in by. */
@@ -187,7 +290,7 @@ static void tree__sort(struct rowset *rs, const long *by)
 	long *where = xrealloc(NULL, m * sizeof(*where));
 	struct row *sorted = xrealloc(NULL, m * sizeof(*sorted));
 
-	tree__order(rs, by, -1, order, &n);
+	tree__order(rs, by, order, &n);
 	for (size_t i = 0; i < n; i++) {
 		sorted[i] = rs->r[order[i]];
 		where[order[i]] = (long)i;
@@ -197,6 +300,7 @@ static void tree__sort(struct rowset *rs, const long *by)
 			sorted[i].up = where[sorted[i].up];
 	free(rs->r);
 	rs->r = sorted;
+	rs->cap = m;
 	free(order);
 	free(where);
 }
@@ -205,14 +309,19 @@ static void tree__sort(struct rowset *rs, const long *by)
 static void tree__thread(struct rowset *rs, const struct dr_thread *th, int f)
 {
 	enum dr_key key = rs->exclusive ? DR_EXCLUSIVE : DR_INCLUSIVE;
-	size_t nr = dr_thread__nregions(th);
-	long *memo = xrealloc(NULL, (nr ? nr : 1) * sizeof(*memo));
+	size_t nr = dr_thread__nregions(th), m = nr ? nr : 1;
+	long *memo = xrealloc(NULL, m * sizeof(*memo));
+	long *chain = xrealloc(NULL, m * sizeof(*chain));
+	char *on = xrealloc(NULL, m);
+	struct byname b;
 
+	byname__init(&b, th);
+	memset(on, 0, m);
 	for (size_t k = 0; k < nr; k++)
 		memo[k] = -1;
 	for (size_t k = 0; k < nr; k++) {
 		const struct dr_region *g = dr_thread__region(th, k);
-		long at = tree__node(rs, th, memo, k, 0); /* may move rs->r */
+		long at = tree__node(rs, th, &b, memo, chain, on, k); /* may move rs->r */
 		struct row *r = &rs->r[at];
 		struct dr_percall pc;
 
@@ -229,7 +338,10 @@ static void tree__thread(struct rowset *rs, const struct dr_thread *th, int f)
 		dr_region__percall_wall(g, &pc);
 		percall__merge(&r->pc_wall, &pc);
 	}
+	byname__free(&b);
 	free(memo);
+	free(chain);
+	free(on);
 }
 
 /* A job document keeps no thread's records: its regions at the top. */
@@ -250,8 +362,10 @@ static void tree__job(struct rowset *rs, const struct dr_doc *doc)
 
 static void rows__tree(struct rowset *rs, const struct results *s)
 {
+	struct hs_strtab paths = { 0 };
 	long *by;
 
+	rs->paths = &paths;
 	for (size_t f = 0; f < s->n; f++) {
 		const struct dr_doc *doc = s->r[f].doc;
 
@@ -265,6 +379,8 @@ static void rows__tree(struct rowset *rs, const struct results *s)
 		by[i] = (long)i;
 	tree__sort(rs, by);
 	free(by);
+	hs_strtab__free(&paths);
+	rs->paths = NULL;
 }
 
 static int tid_cmp(const void *a, const void *b)
@@ -461,7 +577,7 @@ void rows__free(struct rowset *rs)
 	rs->nm = 0;
 	free(rs->r);
 	rs->r = NULL;
-	rs->n = 0;
+	rs->n = rs->cap = 0;
 }
 
 static int sort_ev = -1;

@@ -56,12 +56,15 @@ struct row {
 	struct mcell *m;            /* one per metric of the set          */
 };
 
+struct hs_strtab;
+
 struct rowset {
 	enum view view;
 	const char **ev;
 	size_t nev;
 	struct row *r;
-	size_t n;
+	size_t n, cap;
+	struct hs_strtab *paths; /* tree, while built: rows by "up/name" */
 	int exclusive;
 	size_t nm;               /* metrics of the results' presets   */
 	struct metric_def *mdef; /* [nm]                              */

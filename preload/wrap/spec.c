@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/hash.h"
 #include "preload/base/log.h"
@@ -110,16 +111,63 @@ static void lib__bad(void *ctx, const char *msg)
 	hs_log(HS_LOG_ERROR, "HPCSHIM_WRAP: %s (left out)", msg);
 }
 
-static bool lib__has_set(const char *set)
+/* The sets whose file was read (or looked for, in every directory). */
+static struct {
+	char (*name)[64];
+	int n;
+} tried;
+
+static bool lib__tried(const char *set)
 {
-	for (int i = 0; i < lib.n; i++)
-		if (!strcmp(lib.k[i].set, set))
+	for (int i = 0; i < tried.n; i++)
+		if (!strcmp(tried.name[i], set))
 			return true;
 	return false;
 }
 
-/* Every DIR/SET.sig on the path; a set found in an earlier directory
- * hides the later ones (the user's directory overrides the shipped). */
+static void lib__try(const char *set)
+{
+	char(*nn)[64] = realloc(tried.name, (size_t)(tried.n + 1) * sizeof(*nn));
+
+	if (!nn)
+		return;
+	tried.name = nn;
+	snprintf(tried.name[tried.n++], sizeof(*nn), "%s", set);
+}
+
+/* DIR/SET.sig, unless SET was read from an earlier directory (the user's
+ * directory overrides the shipped). */
+static void lib__load_one(const char *dir, const char *set)
+{
+	char file[PATH_MAX];
+
+	if (lib__tried(set))
+		return;
+	snprintf(file, sizeof(file), "%s/%s.sig", dir, set);
+	if (access(file, R_OK) != 0)
+		return;
+	lib__try(set);
+	snprintf(lib.set, sizeof(lib.set), "%s", set);
+	wsig__load_file(file, lib__add, lib__bad, NULL);
+}
+
+/* Only SET.sig, from the first directory of the path that has it: @SET
+ * reads no other file. */
+static void lib__load_set(const char *path, const char *set)
+{
+	char *p = strdup(path), *save = NULL;
+
+	if (!p || strlen(set) >= sizeof(lib.set) || strchr(set, '/')) {
+		free(p);
+		return;
+	}
+	for (char *d = strtok_r(p, ":", &save); d; d = strtok_r(NULL, ":", &save))
+		lib__load_one(d, set);
+	free(p);
+}
+
+/* Every DIR/SET.sig on the path: a bare name is looked up in all of
+ * them. */
 static void lib__load(const char *path)
 {
 	char *p = strdup(path), *save = NULL;
@@ -135,17 +183,13 @@ static void lib__load(const char *path)
 			continue;
 		while ((e = readdir(dir))) {
 			size_t k = strlen(e->d_name);
-			char file[PATH_MAX];
+			char set[64];
 
 			if (k < 5 || k - 4 >= sizeof(lib.set) ||
 			    strcmp(e->d_name + k - 4, ".sig"))
 				continue;
-			snprintf(lib.set, sizeof(lib.set), "%.*s", (int)(k - 4),
-				 e->d_name);
-			if (lib__has_set(lib.set))
-				continue;
-			snprintf(file, sizeof(file), "%s/%s", d, e->d_name);
-			wsig__load_file(file, lib__add, lib__bad, NULL);
+			snprintf(set, sizeof(set), "%.*s", (int)(k - 4), e->d_name);
+			lib__load_one(d, set);
 		}
 		closedir(dir);
 	}
@@ -224,7 +268,7 @@ static void spec__one(char *item, const char *path)
 		int found = 0;
 
 		if (!lib.loaded)
-			lib__load(path);
+			lib__load_set(path, item + 1);
 		for (int i = 0; i < lib.n; i++) {
 			if (strcmp(lib.k[i].set, item + 1))
 				continue;
@@ -312,6 +356,8 @@ int hs_wrap_spec__load(const char *var, const char *path)
 	free(buf);
 	free(lib.k);
 	memset(&lib, 0, sizeof(lib));
+	free(tried.name);
+	memset(&tried, 0, sizeof(tried));
 	/* The name table for the relocation walk: twice the specs, a power
 	 * of two. */
 	for (hs_wrap.cap = 16; hs_wrap.cap < 2 * (size_t)hs_wrap.n + 2;)
