@@ -148,8 +148,6 @@ const char *dr_doc__arg(const struct dr_doc *d, size_t i);
 
 size_t dr_doc__nevents(const struct dr_doc *d);
 void dr_doc__event(const struct dr_doc *d, size_t i, struct dr_event *out);
-/* 1 when ev has status "dropped" (a job: never), with its reason. */
-bool dr_doc__dropped(const struct dr_doc *d, const char *ev, const char **reason);
 
 /* The process totals (a job: the sums over the ranks, their error). */
 bool dr_doc__total(const struct dr_doc *d, const char *ev, struct dr_value *out);
