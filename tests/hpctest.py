@@ -17,8 +17,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUILD = os.environ.get("HPCSHIM_BUILDDIR", os.path.dirname(HERE))
 LIB = os.environ.get("HPCSHIM_LIB", os.path.join(BUILD, ".libs", "libhpcshim.so"))
-WORKLOAD = os.path.join(BUILD, "tests", "workload")
-ANNOT = os.path.join(BUILD, "tests", "annot")
+WORKLOAD = os.path.join(BUILD, "tests", "shim", "workload")
+ANNOT = os.path.join(BUILD, "tests", "shim", "annot")
 # LD_PRELOAD for runs under the shim; "{lib}" stands for the shim.  Sanitizer
 # runs put their runtime next to it (tools/sanitize.sh).
 PRELOAD = os.environ.get("HPCSHIM_TEST_PRELOAD", "{lib}")
