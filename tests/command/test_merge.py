@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import BUILD, Tap, WORKLOAD, run
+from hpctest import BUILD, Tap, WORKLOAD, named, run
 
 MERGE = os.path.join(BUILD, "hpcshim-merge")
 MUXLOAD = os.path.join(BUILD, "tests", "shim", "muxload")
@@ -36,10 +36,6 @@ def job(outdir, n, launcher, extra_steps=None):
         steps = ["touch", (r + 1) * PAGES, "threads", 2, 50 * (r + 1)] + (extra_steps or [])
         res = run([WORKLOAD] + [str(s) for s in steps], env=env, outdir=outdir)
         assert res.rc == 0, res.err
-
-
-def named(items, name):
-    return next((x for x in items if x["name"] == name), None)
 
 
 t = Tap()

@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from hpctest import BUILD, Tap, run, CHROMIUM, chrome  # noqa: E402
+from hpctest import BUILD, CRAFTY, Tap, run, CHROMIUM, chrome  # noqa: E402
 
 t = Tap()
 SRC = os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -28,24 +28,6 @@ ENV = dict(os.environ, HPCSHIM_PRESET_PATH=os.path.join(SRC, "data", "presets"))
 W = 560.0
 tmp = tempfile.mkdtemp(prefix="hpcshim-htmldrill-")
 
-# Jarp 2002's crafty counts (tests/drill/test_drilldown.py), in 1e9.
-CRAFTY = {
-    "cpu_cycles": 164.4, "ia64_inst_retired_this": 272.9, "nops_retired": 52.8,
-    "back_end_bubble_all": 85.2,
-    "be_flush_bubble_all": 11.6, "be_flush_bubble_bru": 11.6, "be_flush_bubble_xpn": 0.0,
-    "be_l1d_fpu_bubble_all": 15.3, "be_l1d_fpu_bubble_l1d": 15.30, "be_l1d_fpu_bubble_fpu": 0.0,
-    "be_l1d_fpu_bubble_l1d_dcurecir": 12.27, "be_l1d_fpu_bubble_l1d_tlb": 2.64,
-    "be_l1d_fpu_bubble_l1d_stbufrecir": 0.23, "be_l1d_fpu_bubble_l1d_fullstbuf": 0.07,
-    "be_l1d_fpu_bubble_l1d_l2bpress": 0.03,
-    "be_exe_bubble_all": 35.2, "be_exe_bubble_grall": 28.2, "be_exe_bubble_frall": 7.0,
-    "be_exe_bubble_grgr": 0.95, "be_exe_bubble_arcr_pr_cancel_bank": 0.03,
-    "be_rse_bubble_all": 7.5, "be_rse_bubble_overflow": 3.56, "be_rse_bubble_underflow": 3.96,
-    "back_end_bubble_fe": 15.6, "fe_bubble_allbut_ibfull": 50.2,
-    "fe_bubble_imiss": 31.5, "fe_bubble_bubble": 12.1, "fe_bubble_branch": 4.74,
-    "fe_bubble_feflush": 1.93, "fe_bubble_tlbmiss": 0, "fe_bubble_fill_recir": 0,
-    "l2_references": 29.8, "l2_misses": 0.13, "l2_data_references_l2_all": 20.2,
-    "l3_misses": 0, "l2dtlb_misses": 0,
-}
 # A Zen 4 count set (tests/drill/test_trees.py, set 1), by spec, in a result
 # file whose thread counts were rotated: each has a standard error.
 ZEN4 = {"CYCLES_NOT_IN_HALT": 1.0e9, "DISPATCH_STALLS_1:FE_NO_OPS": 1.3e9,

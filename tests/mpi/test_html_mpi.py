@@ -18,14 +18,13 @@ import glob
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from hpctest import BUILD, HERE, Tap, CHROMIUM, chrome  # noqa: E402
+from hpctest import BUILD, HERE, OPENMPI_ENV, Tap, Work, CHROMIUM, chrome, named  # noqa: E402
 
 t = Tap()
 SRC = os.path.dirname(HERE)
@@ -35,30 +34,15 @@ work = tempfile.mkdtemp(prefix="hpcshim-htmlmpi-")
 os.chmod(work, 0o755)
 FOREIGN = ("HPCSHIM_", "OMPI_", "PMIX_", "PMI_", "HYDRA_", "SLURM_", "PALS_", "ALPS_",
            "MV2_", "MPIRUN_", "FLUX_", "PRTE_", "MAKE", "MFLAGS", "OMP_")
-ENV = {
-    "HOME": work,
-    "TMPDIR": work,
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
-    "OMPI_MCA_rmaps_base_oversubscribe": "1",
-}
+ENV = dict(OPENMPI_ENV, HOME=work, TMPDIR=work)
 MPIS = [
     ("Open MPI", "mpicc.openmpi", ["mpirun.openmpi", "-np", str(NP), "--oversubscribe"]),
     ("MPICH", "mpicc.mpich", ["mpiexec.mpich", "-n", str(NP)]),
 ]
 
 
-def launch(argv):
-    e = {k: v for k, v in os.environ.items() if not k.startswith(FOREIGN) and k != "LD_PRELOAD"}
-    e.update(ENV)
-    return subprocess.run(argv, env=e, cwd=work, capture_output=True, encoding="utf-8",
-                          errors="replace", timeout=240,
-                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
-
-
-def named(items, name):
-    return next((x for x in items if x["name"] == name), None)
+runner = Work(t, work, ENV, FOREIGN, timeout=240)
+launch = runner.run
 
 
 openmp = subprocess.run(["gcc", "-fopenmp", "-E", "-x", "c", "/dev/null"],

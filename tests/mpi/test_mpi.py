@@ -22,14 +22,13 @@ import glob
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import BUILD, HERE, LIB, PRELOAD, WORKLOAD, Tap, proc_region
+from hpctest import BUILD, HERE, LIB, OPENMPI_ENV, PRELOAD, WORKLOAD, Tap, Work, named, proc_region
 
 t = Tap()
 SRC = os.path.dirname(HERE)
@@ -42,16 +41,9 @@ os.chmod(work, 0o755)
 # test's own environment (make check itself may run in a Slurm job).
 FOREIGN = ("HPCSHIM_", "OMPI_", "PMIX_", "PMI_", "HYDRA_", "SLURM_", "PALS_", "ALPS_",
            "MV2_", "MPIRUN_", "FLUX_", "PRTE_", "MAKE", "MFLAGS")
-ENV = {
-    "HOME": work,
-    "TMPDIR": work,
-    # Open MPI as root, in containers without cross-process memory
-    # attach, more ranks than cores.
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
-    "OMPI_MCA_rmaps_base_oversubscribe": "1",
-}
+ENV = dict(OPENMPI_ENV, HOME=work, TMPDIR=work)
+runner = Work(t, work, ENV, FOREIGN, timeout=180)
+build = runner.build
 LAUNCHERS = {"mpirun", "mpirun.openmpi", "mpiexec", "mpiexec.openmpi", "mpiexec.mpich",
              "mpiexec.hydra", "orterun", "orted", "prted", "prterun", "hydra_pmi_proxy",
              "bash", "sh"}
@@ -71,29 +63,11 @@ class Result:
         return "".join(l for l in self.err.splitlines(True) if not l.startswith("hpcshim:"))
 
 
-runs = 0
-
-
 def launch(argv, shim=True, export=True, env=None, outdir=None):
     """Runs argv with a clean environment; shim: LD_PRELOAD exported to
     argv[0] (export) or only HPCSHIM_OUTPUT set (the launcher's option in
     argv passes LD_PRELOAD).  A fresh output directory unless given."""
-    global runs
-    runs += 1
-    if outdir is None:
-        outdir = os.path.join(work, "out%d" % runs)
-        os.mkdir(outdir)
-    e = {k: v for k, v in os.environ.items() if not k.startswith(FOREIGN) and k != "LD_PRELOAD"}
-    e.update(ENV)
-    e["HPCSHIM_OUTPUT"] = outdir
-    if shim and export:
-        e["LD_PRELOAD"] = SHIM
-    if env:
-        e.update(env)
-    p = subprocess.run(argv, env=e, cwd=work, capture_output=True, encoding="utf-8",
-                       errors="replace", timeout=180,
-                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
-    return Result(p, outdir)
+    return Result(*runner.launch(argv, shim and export, env, outdir))
 
 
 def merge(*args):
@@ -106,10 +80,6 @@ def base(doc):
     return os.path.basename(c[0]) if c else ""
 
 
-def named(items, name):
-    return next((x for x in items if x["name"] == name), None)
-
-
 def name_job(job):
     """The job id as the file name spells it (aggregate/json.c)."""
     return re.sub(r"[^A-Za-z0-9.+]", "_", job)[:64]
@@ -119,11 +89,6 @@ def same(what, bare, shim):
     t.eq(shim.rc, bare.rc, "%s: same exit status (%d)" % (what, bare.rc))
     t.ok(shim.out == bare.out, "%s: same stdout" % what,
          "with the shim:\n%s\nwithout:\n%s" % (shim.out[-2000:], bare.out[-2000:]))
-
-
-def build(what, argv):
-    p = subprocess.run(argv, capture_output=True, encoding="utf-8", cwd=work)
-    return t.ok(p.returncode == 0, "%s: builds" % what, p.stdout[-2000:] + p.stderr[-3000:])
 
 
 def ranks_files(what, res, prog):

@@ -22,14 +22,13 @@ net: a hang fails the test."""
 import glob
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import Tap, HERE, LIB, BUILD, PRELOAD
+from hpctest import Tap, HERE, LIB, BUILD, OPENMPI_ENV, PRELOAD, Work, proc_region
 
 t = Tap()
 SRC = os.path.dirname(HERE)
@@ -38,13 +37,7 @@ work = tempfile.mkdtemp(prefix="hpcshim-mpijob-")
 NP, PAGES = 4, 1000
 SHIM = PRELOAD.format(lib=LIB)
 MERGE = os.path.join(BUILD, "hpcshim-merge")
-ENV = {
-    "TMPDIR": work,
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
-    "OMPI_MCA_rmaps_base_oversubscribe": "1",
-}
+ENV = dict(OPENMPI_ENV, TMPDIR=work)
 FOREIGN = ("HPCSHIM_", "OMPI_", "PMIX_", "PMI_", "HYDRA_", "MAKE", "MFLAGS")
 MPIS = [
     # name, C compiler, Fortran compiler, launcher, option giving the ranks env
@@ -54,13 +47,8 @@ MPIS = [
     ("MPICH", "mpicc.mpich", "mpif90.mpich", ["mpiexec.mpich", "-n", str(NP)],
      lambda k, v: ["-genv", k, v]),
 ]
-runs = 0
-
-
-def environment():
-    e = {k: v for k, v in os.environ.items() if not k.startswith(FOREIGN) and k != "LD_PRELOAD"}
-    e.update(ENV)
-    return e
+runner = Work(t, work, ENV, FOREIGN, timeout=240)
+build = runner.build
 
 
 class Result:
@@ -77,17 +65,7 @@ def launch(argv, shim_env=None, env=None):
     """argv with a fresh output directory; shim_env: the variables the
     launcher's option passes to the ranks (LD_PRELOAD among them), or None
     for the job without the shim."""
-    global runs
-    runs += 1
-    outdir = os.path.join(work, "out%d" % runs)
-    os.mkdir(outdir)
-    e = environment()
-    e.update(env or {})
-    e["HPCSHIM_OUTPUT"] = outdir
-    p = subprocess.run(argv, env=e, cwd=work, capture_output=True, encoding="utf-8",
-                       errors="replace", timeout=240,
-                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
-    return Result(p, outdir)
+    return Result(*runner.launch(argv, env=env))
 
 
 def job_argv(launcher, option, shim, extra, prog):
@@ -98,25 +76,15 @@ def job_argv(launcher, option, shim, extra, prog):
     return argv + prog
 
 
-def build(what, argv):
-    p = subprocess.run(argv, env=environment(), cwd=work, capture_output=True,
-                       encoding="utf-8", errors="replace", timeout=300)
-    return t.ok(p.returncode == 0, "%s: builds" % what, p.stdout[-2000:] + p.stderr[-3000:])
-
-
 def load(path):
     with open(path, encoding="utf-8") as f:
         return json.load(f)
 
 
 def merge(files):
-    out = os.path.join(work, "merged%d.json" % runs)
+    out = os.path.join(work, "merged%d.json" % runner.runs)
     p = subprocess.run([MERGE, "-o", out] + files, capture_output=True, encoding="utf-8")
     return load(out) if p.returncode in (0, 1) and os.path.exists(out) else None
-
-
-def region(doc, name):
-    return next((r for r in doc["regions"] if r["name"] == name), None)
 
 
 def same(what, bare, shim):
@@ -143,7 +111,7 @@ def check_job(what, r):
 
 
 def check_work(what, doc):
-    w = region(doc, "work")
+    w = proc_region(doc, "work")
     pf = w and w["inclusive"].get("page-faults")
     if not t.ok(pf is not None, "%s: region work has page-faults statistics" % what):
         return

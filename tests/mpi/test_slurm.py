@@ -36,7 +36,6 @@ import glob
 import json
 import os
 import re
-import resource
 import shutil
 import signal
 import socket
@@ -46,7 +45,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import BUILD, HERE, LIB, PRELOAD, WORKLOAD, Tap, proc_region
+from hpctest import BUILD, HERE, LIB, OPENMPI_ENV, PRELOAD, WORKLOAD, Tap, Work, proc_region
 
 t = Tap()
 SRC = os.path.dirname(HERE)
@@ -80,6 +79,10 @@ if gone:
 
 work = tempfile.mkdtemp(prefix="hpcshim-slurm-")
 os.chmod(work, 0o755)  # munged wants every directory above its socket searchable
+# Open MPI as root, without cross-memory attach, its shared memory
+runner = Work(t, work, dict(OPENMPI_ENV, TMPDIR=work, SLURM_CONF=os.path.join(work, "slurm.conf"),
+                            OMPI_MCA_btl="self,vader"), FOREIGN, timeout=120)
+clean_env, cmd, outdir = runner.environment, runner.run, runner.outdir
 HOST = socket.gethostname().split(".")[0]
 started = []  # (name, Popen): exactly what this test started, stopped by pid
 
@@ -122,21 +125,6 @@ def free_ports(n):
     return ports
 
 
-def clean_env():
-    e = {k: v for k, v in os.environ.items() if not k.startswith(FOREIGN) and k != "LD_PRELOAD"}
-    e.update({
-        "TMPDIR": work,
-        "SLURM_CONF": os.path.join(work, "slurm.conf"),
-        # Open MPI as root, without cross-memory attach, its shared memory
-        "OMPI_ALLOW_RUN_AS_ROOT": "1",
-        "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-        "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
-        "OMPI_MCA_btl": "self,vader",
-        "OMPI_MCA_rmaps_base_oversubscribe": "1",
-    })
-    return e
-
-
 def start(name, argv, env):
     log = open(os.path.join(work, name + ".out"), "wb")
     p = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=log,
@@ -166,13 +154,6 @@ def until(what, cond, limit):
             t.diag("waiting for %s: %s" % (what, "exited: %s" % dead if dead else "timed out"))
             return False
         time.sleep(0.05)
-
-
-def cmd(argv, env=None, timeout=120, **kw):
-    return subprocess.run(argv, env=env or clean_env(), cwd=work, capture_output=True,
-                          encoding="utf-8", errors="replace", timeout=timeout,
-                          preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)),
-                          **kw)
 
 
 def start_slurm():
@@ -255,17 +236,6 @@ def build(tag):
 
 
 # ---- results -------------------------------------------------------------
-runs = 0
-
-
-def outdir():
-    global runs
-    runs += 1
-    d = os.path.join(work, "out%d" % runs)
-    os.mkdir(d)
-    return d
-
-
 def load(path):
     with open(path, encoding="utf-8") as f:
         return json.load(f)

@@ -20,14 +20,13 @@ asks for)."""
 import glob
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import Tap, HERE, LIB, PRELOAD
+from hpctest import Tap, HERE, LIB, OPENMPI_ENV, PRELOAD, Work
 
 t = Tap()
 SRC = os.path.dirname(HERE)
@@ -43,12 +42,7 @@ ENV = {
     "GOFLAGS": "-modcacherw",
     "GO111MODULE": "off",
     "CGO_ENABLED": "1",
-    # Open MPI as root, and in containers without cross-process memory
-    # attach; more ranks than cores.
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
-    "OMPI_MCA_rmaps_base_oversubscribe": "1",
+    **OPENMPI_ENV,
     "OPENBLAS_NUM_THREADS": "2",
 }
 for d in ("home", "tmp"):
@@ -57,15 +51,8 @@ SHIM = PRELOAD.format(lib=LIB)
 # What the calling make (make check) passes its children stays out of the
 # project's make, and no MPI job's environment reaches ours.
 FOREIGN = ("HPCSHIM_", "OMPI_", "PMIX_", "PMI_", "HYDRA_", "MAKE", "MFLAGS")
-
-
-def environment():
-    e = {k: v for k, v in os.environ.items() if not k.startswith(FOREIGN) and k != "LD_PRELOAD"}
-    e.update(ENV)
-    return e
-
-
-runs = 0
+runner = Work(t, work, ENV, FOREIGN, timeout=180)
+build = runner.build
 
 
 class Result:
@@ -87,20 +74,7 @@ def launch(argv, shim, env=None, cwd=None, export=True):
     """Runs argv with a fresh output directory.  shim: LD_PRELOAD set in the
     environment of argv[0] (export) or only HPCSHIM_OUTPUT (the launcher
     passes LD_PRELOAD on by its own option, in argv)."""
-    global runs
-    runs += 1
-    outdir = os.path.join(work, "out%d" % runs)
-    os.mkdir(outdir)
-    e = environment()
-    if env:
-        e.update(env)
-    e["HPCSHIM_OUTPUT"] = outdir
-    if shim and export:
-        e["LD_PRELOAD"] = SHIM
-    p = subprocess.run(argv, env=e, cwd=cwd or work, capture_output=True, encoding="utf-8",
-                       errors="replace", timeout=180,
-                       preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)))
-    return Result(p, outdir)
+    return Result(*runner.launch(argv, shim and export, env, cwd=cwd))
 
 
 def same(what, bare, shim):
@@ -110,13 +84,6 @@ def same(what, bare, shim):
          "with the shim:\n%s\nwithout:\n%s" % (shim.out[-2000:], bare.out[-2000:]))
     t.ok(shim.err_less_ours() == bare.err, "%s: same stderr less hpcshim: lines" % what,
          "with the shim:\n%s\nwithout:\n%s" % (shim.err[-2000:], bare.err[-2000:]))
-
-
-def build(what, argv, cwd=None):
-    """Builds a program (no shim); a failed build is a failure, not a skip."""
-    p = subprocess.run(argv, env=environment(), cwd=cwd or work,
-                       capture_output=True, encoding="utf-8", errors="replace", timeout=300)
-    return t.ok(p.returncode == 0, "%s: builds" % what, p.stdout[-2000:] + p.stderr[-3000:])
 
 
 def base(doc):
@@ -321,7 +288,7 @@ else:
 def project():
     """A fresh writable copy of the project (the sources may be read-only,
     as under make distcheck)."""
-    d = os.path.join(work, "proj%d" % runs)
+    d = os.path.join(work, "proj%d" % runner.runs)
     os.mkdir(d)
     for f in os.listdir(os.path.join(PROGS, "proj")):
         shutil.copyfile(os.path.join(PROGS, "proj", f), os.path.join(d, f))

@@ -17,27 +17,13 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import Tap, BUILD, LIB, PRELOAD, main_thread, region
+from hpctest import Tap, BUILD, environ, main_thread, region
 
 t = Tap()
 KILLPROG = os.path.join(BUILD, "tests", "shim", "killprog")
 PAGES = 64
 THREADS = 3
 REGIONS = 5
-
-
-def environ(outdir, preload=True, extra=None):
-    e = dict(os.environ)
-    for k in list(e):
-        if k.startswith("HPCSHIM_") and k not in ("HPCSHIM_LIB", "HPCSHIM_BUILDDIR", "HPCSHIM_SRCDIR"):
-            del e[k]
-    e.pop("LD_PRELOAD", None)
-    e["HPCSHIM_OUTPUT"] = outdir
-    e["TMPDIR"] = outdir
-    if preload:
-        e["LD_PRELOAD"] = PRELOAD.format(lib=LIB)
-    e.update(extra or {})
-    return e
 
 
 def no_core():

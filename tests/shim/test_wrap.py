@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import Tap, run, main_thread, region, HERE, LIB, PRELOAD
+from hpctest import Tap, Work, run, main_thread, region, HERE, LIB, PRELOAD
 
 t = Tap()
 SRC = os.path.join(HERE, "wrap")
@@ -52,10 +52,7 @@ PATHS = {"wl_touch": "registers", "wl_mix": "registers", "wl_recurse": "register
          "wl_small": "ffi_call"}
 
 
-def build(what, argv):
-    p = subprocess.run(argv, cwd=work, capture_output=True, encoding="utf-8",
-                       errors="replace")
-    return t.ok(p.returncode == 0, "%s: builds" % what, p.stderr[-3000:])
+build = Work(t, work).build
 
 
 def variant(name, flags, ldflags):
