@@ -15,6 +15,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(HERE))
 BUILD = os.environ.get("HPCSHIM_BUILDDIR", os.path.dirname(HERE))
 LIB = os.environ.get("HPCSHIM_LIB", os.path.join(BUILD, ".libs", "libhpcshim.so"))
 WORKLOAD = os.path.join(BUILD, "tests", "shim", "workload")

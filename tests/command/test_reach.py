@@ -20,11 +20,10 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import BUILD, LIB, NOBODY, PRELOAD, WORKLOAD, Tap, main_thread, region, unprivileged_skip
+from hpctest import SRC, BUILD, LIB, NOBODY, PRELOAD, WORKLOAD, Tap, main_thread, region, unprivileged_skip
 
 t = Tap()
 HPCSHIM = os.path.join(BUILD, "hpcshim")
-SRC = os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 tmp = tempfile.mkdtemp(prefix="hpcshim-reach-")
 os.chmod(tmp, 0o755)  # the unprivileged runs below go through it
 # The cases run as uid 65534 need root and a build that user can read.

@@ -10,10 +10,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import CRAFTY, Tap, BUILD
+from hpctest import SRC, CRAFTY, Tap, BUILD
 
 t = Tap()
-SRC = os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 DATA = os.path.join(SRC, "data", "presets")
 TOOL = os.path.join(BUILD, "hpcshim-drilldown")
 TMP = tempfile.mkdtemp(prefix="hs_drill_")

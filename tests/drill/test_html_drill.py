@@ -18,10 +18,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from hpctest import BUILD, CRAFTY, Tap, run, CHROMIUM, chrome  # noqa: E402
+from hpctest import SRC, BUILD, CRAFTY, Tap, run, CHROMIUM, chrome  # noqa: E402
 
 t = Tap()
-SRC = os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 HPCSHIM = os.path.join(BUILD, "hpcshim")
 PROG = os.path.join(BUILD, "samples", "pthreads_work")
 ENV = dict(os.environ, HPCSHIM_PRESET_PATH=os.path.join(SRC, "data", "presets"))

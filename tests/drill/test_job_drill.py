@@ -25,10 +25,9 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import BUILD, CRAFTY, HERE, LIB, PRELOAD, WORKLOAD, Tap, run
+from hpctest import SRC, BUILD, CRAFTY, HERE, LIB, PRELOAD, WORKLOAD, Tap, run
 
 t = Tap()
-SRC = os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(HERE))
 DATA = os.path.join(SRC, "data", "presets")
 MERGE = os.path.join(BUILD, "hpcshim-merge")
 TOOL = os.path.join(BUILD, "hpcshim-drilldown")

@@ -9,11 +9,10 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import (Tap, workload, run, WORKLOAD, BUILD, region, proc_region,
+from hpctest import (SRC, Tap, workload, run, WORKLOAD, BUILD, region, proc_region,
                      main_thread, can_open_hardware)
 
 t = Tap()
-SRC = os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 DATA = os.path.join(SRC, "data", "presets")
 BASE = {"HPCSHIM_PRESET_PATH": DATA}
 HW = can_open_hardware()

@@ -9,10 +9,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import Tap, workload, main_thread, region, proc_region, can_open_hardware
+from hpctest import SRC, Tap, workload, main_thread, region, proc_region, can_open_hardware
 
 t = Tap()
-SRC = os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 DATA = os.path.join(SRC, "data", "presets")
 PAGES = 300
 

@@ -10,9 +10,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import BUILD, Tap, main_thread, region, run, WORKLOAD, can_open_hardware
+from hpctest import SRC, BUILD, Tap, main_thread, region, run, WORKLOAD, can_open_hardware
 
-SRC = os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
 def use_block():
