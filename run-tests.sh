@@ -51,7 +51,7 @@ else
 fi
 
 # The Arm Neoverse presets and stall trees encoded by the aarch64 libpfm4
-# under qemu-user run inside `make check` (tests/test_arm_encodings.py,
+# under qemu-user run inside `make check` (tests/drill/test_arm_encodings.py,
 # tools/check-presets-arm.sh: it installs the cross tools itself).
 
 # The configuration and event-spec parsers under libFuzzer for 60 s.
@@ -70,7 +70,7 @@ if make distcheck >"$log" 2>&1; then
 else
 	tail -40 "$log"
 	# Which test failed inside the release build, then clean up after it.
-	grep -hE '^(not ok|FAIL|ERROR)' hpcshim-*/_build/sub/tests/*.log 2>/dev/null | head -20
+	grep -hE '^(not ok|FAIL|ERROR)' hpcshim-*/_build/sub/tests/*/*.log 2>/dev/null | head -20
 	chmod -R u+w hpcshim-*/ 2>/dev/null; rm -rf hpcshim-*/
 	echo "FAIL: make distcheck"
 	failed=$((failed + 1))

@@ -4,7 +4,7 @@
  * Usage: killtime ROUNDS PROGRAM ARGS...
  * Each round starts PROGRAM (LD_PRELOAD and HPCSHIM_OUTPUT come from the
  * environment; HPCSHIM_OUTPUT must be a fresh directory), waits for its
- * first line on stdout (tests/killprog.c prints "ready PID" in the middle
+ * first line on stdout (tests/shim/killprog.c prints "ready PID" in the middle
  * of a region), watches the directory with inotify, sends SIGTERM and
  * times until a file hpcshim-*.json appears under its final name (link or
  * rename).  Prints one line per round (microseconds) and the median.

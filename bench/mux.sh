@@ -6,7 +6,7 @@
 #
 # As in bench/run.sh, every figure is a ratio to a baseline measured in the
 # same round: a round runs the work without the shim, under the shim with
-# the four groups of tests/test_mux.py left to the kernel (software events:
+# the four groups of tests/shim/test_mux.py left to the kernel (software events:
 # all counted at once, no rotation), and under the shim rotating them at the
 # default slice (1 ms), in an order that rotates from round to round.  Each
 # process pins itself to one CPU, warms up, times BENCH_MUX_REPS loops.

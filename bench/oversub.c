@@ -29,7 +29,7 @@
  * the kernel's count of the worker's context switches across the region,
  * which the shim's context-switches of the region must match but for the
  * few instructions between each getrusage() and the region boundary
- * (tests/test_oversub.py).
+ * (tests/shim/test_oversub.py).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -1,7 +1,7 @@
 /* internal.h - what only the files of pmu/ use (libperf's
  * include/internal): the system call variants, the descriptor table's own
  * test, the user-space read.  Nothing outside pmu/ includes it
- * (tests/test_layers.py). */
+ * (tests/project/test_layers.py). */
 #ifndef HPCSHIM_PMU_INTERNAL_H
 #define HPCSHIM_PMU_INTERNAL_H
 

@@ -15,10 +15,11 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("HPCSHIM_SRCDIR", os.path.dirname(HERE))
 BUILD = os.environ.get("HPCSHIM_BUILDDIR", os.path.dirname(HERE))
 LIB = os.environ.get("HPCSHIM_LIB", os.path.join(BUILD, ".libs", "libhpcshim.so"))
-WORKLOAD = os.path.join(BUILD, "tests", "workload")
-ANNOT = os.path.join(BUILD, "tests", "annot")
+WORKLOAD = os.path.join(BUILD, "tests", "shim", "workload")
+ANNOT = os.path.join(BUILD, "tests", "shim", "annot")
 # LD_PRELOAD for runs under the shim; "{lib}" stands for the shim.  Sanitizer
 # runs put their runtime next to it (tools/sanitize.sh).
 PRELOAD = os.environ.get("HPCSHIM_TEST_PRELOAD", "{lib}")
@@ -76,13 +77,10 @@ class Run:
         return [l for l in self.err.splitlines() if l.startswith("hpcshim:")]
 
 
-def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None, nofile=None,
-        cores=False):
-    """Runs argv (optionally under the shim) with a fresh output directory."""
-    own = outdir is None
-    if own:
-        outdir = tempfile.mkdtemp(prefix="hpcshim-test-")
-        os.chmod(outdir, 0o1777)
+def environ(outdir, preload=True, extra=None):
+    """The environment of a run: ours less LD_PRELOAD and the HPCSHIM_*
+    variables (but the build's paths), the results to outdir, the shim
+    preloaded (unless not preload), then extra."""
     e = dict(os.environ)
     for k in list(e):
         if k.startswith("HPCSHIM_") and k not in ("HPCSHIM_LIB", "HPCSHIM_BUILDDIR", "HPCSHIM_SRCDIR"):
@@ -92,8 +90,18 @@ def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None, nofil
     e["TMPDIR"] = outdir  # where results go when HPCSHIM_OUTPUT cannot take them
     if preload:
         e["LD_PRELOAD"] = PRELOAD.format(lib=LIB)
-    if env:
-        e.update(env)
+    e.update(extra or {})
+    return e
+
+
+def run(argv, env=None, preload=True, outdir=None, timeout=300, user=None, nofile=None,
+        cores=False):
+    """Runs argv (optionally under the shim) with a fresh output directory."""
+    own = outdir is None
+    if own:
+        outdir = tempfile.mkdtemp(prefix="hpcshim-test-")
+        os.chmod(outdir, 0o1777)
+    e = environ(outdir, preload, env)
     def pre():
         # Crash tests must not litter core files (unless a test asks for
         # them; they land in the run's own directory, removed after).
@@ -125,18 +133,19 @@ def workload(*steps, **kw):
     return run([WORKLOAD] + [str(s) for s in steps], **kw)
 
 
-def _named(items, name):
+def named(items, name):
+    """The entry of items (regions, nodes, ...) with that "name", or None."""
     return next((r for r in items if r["name"] == name), None)
 
 
 def region(thread, name):
     """A thread's region entry by name, or None."""
-    return _named(thread["regions"], name)
+    return named(thread["regions"], name)
 
 
 def proc_region(doc, name):
     """The process summary of a region by name, or None."""
-    return _named(doc["regions"], name)
+    return named(doc["regions"], name)
 
 
 def main_thread(doc):
@@ -144,6 +153,101 @@ def main_thread(doc):
         if t["tid"] == doc["process"]["pid"]:
             return t
     return None
+
+
+# ---- launchers, compilers and real programs (MPI, Slurm, runtimes) --------
+# Open MPI as root, in containers without cross-process memory attach, more
+# ranks than cores.
+OPENMPI_ENV = {
+    "OMPI_ALLOW_RUN_AS_ROOT": "1",
+    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+    "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
+    "OMPI_MCA_rmaps_base_oversubscribe": "1",
+}
+
+
+class Work:
+    """A test's work directory for launchers, compilers and programs it
+    runs itself: each with os.environ less LD_PRELOAD and less every
+    variable starting with one of `foreign` (a launcher's, a batch
+    system's, the calling make's: make check itself may run in a Slurm
+    job), plus `env`; in the work directory, no core files.  `runs` counts
+    the fresh output directories, work/out1, out2, ..."""
+
+    def __init__(self, t, path, env=None, foreign=(), timeout=180):
+        self.t, self.path, self.env, self.foreign = t, path, env or {}, tuple(foreign)
+        self.timeout = timeout
+        self.runs = 0
+
+    def environment(self):
+        e = {k: v for k, v in os.environ.items()
+             if not k.startswith(self.foreign) and k != "LD_PRELOAD"}
+        e.update(self.env)
+        return e
+
+    def outdir(self):
+        """A fresh output directory."""
+        self.runs += 1
+        d = os.path.join(self.path, "out%d" % self.runs)
+        os.mkdir(d)
+        return d
+
+    def run(self, argv, env=None, timeout=None, cwd=None, **kw):
+        """argv with the environment env (default: environment())."""
+        return subprocess.run(argv, env=env or self.environment(), cwd=cwd or self.path,
+                              capture_output=True, encoding="utf-8", errors="replace",
+                              timeout=timeout or self.timeout,
+                              preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CORE, (0, 0)),
+                              **kw)
+
+    def launch(self, argv, shim=False, env=None, outdir=None, cwd=None, timeout=None):
+        """argv with HPCSHIM_OUTPUT a fresh output directory (or outdir;
+        none when outdir is False), LD_PRELOAD the shim when shim (else
+        a launcher's option in argv passes it to the ranks, or no shim),
+        then env.  Returns (the completed process, the output directory)."""
+        if outdir is None:
+            outdir = self.outdir()
+        e = self.environment()
+        if outdir:
+            e["HPCSHIM_OUTPUT"] = outdir
+        if shim:
+            e["LD_PRELOAD"] = PRELOAD.format(lib=LIB)
+        e.update(env or {})
+        return self.run(argv, e, timeout, cwd), outdir
+
+    def build(self, what, argv, cwd=None):
+        """Builds a program (no shim); a failed build is a failure, not a skip."""
+        p = self.run(argv, timeout=300, cwd=cwd)
+        return self.t.ok(p.returncode == 0, "%s: builds" % what,
+                         p.stdout[-2000:] + p.stderr[-3000:])
+
+
+# ---- drill-down: Jarp 2002's crafty counts on the Itanium 2 tree -----------
+# Sections 2.1-2.3, 3.2, 3.4, counts in 1e9, keyed by the tree's input
+# names (data/presets/itanium2.tree; its event specs are these upper-case):
+# tests/drill/test_drilldown.py reproduces Jarp's figures from them,
+# test_html_drill.py and test_job_drill.py feed them to the report and
+# the merge.
+CRAFTY = {
+    "cpu_cycles": 164.4, "ia64_inst_retired_this": 272.9, "nops_retired": 52.8,
+    "back_end_bubble_all": 85.2,
+    "be_flush_bubble_all": 11.6, "be_flush_bubble_bru": 11.6, "be_flush_bubble_xpn": 0.0,
+    "be_l1d_fpu_bubble_all": 15.3, "be_l1d_fpu_bubble_l1d": 15.30, "be_l1d_fpu_bubble_fpu": 0.0,
+    "be_l1d_fpu_bubble_l1d_dcurecir": 12.27, "be_l1d_fpu_bubble_l1d_tlb": 2.64,
+    "be_l1d_fpu_bubble_l1d_stbufrecir": 0.23, "be_l1d_fpu_bubble_l1d_fullstbuf": 0.07,
+    "be_l1d_fpu_bubble_l1d_l2bpress": 0.03,
+    "be_exe_bubble_all": 35.2, "be_exe_bubble_grall": 28.2, "be_exe_bubble_frall": 7.0,
+    "be_exe_bubble_grgr": 0.95, "be_exe_bubble_arcr_pr_cancel_bank": 0.03,
+    "be_rse_bubble_all": 7.5, "be_rse_bubble_overflow": 3.56, "be_rse_bubble_underflow": 3.96,
+    "back_end_bubble_fe": 15.6, "fe_bubble_allbut_ibfull": 50.2,
+    "fe_bubble_imiss": 31.5, "fe_bubble_bubble": 12.1, "fe_bubble_branch": 4.74,
+    "fe_bubble_feflush": 1.93,
+    # "did not have an impact on our example"
+    "fe_bubble_tlbmiss": 0, "fe_bubble_fill_recir": 0,
+    "l2_references": 29.8, "l2_misses": 0.13, "l2_data_references_l2_all": 20.2,
+    # printed "- -": too small to matter (3.4: the formula "degenerates")
+    "l3_misses": 0, "l2dtlb_misses": 0,
+}
 
 
 NOBODY = (65534, 65534)

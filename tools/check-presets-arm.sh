@@ -1,11 +1,11 @@
 #!/bin/sh
 # check-presets-arm.sh - the Arm Neoverse preset and stall-tree encodings,
 # checked with the aarch64 libpfm4 under qemu-user (an x86 libpfm4 has no
-# Arm tables, so tests/unit_preset and tests/unit_tree SKIP those models
-# there).  Run by `make check` (tests/test_arm_encodings.py) and by
+# Arm tables, so tests/unit/unit_preset and tests/unit/unit_tree SKIP those models
+# there).  Run by `make check` (tests/drill/test_arm_encodings.py) and by
 # `make check-presets-arm`.
 #
-# Cross-builds tests/unit_preset and tests/unit_tree with the common/, pmu/
+# Cross-builds tests/unit/unit_preset and tests/unit/unit_tree with the common/, pmu/
 # and presets/ sources and runs each once per model ("unit_preset MODEL":
 # no fork, which qemu-user 7.2 cannot do on recent kernels).  Prints one
 # TAP stream (the programs' lines renumbered, their plans dropped).
@@ -58,7 +58,7 @@ rc=0
 # renumbered into ours, anything else as a comment.
 run() {
 	name=$1 prog=$2 model=$3
-	echo "# tests/$name $model"
+	echo "# tests/unit/$name $model"
 	res=$(qemu-aarch64-static -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=$lib \
 		-E HPCSHIM_SRCDIR="$src" "$prog" "$model" 2>&1; echo "exit $?")
 	status=$(echo "$res" | sed -n '$s/^exit //p')
@@ -77,19 +77,19 @@ $res
 EOT
 	n=$((n + 1))
 	if [ "$status" = 0 ] && [ $ran -gt 0 ]; then
-		echo "ok $n - $model: tests/$name ran under qemu-aarch64-static ($ran verdicts)"
+		echo "ok $n - $model: tests/unit/$name ran under qemu-aarch64-static ($ran verdicts)"
 	else
-		echo "not ok $n - $model: tests/$name ran under qemu-aarch64-static ($ran verdicts, exit $status)"
+		echo "not ok $n - $model: tests/unit/$name ran under qemu-aarch64-static ($ran verdicts, exit $status)"
 		rc=1
 	fi
 }
 
 for t in unit_preset unit_tree; do
 	if ! aarch64-linux-gnu-gcc -std=gnu11 -D_GNU_SOURCE -I"$src" -o "$out.$t" \
-		"$src"/tests/$t.c "$src"/common/*.c "$src"/pmu/*.c "$src"/presets/*.c \
+		"$src"/tests/unit/$t.c "$src"/common/*.c "$src"/pmu/*.c "$src"/presets/*.c \
 		-L$lib -lpfm -lm -lpthread >"$out.cc" 2>&1; then
 		n=$((n + 1))
-		echo "not ok $n - tests/$t.c cross-builds for aarch64"
+		echo "not ok $n - tests/unit/$t.c cross-builds for aarch64"
 		sed 's/^/# /' "$out.cc" | head -20
 		rc=1
 	fi

@@ -139,7 +139,7 @@ for s in $steps; do
 	if [ $rc -ne 0 ]; then
 		# the failed tests' own logs, before the root goes
 		mkdir -p "$logs"
-		grep -l -E '^(not ok|Traceback)|^# (FAIL|ERROR): *[1-9]' "$root$tree"/tests/*.log \
+		grep -l -E '^(not ok|Traceback)|^# (FAIL|ERROR): *[1-9]' "$root$tree"/tests/*/*.log \
 			"$root$tree"/test-suite.log 2>/dev/null | xargs -r cp -t "$logs"
 		grep -E '^(not ok|FAIL|ERROR)' "$log" | tail -20
 		echo "fresh-check: the failed tests' logs are in $logs"

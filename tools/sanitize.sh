@@ -47,16 +47,18 @@ log="log_path=$work/reports/report"
 # judged.  die_after_fork=0: the shim starts its flush thread in a child
 # forked from a threaded process, as glibc allows.
 stopped=""
-for t in ${SANITIZE_TESTS:-test_regions test_threads test_contract test_samples test_range test_mux test_kills}; do
+# SANITIZE_TESTS: paths below tests/, without .py
+for t in ${SANITIZE_TESTS:-shim/test_regions shim/test_threads shim/test_contract programs/test_samples shim/test_range shim/test_mux shim/test_kills}; do
+	out=${t##*/}.out
 	HPCSHIM_BUILDDIR="$top" HPCSHIM_LIB="$work/.libs/libhpcshim.so" \
 	HPCSHIM_TEST_PRELOAD="$preload" HPCSHIM_TEST_SANITIZER="$kind" \
 	ASAN_OPTIONS="detect_leaks=0:$log" UBSAN_OPTIONS="print_stacktrace=1:$log" \
 	TSAN_OPTIONS="report_signal_unsafe=0:die_after_fork=0:$log" \
-		python3 "$top/tests/$t.py" >"$t.out" 2>&1
+		python3 "$top/tests/$t.py" >"$out" 2>&1
 	rc=$?
-	echo "sanitize $kind: $t: exit $rc, $(grep -c '^ok' "$t.out") ok, $(grep -c '^not ok' "$t.out") not ok"
-	if [ "$rc" != 0 ] || ! grep -q '^1\.\.[0-9]' "$t.out"; then
-		tail -20 "$t.out"
+	echo "sanitize $kind: $t: exit $rc, $(grep -c '^ok' "$out") ok, $(grep -c '^not ok' "$out") not ok"
+	if [ "$rc" != 0 ] || ! grep -q '^1\.\.[0-9]' "$out"; then
+		tail -20 "$out"
 		stopped="$stopped $t"
 	fi
 done

@@ -12,20 +12,20 @@ set -e
 cd "$(dirname "$0")/.."
 
 PACKAGES="gcc g++ gfortran make autoconf automake libtool pkg-config libjson-c-dev libffi-dev libpfm4-dev linux-perf python3"
-# The real programs and runtimes of tests/test_programs.py: both MPIs (Open
+# The real programs and runtimes of tests/programs/test_programs.py: both MPIs (Open
 # MPI and MPICH, launchers and compilers), OpenBLAS for C and numpy (for
 # /usr/bin/python3), Java, node, Go (cgo).
 if [ "$1" = tests ]; then
 	PACKAGES="$PACKAGES openmpi-bin libopenmpi-dev mpich libmpich-dev libopenblas-dev python3-numpy"
 	PACKAGES="$PACKAGES openjdk-17-jdk-headless nodejs golang-go"
-	# headless Chromium opens the HTML report (tests/test_html.py)
+	# headless Chromium opens the HTML report (tests/command/test_html.py)
 	PACKAGES="$PACKAGES chromium"
-	# a private one-node Slurm (tests/test_slurm.py): slurmctld, slurmd, the
+	# a private one-node Slurm (tests/mpi/test_slurm.py): slurmctld, slurmd, the
 	# clients and munge; its mpi/pmix and mpi/pmi2 plugins come with them
 	# (slurm-wlm-basic-plugins), PMIx itself with Open MPI (libpmix2)
 	PACKAGES="$PACKAGES slurm-wlm munge"
 	# the sanitizer builds copy the tracked files (tools/sanitize.sh: git);
-	# a capability-raising copy of a program (tests/test_reach.py: setcap)
+	# a capability-raising copy of a program (tests/command/test_reach.py: setcap)
 	PACKAGES="$PACKAGES git libcap2-bin"
 fi
 missing=""

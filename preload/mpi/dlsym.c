@@ -10,7 +10,7 @@
  * found without it), or NULL.  Every other lookup goes to libc's dlsym by
  * a tail call, so libc sees the caller's own return address: RTLD_NEXT
  * keeps meaning "after the caller", not "after the shim".  (GCC makes the
- * tail call at -O1 and above; tests/test_mpi_job.py checks RTLD_NEXT from
+ * tail call at -O1 and above; tests/mpi/test_mpi_job.py checks RTLD_NEXT from
  * a library preloaded after the shim.)  Limit: RTLD_DEFAULT of one of our
  * MPI names from an object loaded RTLD_LOCAL searches the shim's scope,
  * not the caller's local group.

@@ -8,7 +8,7 @@
  * drill-downs, the offline drill-down's scopes.  Every string read is
  * escaped for each medium.  Nothing may crash, leak or trip a sanitizer.
  * Built and run by tools/fuzz.sh beside fuzz_config.c; its corpus is
- * tests/fuzz/docread (the hostile files of tests/test_hostile.py).
+ * tests/fuzz/docread (the hostile files of tests/command/test_hostile.py).
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // Threads.java - a Java program with 4 threads of its own
-// (tests/test_programs.py).  Each thread sums a known series; the main
+// (tests/programs/test_programs.py).  Each thread sums a known series; the main
 // thread prints the total.  args[0], when given, receives the tid of the
 // main thread and of each worker (one per line, from /proc/thread-self),
 // for the test to find them in the results.

@@ -1,4 +1,4 @@
-/* blas_dgemm.c - a C program linked to OpenBLAS (tests/test_programs.py):
+/* blas_dgemm.c - a C program linked to OpenBLAS (tests/programs/test_programs.py):
  * C = A * B with cblas_dgemm, run with OPENBLAS_NUM_THREADS=2, so
  * OpenBLAS starts its worker thread from its own constructor.  The
  * matrices hold small integers, so the product is exact whatever the

@@ -1,4 +1,4 @@
-// cgo.go - a Go program built with cgo (tests/test_programs.py): calls a C
+// cgo.go - a Go program built with cgo (tests/programs/test_programs.py): calls a C
 // function from several goroutines and prints the total.  Built with cgo,
 // it loads the shim, and the Go runtime ends the process with a raw
 // exit_group system call rather than through libc's exit.

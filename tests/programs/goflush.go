@@ -1,4 +1,4 @@
-// goflush.go - a Go program built with cgo (tests/test_reach.py).  It loads
+// goflush.go - a Go program built with cgo (tests/command/test_reach.py).  It loads
 // the shim, but the Go runtime ends the process with a raw exit_group: no
 // atexit handler or destructor runs, so its file is the periodic flush's
 // (HPCSHIM_FLUSH).  It computes in C until that flush has published a

@@ -1,4 +1,4 @@
-// gostatic.go - a Go program without cgo (tests/test_reach.py).  Built with
+// gostatic.go - a Go program without cgo (tests/command/test_reach.py).  Built with
 // CGO_ENABLED=0 it is a static executable (no PT_INTERP): no dynamic loader
 // runs, so LD_PRELOAD never brings the shim in, and its system calls are
 // raw.  hpcshim run says so and runs it unchanged.

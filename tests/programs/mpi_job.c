@@ -1,4 +1,4 @@
-/* mpi_job.c - an MPI job with known per-rank work (tests/test_mpi_job.py,
+/* mpi_job.c - an MPI job with known per-rank work (tests/mpi/test_mpi_job.py,
  * bench/mpi.sh): rank r touches (r + 1) * N fresh pages in the region
  * "work", then opens R regions "r<i>" once each (R = argv[2], default 0:
  * the job document's size as regions grow).  argv[3], when given:

@@ -1,4 +1,4 @@
-! mpi_job.f90 - a Fortran MPI job (tests/test_mpi_job.py): init, a sum
+! mpi_job.f90 - a Fortran MPI job (tests/mpi/test_mpi_job.py): init, a sum
 ! over the ranks, finalize through the Fortran bindings (Open MPI's call
 ! PMPI_Finalize directly, never the C MPI_Finalize).
 program mpi_job

@@ -1,4 +1,4 @@
-/* mpi_pages.c - an MPI job with known per-rank work (tests/test_programs.py):
+/* mpi_pages.c - an MPI job with known per-rank work (tests/programs/test_programs.py):
  * rank r touches (r + 1) * N fresh pages inside the region "touch", then
  * the ranks sum their page counts with MPI_Allreduce.  Only rank 0 prints,
  * so the output does not depend on the order the ranks finish in. */

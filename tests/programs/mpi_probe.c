@@ -1,5 +1,5 @@
 /* mpi_probe.c - a program without MPI that probes for it the way optional
- * MPI support does (tests/test_mpi_job.py): dlsym(RTLD_DEFAULT) of the
+ * MPI support does (tests/mpi/test_mpi_job.py): dlsym(RTLD_DEFAULT) of the
  * MPI names the shim exports.  With argv[1] "next", it also calls
  * getppid(), which tests/programs/next_lib.c (preloaded after the shim)
  * wraps through dlsym(RTLD_NEXT): the shim's dlsym must keep RTLD_NEXT

@@ -1,5 +1,5 @@
 /* next_lib.c - an interposer preloaded after libhpcshim.so
- * (tests/test_mpi_job.py): getppid through dlsym(RTLD_NEXT), as every
+ * (tests/mpi/test_mpi_job.py): getppid through dlsym(RTLD_NEXT), as every
  * LD_PRELOAD tool does.  If the shim's dlsym lost the caller, RTLD_NEXT
  * would mean "after the shim", this very function, and recurse. */
 #define _GNU_SOURCE

@@ -1,5 +1,5 @@
 """numpy_matmul.py - a matrix product on OpenBLAS threads (run by
-tests/test_programs.py with /usr/bin/python3 and OPENBLAS_NUM_THREADS=2).
+tests/programs/test_programs.py with /usr/bin/python3 and OPENBLAS_NUM_THREADS=2).
 Small integers: the product is exact whatever the threads' split.
 argv[1], when given, receives the tids of every task of the process after
 the product (one per line)."""

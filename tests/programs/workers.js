@@ -1,4 +1,4 @@
-// workers.js - node with 2 worker_threads (tests/test_programs.py).  Each
+// workers.js - node with 2 worker_threads (tests/programs/test_programs.py).  Each
 // worker sums a known series and posts it, with its tid (/proc/thread-self),
 // to the main thread, which prints the total.  argv[2], when given,
 // receives the main thread's tid and the workers' (one per line).

@@ -1,5 +1,5 @@
 /* blas_calls.c - N calls of OpenBLAS's Fortran dgemm_ and M of cblas_dgemm
- * from C (tests/test_wrap.py, HPCSHIM_WRAP=@blas): the regions dgemm_ and
+ * from C (tests/shim/test_wrap.py, HPCSHIM_WRAP=@blas): the regions dgemm_ and
  * cblas_dgemm must count exactly those calls.  Small integers: the printed
  * checksum is exact. */
 #include <cblas.h>

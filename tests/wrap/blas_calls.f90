@@ -1,4 +1,4 @@
-! blas_calls.f90 - N calls of dgemm from Fortran (tests/test_wrap.py,
+! blas_calls.f90 - N calls of dgemm from Fortran (tests/shim/test_wrap.py,
 ! HPCSHIM_WRAP=@blas): the region dgemm_ must count exactly those calls.
 program blas_calls
   implicit none

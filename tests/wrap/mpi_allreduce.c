@@ -1,5 +1,5 @@
 /* mpi_allreduce.c - each rank calls MPI_Allreduce N times and MPI_Barrier
- * once (tests/test_wrap.py, HPCSHIM_WRAP=@mpi): per-rank regions with
+ * once (tests/shim/test_wrap.py, HPCSHIM_WRAP=@mpi): per-rank regions with
  * exactly those calls.  Only rank 0 prints. */
 #include <mpi.h>
 #include <stdio.h>

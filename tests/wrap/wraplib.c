@@ -1,4 +1,4 @@
-/* wraplib.c - the functions tests/test_wrap.py wraps by name: a shared
+/* wraplib.c - the functions tests/shim/test_wrap.py wraps by name: a shared
  * library called from wrapprog.c through its PLT (or GOT). */
 #include <setjmp.h>
 #include <stdio.h>

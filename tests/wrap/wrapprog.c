@@ -1,4 +1,4 @@
-/* wrapprog.c - the program of tests/test_wrap.py.  Modes:
+/* wrapprog.c - the program of tests/shim/test_wrap.py.  Modes:
  *   touch N K [outer]  N calls of wl_touch on K fresh pages each (inside an
  *                      annotated region "outer" touching K pages itself)
  *   cos N              prints a hash of the bits of N results of cos()

@@ -1,5 +1,5 @@
 /* parts.h - the pieces of the small project built with make -j2 by
- * tests/test_programs.py: each partN.c computes one known value. */
+ * tests/programs/test_programs.py: each partN.c computes one known value. */
 #ifndef PARTS_H
 #define PARTS_H
 
