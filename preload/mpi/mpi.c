@@ -279,7 +279,7 @@ static int mpi__document_fn(void *arg)
 	agg_result__job_suffix(hs_proc.job, jobsfx, sizeof(jobsfx));
 	snprintf(path, sizeof(path), "%s/hpcshim-job-%s-%d%s.json",
 		 hs_proc.cfg.output, host, (int)getpid(), jobsfx);
-	rc = agg_jobdoc__write(path, text, why, whylen);
+	rc = agg_jobdoc__write(path, text, false, why, whylen);
 	json_object_put(doc);
 	if (rc == 0)
 		hs_log(HS_LOG_INFO, "job document of %d ranks written to %s", size,

@@ -1,0 +1,213 @@
+"""A hostile neighbour (issue 28): what another user plants in a shared
+(1777) output directory, and a set-user-ID program, never make the shim or
+the tools block, follow a link, truncate or overwrite a file, or take
+another number; result files are the owner's alone (0600) unless
+HPCSHIM_UMASK says otherwise; `-o` onto a device writes through it.
+
+The plants are made by a second unprivileged user (uid 65533) while the
+program runs as nobody (65534), or as root where the finding is root's."""
+import glob
+import json
+import os
+import socket
+import stat
+import subprocess
+import tempfile
+import threading
+import time
+
+from hpctest import Tap, run, workload, LIB, BUILD, WORKLOAD, NOBODY, unprivileged_skip
+
+t = Tap()
+os.umask(0o022)  # the usual umask: 0644 files before the fix
+PLANTER = (65533, 65533)
+HPCSHIM = os.path.join(BUILD, "hpcshim")
+
+
+def as_user(user, fn):
+    """fn() in a child process running as user; its exception as a failure."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgid(user[1])
+            os.setgroups([])
+            os.setuid(user[0])
+            fn()
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    return os.waitpid(pid, 0)[1] == 0
+
+
+def shared_dir():
+    d = tempfile.mkdtemp(prefix="hpcshim-hostile-")
+    os.chmod(d, 0o1777)
+    return d
+
+
+def mode(path):
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def gens_of(d):
+    out = []
+    for f in sorted(glob.glob(os.path.join(d, "hpcshim-*.json"))):
+        with open(f) as fh:
+            doc = json.load(fh)
+        out.append(doc["process"]["exec_generation"])
+    return sorted(out)
+
+
+# ---- modes -----------------------------------------------------------------
+d = shared_dir()
+r = workload("touch", 1, outdir=d)
+files = glob.glob(os.path.join(d, "hpcshim-*.json"))
+t.eq([mode(f) for f in files], [0o600], "result file 0600 under umask 022 (holds the command line)")
+r = workload("touch", 1, outdir=d, env={"HPCSHIM_UMASK": "022"})
+files = sorted(glob.glob(os.path.join(d, "hpcshim-*.json")), key=os.path.getmtime)
+t.eq(mode(files[-1]), 0o644, "HPCSHIM_UMASK=022: 0644")
+r = workload("touch", 1, outdir=d, env={"HPCSHIM_UMASK": "8x"})
+files = sorted(glob.glob(os.path.join(d, "hpcshim-*.json")), key=os.path.getmtime)
+t.ok(len(r.shim_lines()) == 1 and "HPCSHIM_UMASK" in r.shim_lines()[0],
+     "a bad HPCSHIM_UMASK: one line: %r" % r.shim_lines())
+t.eq((r.rc, mode(files[-1])), (0, 0o600), "a bad HPCSHIM_UMASK: the run unchanged, 0600")
+# The fallback ($TMPDIR) when HPCSHIM_OUTPUT cannot take the file.
+blocker = os.path.join(d, "notadir")
+open(blocker, "w").close()
+fb = shared_dir()
+r = run([WORKLOAD, "touch", "1"], outdir=fb, env={"HPCSHIM_OUTPUT": os.path.join(blocker, "x")})
+files = glob.glob(os.path.join(fb, "hpcshim-*.json"))
+t.eq([mode(f) for f in files], [0o600], "the $TMPDIR fallback's file: 0600")
+# The exec marker, left behind by an image whose exec failed (it wrote its
+# file and passed the marker before the exec).
+m = shared_dir()
+r = run([WORKLOAD, "touch", "1", "badexec"], outdir=m)
+markers = glob.glob(os.path.join(m, ".hpcshim-*.exec*"))
+t.ok(markers and all(mode(x) == 0o600 for x in markers),
+     "the exec marker: 0600: %r" % [(os.path.basename(x), oct(mode(x))) for x in markers])
+t.eq([x for x in os.listdir(m) if x.endswith(".tmp")], [], "no temporary of the marker left")
+
+
+# ---- the exec-generation marker ---------------------------------------------
+def host():
+    return socket.gethostname().replace("/", "_")
+
+
+def start_time(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[19]
+
+
+def exec_run(user, plant, desc, timeout=30):
+    """workload as user: a file, a pause, exec, a second file.  During the
+    pause plant(prefix) makes its files; the run must end, with
+    generations 0 and 1."""
+    d = shared_dir()
+    env = dict(os.environ, LD_PRELOAD=LIB, HPCSHIM_OUTPUT=d, TMPDIR=d)
+
+    def pre():
+        if user:
+            os.setgid(user[1])
+            os.setgroups([])
+            os.setuid(user[0])
+    p = subprocess.Popen([WORKLOAD, "touch", "1", "sleep", "1", "1500000", "exec", "touch", "2"],
+                         env=env, cwd=d, preexec_fn=pre, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    time.sleep(0.3)
+    prefix = os.path.join(d, ".hpcshim-%s-%d-%s" % (host(), p.pid, start_time(p.pid)))
+    plant(prefix)
+    try:
+        p.wait(timeout=timeout)
+        ended = True
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        ended = False
+    t.ok(ended, "%s: the program does not block at its exec" % desc)
+    t.eq(gens_of(d), [0, 1], "%s: generations 0 and 1" % desc)
+    return d
+
+
+def fifo(path):
+    return lambda: os.mkfifo(path, 0o666)
+
+
+why = unprivileged_skip()
+if why:
+    t.skip("markers planted by another user", why)
+else:
+    exec_run(NOBODY, lambda pre: as_user(PLANTER, fifo(pre + ".exec.tmp")),
+             "a FIFO at .exec.tmp")
+    exec_run(NOBODY, lambda pre: as_user(PLANTER, fifo(pre + ".exec")),
+             "a FIFO at .exec (non-root program)")
+
+    def regular(path, text):
+        def f():
+            with open(path, "w") as fh:
+                fh.write(text)
+        return f
+    d = exec_run(NOBODY, lambda pre: as_user(PLANTER, regular(pre + ".exec", "41\n")),
+                 "another user's marker saying 41")
+    left = [x for x in os.listdir(d) if x.startswith(".hpcshim-")]
+    t.eq(len(left), 1, "only the planted marker is left (ours is read and removed): %r" % left)
+
+# A hard link at .exec.tmp to a file root owns, root's program: not
+# truncated, not written.
+precious_dir = tempfile.mkdtemp(prefix="hpcshim-precious-")
+precious = os.path.join(precious_dir, "shadow")
+with open(precious, "w") as f:
+    f.write("root's own\n")
+os.chmod(precious, 0o600)
+
+
+def link_plant(pre):
+    try:
+        os.link(precious, pre + ".exec.tmp")
+    except OSError as e:  # another file system: nothing to link
+        t.diag("cannot link: %s" % e)
+
+
+d = exec_run(None, link_plant, "a hard link at .exec.tmp (root's program)")
+with open(precious) as f:
+    t.eq(f.read(), "root's own\n", "the linked file is not truncated nor overwritten")
+
+
+# ---- -o onto what is not a regular file ----------------------------------------
+res = shared_dir()
+workload("touch", 1, outdir=res)
+workload("touch", 2, outdir=res)
+devdir = tempfile.mkdtemp(prefix="hpcshim-dev-")
+null = os.path.join(devdir, "null")
+os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a copy of /dev/null
+p = subprocess.run([HPCSHIM, "merge", "-o", null, res], capture_output=True, text=True, timeout=60)
+t.eq(p.returncode, 0, "merge -o onto a character device: exit 0 (%s)" % p.stderr.strip())
+t.ok(stat.S_ISCHR(os.lstat(null).st_mode) and os.lstat(null).st_rdev == os.makedev(1, 3),
+     "merge -o DEV: the device is still the device, not replaced by a file")
+t.eq(sorted(os.listdir(devdir)), ["null"], "merge -o DEV: no temporary left beside it")
+# A FIFO (a process substitution, `-o >(jq .)`): the document goes through it.
+fifo_out = os.path.join(devdir, "pipe")
+os.mkfifo(fifo_out)
+got = {}
+
+
+def reader():
+    with open(fifo_out) as fh:
+        got["text"] = fh.read()
+
+
+th = threading.Thread(target=reader)
+th.start()
+p = subprocess.run([HPCSHIM, "merge", "-o", fifo_out, res], capture_output=True, text=True, timeout=60)
+th.join(60)
+t.ok(p.returncode == 0 and json.loads(got.get("text", "null") or "null") is not None
+     and stat.S_ISFIFO(os.lstat(fifo_out).st_mode),
+     "merge -o FIFO: the job document comes out of the FIFO, which stays a FIFO")
+p = subprocess.run([HPCSHIM, "merge", "-o", devdir, res], capture_output=True, text=True, timeout=60)
+lines = [l for l in p.stderr.splitlines() if l]
+t.ok(p.returncode != 0 and len(lines) == 1 and "directory" in lines[0],
+     "merge -o DIR: refused in one line: %r" % lines)
+out = os.path.join(devdir, "job.json")
+p = subprocess.run([HPCSHIM, "merge", "-o", out, res], capture_output=True, text=True, timeout=60)
+t.eq((p.returncode, mode(out)), (0, 0o600), "merge -o FILE: a regular file, 0600 (umask 022)")
+
+t.done()
