@@ -9,6 +9,7 @@ program runs as nobody (65534), or as root where the finding is root's."""
 import glob
 import json
 import os
+import shutil
 import socket
 import stat
 import subprocess
@@ -110,7 +111,7 @@ def exec_run(user, plant, desc, timeout=30):
             os.setgid(user[1])
             os.setgroups([])
             os.setuid(user[0])
-    p = subprocess.Popen([WORKLOAD, "touch", "1", "sleep", "1", "1500000", "exec", "touch", "2"],
+    p = subprocess.Popen([WORKLOAD, "touch", "1", "sleep", "3", "500000", "exec", "touch", "2"],
                          env=env, cwd=d, preexec_fn=pre, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE)
     time.sleep(0.3)
@@ -195,7 +196,7 @@ def reader():
         got["text"] = fh.read()
 
 
-th = threading.Thread(target=reader)
+th = threading.Thread(target=reader, daemon=True)
 th.start()
 p = subprocess.run([HPCSHIM, "merge", "-o", fifo_out, res], capture_output=True, text=True, timeout=60)
 th.join(60)
@@ -210,4 +211,181 @@ out = os.path.join(devdir, "job.json")
 p = subprocess.run([HPCSHIM, "merge", "-o", out, res], capture_output=True, text=True, timeout=60)
 t.eq((p.returncode, mode(out)), (0, 0o600), "merge -o FILE: a regular file, 0600 (umask 022)")
 
+
+# ---- the tools and a FIFO among the results ----------------------------------
+rep = shared_dir()
+workload("touch", 1, outdir=rep)
+os.mkfifo(os.path.join(rep, "hpcshim-planted.json"))
+try:
+    p = subprocess.run([HPCSHIM, "report", rep], capture_output=True, text=True, timeout=30)
+    ended = True
+except subprocess.TimeoutExpired:
+    ended = False
+t.ok(ended, "report DIR with a FIFO named hpcshim-*.json: does not block")
+if ended:
+    lines = [l for l in p.stderr.splitlines() if l]
+    t.ok(len(lines) == 1 and "hpcshim-planted.json: not a regular file" in lines[0]
+         and "touch" in p.stdout,
+         "report DIR: the FIFO skipped in one line, the result reported (rc %d, %r)"
+         % (p.returncode, lines))
+
+
+def children(pid):
+    kids = []
+    for e in os.listdir("/proc"):
+        if e.isdigit():
+            try:
+                with open("/proc/%s/stat" % e) as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        kids.append(int(e))
+            except OSError:
+                pass
+    return kids
+
+
+def wait_child(p):
+    for _ in range(500):
+        kids = children(p.pid)
+        if kids:
+            return kids[0]
+        time.sleep(0.01)
+    return None
+
+
+def proc_state(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return None
+
+
+why = unprivileged_skip()
+if why:
+    t.skip("run -o SHARED with a FIFO planted by another user", why)
+else:
+    sh = shared_dir()
+    p = subprocess.Popen([HPCSHIM, "run", "-o", sh, WORKLOAD, "sleep", "2", "500000"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    kid = wait_child(p)
+    if kid:
+        as_user(PLANTER, fifo(os.path.join(sh, "hpcshim-%s-%d-x9.json" % (host(), kid))))
+    try:
+        err = p.communicate(timeout=30)[1]
+        ended = True
+    except subprocess.TimeoutExpired:
+        p.kill()
+        err = p.communicate()[1]
+        ended = False
+    t.ok(kid and ended, "run -o SHARED with a FIFO at the child's name: does not block (child %s)" % kid)
+    t.ok(ended and p.returncode == 0 and "slept" not in err and "sleep" in err,
+         "run -o SHARED: the summary is the child's own file (rc %s)" % p.returncode)
+
+# SIGTERM to run once its child has ended (not reaped: run is stopped): it
+# is run's own, and ends it, not forwarded to a child that is no more.
+p = subprocess.Popen([HPCSHIM, "run", "-q", WORKLOAD, "sleep", "2", "500000"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     cwd=tempfile.mkdtemp(prefix="hpcshim-term-"))
+kid = wait_child(p)
+os.kill(p.pid, 19)  # SIGSTOP
+for _ in range(1000):
+    if kid is None or proc_state(kid) in ("Z", None):
+        break
+    time.sleep(0.01)
+os.kill(p.pid, 15)  # SIGTERM
+os.kill(p.pid, 18)  # SIGCONT
+try:
+    rc = p.wait(timeout=30)
+except subprocess.TimeoutExpired:
+    p.kill()
+    rc = p.wait()
+t.eq(rc, -15, "run: SIGTERM after the child ended ends run by SIGTERM")
+
+
+# ---- secure execution (AT_SECURE) -------------------------------------------
+# A set-user-ID program (of uid 65533) linked with the shim (the way
+# /etc/ld.so.preload or a trusted library reaches one: LD_PRELOAD cannot),
+# run by nobody with HPCSHIM_* set: dormant, one line, no file, no preset
+# read.
+CC = shutil.which("cc") or shutil.which("gcc")
+why = unprivileged_skip()
+if why or not CC:
+    t.skip("secure execution", why or "no C compiler")
+else:
+    sd = tempfile.mkdtemp(prefix="hpcshim-secure-")
+    os.chmod(sd, 0o755)
+    with open(os.path.join(sd, "p.c"), "w") as f:
+        f.write("int main(void) { return 3; }\n")
+    prog = os.path.join(sd, "suid")
+    plain = os.path.join(sd, "plain")
+    subprocess.run([CC, "-o", prog, os.path.join(sd, "p.c"), "-Wl,--no-as-needed", LIB,
+                    "-Wl,-rpath," + os.path.dirname(LIB)], check=True)
+    shutil.copy(prog, plain)
+    os.chown(prog, PLANTER[0], PLANTER[1])
+    os.chmod(prog, 0o4755)
+    # The secret: a file only the set-user-ID owner can read, reached
+    # through a preset name in a directory the invoker made.
+    secret = os.path.join(sd, "shadow")
+    with open(secret, "w") as f:
+        f.write("root:SECRETHASH:19000:0:99999:7:::\n")
+    os.chown(secret, PLANTER[0], PLANTER[1])
+    os.chmod(secret, 0o600)
+    pdir = tempfile.mkdtemp(prefix="hpcshim-presets-")
+    os.chmod(pdir, 0o755)
+    os.symlink(secret, os.path.join(pdir, "evil.preset"))
+    env = {"HPCSHIM_PRESET_PATH": pdir, "HPCSHIM_PRESET": "cpi"}
+    out = shared_dir()
+    r = run([plain], outdir=out, preload=False, user=NOBODY, env=env)
+    t.eq((r.rc, len(r.docs)), (3, 1), "control: the same program, not set-user-ID, is counted")
+    out = shared_dir()
+    r = run([prog], outdir=out, preload=False, user=NOBODY, env=env)
+    lines = r.shim_lines()
+    t.eq(r.rc, 3, "set-user-ID program: runs unchanged")
+    t.eq(os.listdir(out), [], "set-user-ID program: no file in HPCSHIM_OUTPUT (nor anywhere)")
+    t.ok(len(lines) == 1 and "secure execution" in lines[0],
+         "set-user-ID program: one line says it is dormant: %r" % lines)
+    t.ok("SECRETHASH" not in r.err, "set-user-ID program: the preset path is not read")
+    r = subprocess.run([prog], capture_output=True, text=True, cwd=sd,
+                       env={"PATH": "/usr/bin:/bin"},
+                       preexec_fn=lambda: (os.setgid(65534), os.setgroups([]), os.setuid(65534)))
+    t.eq(r.stderr, "", "set-user-ID program with no HPCSHIM_* variable: silent (a system-wide preload)")
+
+
+# ---- the MPI plugin, not from the current directory -------------------------
+MPICC = shutil.which("mpicc.openmpi") or shutil.which("mpicc")
+if not MPICC:
+    t.skip("MPI plugin after a chdir", "no mpicc")
+else:
+    md = tempfile.mkdtemp(prefix="hpcshim-plugin-")
+    os.chmod(md, 0o755)
+    with open(os.path.join(md, "m.c"), "w") as f:
+        f.write("#include <mpi.h>\n#include <unistd.h>\n"
+                "int main(int c, char **v) { MPI_Init(&c, &v);\n"
+                "  if (chdir(v[1])) return 9;\n  MPI_Finalize(); return 0; }\n")
+    with open(os.path.join(md, "evil.c"), "w") as f:
+        f.write("#include <fcntl.h>\n#include <unistd.h>\n"
+                "__attribute__((constructor)) static void pwn(void)\n"
+                "{ int fd = open(\"PWNED\", O_WRONLY | O_CREAT, 0644); if (fd >= 0) close(fd); }\n")
+    evil = os.path.join(md, "evil")
+    os.mkdir(evil)
+    subprocess.run([MPICC, "-o", os.path.join(md, "m"), os.path.join(md, "m.c")], check=True)
+    for impl in ("openmpi", "mpich"):
+        subprocess.run([CC or "cc", "-shared", "-fPIC", "-o",
+                        os.path.join(evil, "hpcshim-mpi-%s.so" % impl), os.path.join(md, "evil.c")],
+                       check=True)
+    env = dict(os.environ, LD_PRELOAD="./" + os.path.basename(LIB), HPCSHIM_OUTPUT=md,
+               OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", TMPDIR=md,
+               OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    for k in list(env):
+        if k.startswith(("HPCSHIM_", "PMIX_", "PMI_", "SLURM_")) and k != "HPCSHIM_OUTPUT":
+            del env[k]
+    p = subprocess.run([os.path.join(md, "m"), evil], env=env, cwd=os.path.dirname(LIB),
+                       capture_output=True, text=True, timeout=120)
+    t.ok(not os.path.exists(os.path.join(evil, "PWNED")),
+         "LD_PRELOAD=./libhpcshim.so, chdir before MPI_Finalize: no plugin from the new "
+         "current directory (rc %d)" % p.returncode)
+    t.eq(p.returncode, 0, "the MPI program runs unchanged")
+
+for d_ in glob.glob(os.path.join(tempfile.gettempdir(), "hpcshim-hostile-*")):
+    shutil.rmtree(d_, ignore_errors=True)
 t.done()
