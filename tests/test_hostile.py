@@ -25,6 +25,15 @@ PLANTER = (65533, 65533)
 HPCSHIM = os.path.join(BUILD, "hpcshim")
 
 
+MADE = []  # every temporary directory of this test, removed at the end
+
+
+def mkd(prefix):
+    d = tempfile.mkdtemp(prefix=prefix)
+    MADE.append(d)
+    return d
+
+
 def as_user(user, fn):
     """fn() in a child process running as user; its exception as a failure."""
     pid = os.fork()
@@ -41,7 +50,7 @@ def as_user(user, fn):
 
 
 def shared_dir():
-    d = tempfile.mkdtemp(prefix="hpcshim-hostile-")
+    d = mkd("hpcshim-hostile-")
     os.chmod(d, 0o1777)
     return d
 
@@ -154,7 +163,7 @@ else:
 
 # A hard link at .exec.tmp to a file root owns, root's program: not
 # truncated, not written.
-precious_dir = tempfile.mkdtemp(prefix="hpcshim-precious-")
+precious_dir = mkd("hpcshim-precious-")
 precious = os.path.join(precious_dir, "shadow")
 with open(precious, "w") as f:
     f.write("root's own\n")
@@ -177,7 +186,7 @@ with open(precious) as f:
 res = shared_dir()
 workload("touch", 1, outdir=res)
 workload("touch", 2, outdir=res)
-devdir = tempfile.mkdtemp(prefix="hpcshim-dev-")
+devdir = mkd("hpcshim-dev-")
 null = os.path.join(devdir, "null")
 os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a copy of /dev/null
 p = subprocess.run([HPCSHIM, "merge", "-o", null, res], capture_output=True, text=True, timeout=60)
@@ -285,7 +294,7 @@ else:
 # is run's own, and ends it, not forwarded to a child that is no more.
 p = subprocess.Popen([HPCSHIM, "run", "-q", WORKLOAD, "sleep", "2", "500000"],
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     cwd=tempfile.mkdtemp(prefix="hpcshim-term-"))
+                     cwd=mkd("hpcshim-term-"))
 kid = wait_child(p)
 os.kill(p.pid, 19)  # SIGSTOP
 for _ in range(1000):
@@ -312,7 +321,7 @@ why = unprivileged_skip()
 if why or not CC:
     t.skip("secure execution", why or "no C compiler")
 else:
-    sd = tempfile.mkdtemp(prefix="hpcshim-secure-")
+    sd = mkd("hpcshim-secure-")
     os.chmod(sd, 0o755)
     with open(os.path.join(sd, "p.c"), "w") as f:
         f.write("int main(void) { return 3; }\n")
@@ -330,7 +339,7 @@ else:
         f.write("root:SECRETHASH:19000:0:99999:7:::\n")
     os.chown(secret, PLANTER[0], PLANTER[1])
     os.chmod(secret, 0o600)
-    pdir = tempfile.mkdtemp(prefix="hpcshim-presets-")
+    pdir = mkd("hpcshim-presets-")
     os.chmod(pdir, 0o755)
     os.symlink(secret, os.path.join(pdir, "evil.preset"))
     env = {"HPCSHIM_PRESET_PATH": pdir, "HPCSHIM_PRESET": "cpi"}
@@ -356,7 +365,7 @@ MPICC = shutil.which("mpicc.openmpi") or shutil.which("mpicc")
 if not MPICC:
     t.skip("MPI plugin after a chdir", "no mpicc")
 else:
-    md = tempfile.mkdtemp(prefix="hpcshim-plugin-")
+    md = mkd("hpcshim-plugin-")
     os.chmod(md, 0o755)
     with open(os.path.join(md, "m.c"), "w") as f:
         f.write("#include <mpi.h>\n#include <unistd.h>\n"
@@ -385,7 +394,29 @@ else:
          "LD_PRELOAD=./libhpcshim.so, chdir before MPI_Finalize: no plugin from the new "
          "current directory (rc %d)" % p.returncode)
     t.eq(p.returncode, 0, "the MPI program runs unchanged")
+    t.eq(len(glob.glob(os.path.join(md, "hpcshim-job-*.json"))), 1,
+         "the real plugin, from the shim's own directory, wrote the job document")
+    shutil.rmtree(md, ignore_errors=True)
 
-for d_ in glob.glob(os.path.join(tempfile.gettempdir(), "hpcshim-hostile-*")):
+# ---- the shipped data, not from the program's directory ----------------------
+# The shim under a name dladdr cannot place (no ".so"): the old search fell
+# back to /proc/self/exe, the program's directory, and read its
+# data/presets.
+pd = mkd("hpcshim-progdir-")
+os.makedirs(os.path.join(pd, "data", "presets"))
+shutil.copy(WORKLOAD, os.path.join(pd, "workload"))
+with open(os.path.join(pd, "data", "presets", "evil.preset"), "w") as f:
+    f.write("garbage from the program's directory\n")
+libdir = mkd("hpcshim-lib-")
+shutil.copy(LIB, os.path.join(libdir, "shimlib"))
+r = run([os.path.join(pd, "workload"), "touch", "1"], preload=False,
+        env={"LD_PRELOAD": os.path.join(libdir, "shimlib"), "HPCSHIM_PRESET": "cpi"})
+t.ok(r.rc == 0 and "garbage" not in r.err,
+     "the shim named without .so: no preset read from the program's directory: %r"
+     % r.shim_lines())
+shutil.rmtree(pd, ignore_errors=True)
+shutil.rmtree(libdir, ignore_errors=True)
+
+for d_ in MADE:
     shutil.rmtree(d_, ignore_errors=True)
 t.done()
