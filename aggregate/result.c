@@ -211,7 +211,8 @@ static int result__write_through(const char *path, const char *text, char *err,
 		off += (size_t)w;
 	}
 	if (off < n + 1) {
-		snprintf(err, errlen, "%s: %s", path, w < 0 ? strerror(errno) : "short write");
+		snprintf(err, errlen, "%s: %s", path,
+			 w < 0 ? strerror(errno) : "short write");
 		hs_sys__close(fd);
 		return -1;
 	}
@@ -229,8 +230,8 @@ static int result__write_through(const char *path, const char *text, char *err,
  * (named) that is not a regular file is written through (a device: /dev/null
  * stays a device) or refused (a directory); one the shim made up is only
  * ever replaced. */
-int agg_result__write_text(const char *path, const char *text, bool named, char *err,
-			   size_t errlen)
+int agg_result__write_text(const char *path, const char *text, bool named,
+			   char *err, size_t errlen)
 {
 	size_t len = strlen(path) + 48, n = strlen(text);
 	char *tmp;
@@ -251,7 +252,8 @@ int agg_result__write_text(const char *path, const char *text, bool named, char 
 	}
 	snprintf(tmp, len, "%s.tmp.%d.%016llx", path, (int)getpid(),
 		 (unsigned long long)hs_filemode__random());
-	fd = hs_sys__openat(AT_FDCWD, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	fd = hs_sys__openat(AT_FDCWD, tmp,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			    (int)result_mode);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));

@@ -90,8 +90,8 @@ bool hs_dl__self_dir(const void *addr, char *dir, size_t len)
 		if (n > sizeof(deleted) - 1 &&
 		    strcmp(file + n - (sizeof(deleted) - 1), deleted) == 0)
 			file[n - (sizeof(deleted) - 1)] = '\0';
-	} else if (!dladdr(addr, &info) || !info.dli_fname || info.dli_fname[0] != '/' ||
-		   strlen(info.dli_fname) >= sizeof(file)) {
+	} else if (!dladdr(addr, &info) || !info.dli_fname ||
+		   info.dli_fname[0] != '/' || strlen(info.dli_fname) >= sizeof(file)) {
 		return false;
 	} else {
 		snprintf(file, sizeof(file), "%s", info.dli_fname);

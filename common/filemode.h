@@ -52,7 +52,8 @@ static inline uint64_t hs_filemode__random(void)
 	uint64_t r = 0;
 	struct timespec ts;
 
-	if (syscall(SYS_getrandom, &r, sizeof(r), 1 /* GRND_NONBLOCK */) == (long)sizeof(r))
+	if (syscall(SYS_getrandom, &r, sizeof(r), 1 /* GRND_NONBLOCK */) ==
+	    (long)sizeof(r))
 		return r;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^

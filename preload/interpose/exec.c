@@ -96,11 +96,11 @@ static void exec__marker(char *path, size_t len, int slot)
 		if (*c == '/')
 			*c = '_';
 	if (slot > 0)
-		snprintf(path, len, "%s/.hpcshim-%s-%d-%llu.exec%d", hs_proc.cfg.output,
-			 host, (int)getpid(), start, slot);
+		snprintf(path, len, "%s/.hpcshim-%s-%d-%llu.exec%d",
+			 hs_proc.cfg.output, host, (int)getpid(), start, slot);
 	else
-		snprintf(path, len, "%s/.hpcshim-%s-%d-%llu.exec", hs_proc.cfg.output,
-			 host, (int)getpid(), start);
+		snprintf(path, len, "%s/.hpcshim-%s-%d-%llu.exec",
+			 hs_proc.cfg.output, host, (int)getpid(), start);
 }
 
 /* The generation a marker at path holds when it is ours (a regular file
@@ -111,15 +111,16 @@ static long exec__read(const char *path)
 	long last = -1;
 	struct stat st;
 	ssize_t n;
-	int fd = hs_sys__openat(AT_FDCWD, path,
-				O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
+	const int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+	int fd = hs_sys__openat(AT_FDCWD, path, flags, 0);
 
 	if (fd < 0)
 		return errno == ENOENT ? -2 : -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    st.st_nlink != 1) {
 		hs_sys__close(fd);
-		hs_log(HS_LOG_DEBUG, "exec: %s is not this user's marker; ignored", path);
+		hs_log(HS_LOG_DEBUG, "exec: %s is not this user's marker; ignored",
+		       path);
 		return -1;
 	}
 	n = hs_sys__read(fd, buf, sizeof(buf) - 1);
@@ -159,6 +160,8 @@ int hs_exec__generation(void)
  * first slot that takes it. */
 static void exec__pass(int gen)
 {
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK |
+			  O_CLOEXEC;
 	char path[PATH_MAX + 400], tmp[PATH_MAX + 440], num[16];
 	int fd, len, ok;
 
@@ -171,9 +174,7 @@ static void exec__pass(int gen)
 	snprintf(tmp, sizeof(tmp), "%s.%016llx.tmp", path,
 		 (unsigned long long)hs_filemode__random());
 	len = snprintf(num, sizeof(num), "%d\n", gen);
-	fd = hs_sys__openat(AT_FDCWD, tmp,
-			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
-			    0600);
+	fd = hs_sys__openat(AT_FDCWD, tmp, flags, 0600);
 	if (fd < 0) {
 		hs_log(HS_LOG_DEBUG, "exec: cannot write %s: %s", tmp, strerror(errno));
 		return;
@@ -191,7 +192,8 @@ static void exec__pass(int gen)
 			return;
 		}
 	}
-	hs_log(HS_LOG_DEBUG, "exec: cannot place the marker %s: %s", path, strerror(errno));
+	hs_log(HS_LOG_DEBUG, "exec: cannot place the marker %s: %s", path,
+	       strerror(errno));
 	unlink(tmp);
 }
 
