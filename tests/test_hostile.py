@@ -181,6 +181,19 @@ d = exec_run(None, link_plant, "a hard link at .exec.tmp (root's program)")
 with open(precious) as f:
     t.eq(f.read(), "root's own\n", "the linked file is not truncated nor overwritten")
 
+# A symbolic link planted at the result's own name, to root's file: link(2)
+# does not follow it; the result takes the next name, the file is intact.
+d = shared_dir()
+env = dict(os.environ, LD_PRELOAD=LIB, HPCSHIM_OUTPUT=d, TMPDIR=d, HPCSHIM_FLUSH="off")
+p = subprocess.Popen([WORKLOAD, "sleep", "3", "300000", "touch", "1"], env=env, cwd=d,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+time.sleep(0.3)
+os.symlink(precious, os.path.join(d, "hpcshim-%s-%d.json" % (host(), p.pid)))
+p.wait(timeout=60)
+with open(precious) as f:
+    t.eq(f.read(), "root's own\n", "a link at the result's name: its target untouched")
+t.ok(os.path.exists(os.path.join(d, "hpcshim-%s-%d-1.json" % (host(), p.pid))),
+     "a link at the result's name: the result under the next name")
 
 # ---- -o onto what is not a regular file ----------------------------------------
 res = shared_dir()
