@@ -185,14 +185,26 @@ void agg_result__base(const struct agg_process *p, char *base, size_t len)
 			*c = '_';
 }
 
+/* A name of a descriptor the caller has open (/dev/stdout, /dev/fd/N,
+ * /proc/self/fd/N): what it reaches is written, whatever it is; a file
+ * made beside it would land in /dev or /proc. */
+static bool result__fd_name(const char *path)
+{
+	return strncmp(path, "/dev/fd/", 8) == 0 || strcmp(path, "/dev/stdout") == 0 ||
+	       strcmp(path, "/dev/stderr") == 0 || strncmp(path, "/proc/", 6) == 0;
+}
+
 /* Writes text whole to what path already is, a device, a pipe or a FIFO
  * (-o /dev/null, /dev/stdout, a process substitution): never replaced by
- * a regular file.  Opened without O_CREAT, so nothing is made. */
-static int result__write_through(const char *path, const char *text, char *err,
-				 size_t errlen)
+ * a regular file.  Opened without O_CREAT, so nothing is made; a regular
+ * file reached through a descriptor's name (stdout redirected to a file)
+ * is appended to, as the shell's `>` and `>>` leave it. */
+static int result__write_through(const char *path, const char *text, bool regular,
+				 char *err, size_t errlen)
 {
+	const int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC | (regular ? O_APPEND : 0);
 	size_t n = strlen(text), off = 0;
-	int fd = hs_sys__openat(AT_FDCWD, path, O_WRONLY | O_NOCTTY | O_CLOEXEC, 0);
+	int fd = hs_sys__openat(AT_FDCWD, path, flags, 0);
 	long w = 0;
 
 	if (fd < 0) {
@@ -227,9 +239,9 @@ static int result__write_through(const char *path, const char *text, char *err,
  * renamed over it, so that a reader never sees a part.  The temporary has
  * a random part and is made with O_EXCL|O_NOFOLLOW: nothing planted
  * beside path is followed, truncated or written.  A path the user named
- * (named) that is not a regular file is written through (a device: /dev/null
- * stays a device) or refused (a directory); one the shim made up is only
- * ever replaced. */
+ * (named) that is not a regular file, or names a descriptor, is written
+ * through (a device: /dev/null stays a device) or refused (a directory);
+ * one the shim made up is only ever replaced. */
 int agg_result__write_text(const char *path, const char *text, bool named,
 			   char *err, size_t errlen)
 {
@@ -239,9 +251,11 @@ int agg_result__write_text(const char *path, const char *text, bool named,
 	int fd, rc = -1;
 	FILE *f;
 
-	if (named && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	if (named && stat(path, &st) == 0 &&
+	    (!S_ISREG(st.st_mode) || result__fd_name(path))) {
 		if (!S_ISDIR(st.st_mode))
-			return result__write_through(path, text, err, errlen);
+			return result__write_through(path, text, S_ISREG(st.st_mode),
+						     err, errlen);
 		snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
 		return -1;
 	}

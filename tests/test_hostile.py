@@ -232,6 +232,19 @@ p = subprocess.run([HPCSHIM, "merge", "-o", devdir, res], capture_output=True, t
 lines = [l for l in p.stderr.splitlines() if l]
 t.ok(p.returncode != 0 and len(lines) == 1 and "directory" in lines[0],
      "merge -o DIR: refused in one line: %r" % lines)
+# A descriptor's name: stdout a file (the shell's `>`), then a pipe.  Never
+# a file made beside it (in /dev or /proc).
+with open(os.path.join(devdir, "stdout.json"), "w") as fh:
+    p = subprocess.run([HPCSHIM, "merge", "-o", "/dev/fd/1", res], stdout=fh,
+                       stderr=subprocess.PIPE, text=True, timeout=60)
+with open(os.path.join(devdir, "stdout.json")) as fh:
+    text = fh.read()
+t.ok(p.returncode == 0 and text.startswith("{") and json.loads(text)["schema"].startswith("hpcshim-job/"),
+     "merge -o /dev/fd/1, stdout a file: the job document in it (%s)" % p.stderr.strip())
+p = subprocess.run([HPCSHIM, "merge", "-o", "/proc/self/fd/1", res], capture_output=True,
+                   text=True, timeout=60)
+t.ok(p.returncode == 0 and p.stdout.startswith("{"),
+     "merge -o /proc/self/fd/1, stdout a pipe: the job document through it (%s)" % p.stderr.strip())
 out = os.path.join(devdir, "job.json")
 p = subprocess.run([HPCSHIM, "merge", "-o", out, res], capture_output=True, text=True, timeout=60)
 t.eq((p.returncode, mode(out)), (0, 0o600), "merge -o FILE: a regular file, 0600 (umask 022)")
