@@ -7,10 +7,13 @@
  * set, and the HPCSHIM_* variables from the options, then runs PROGRAM as
  * a child and waits.  The child has our stdin, stdout and stderr; its exit
  * status is ours; a signal sent to us (kill, not the terminal, which
- * signals the child itself) is passed on; when the child dies by a signal
- * we die by the same one.  A program that is not found exits 127, one
+ * signals the child itself) is passed on while the child runs, and is
+ * ours once it has ended (a SIGTERM then ends us, however long the summary
+ * takes); when the child dies by a signal we die by the same one.  A program that is not found exits 127, one
  * that cannot be executed 126, as in a shell.  At the end the process
- * totals of the child's result file go to stderr (-q: nothing).
+ * totals of the child's result file go to stderr (-q: nothing): a
+ * regular file of our own user only (another user's file, or a FIFO, in a
+ * shared -o directory is never read).
  *
  * Before the program starts: the output directory is made (parents too,
  * common/mkdirs.h; exit 2 when it cannot be), and a program LD_PRELOAD

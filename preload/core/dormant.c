@@ -28,8 +28,8 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/auxv.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "preload/base/log.h"
