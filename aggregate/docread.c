@@ -10,15 +10,20 @@
  * document; threads in docread_thread.c, regions and drill-downs in
  * docread_region.c.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "aggregate/docread_internal.h"
+#include "common/sys.h"
 
 /* ---- opening ------------------------------------------------------------ */
 
@@ -88,11 +93,28 @@ struct dr_doc *dr_doc__wrap(json_object *root)
 	return d;
 }
 
+/* Only a regular file is read: a FIFO or a device among the results (put
+ * there by another user of a shared directory) would block open(2) or
+ * read(2) for ever.  Opened O_NONBLOCK, so that the open itself returns,
+ * and checked with fstat before a byte is read. */
 struct dr_doc *dr_doc__load(const char *path, char *why, size_t len)
 {
-	json_object *root = json_object_from_file(path);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	json_object *root;
+	struct stat st;
 	struct dr_doc *d;
 
+	if (fd < 0) {
+		snprintf(why, len, "%s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		hs_sys__close(fd); /* never the shim's close wrapper */
+		snprintf(why, len, "not a regular file");
+		return NULL;
+	}
+	root = json_object_from_fd(fd);
+	hs_sys__close(fd);
 	if (!root) {
 		load_error(why, len);
 		return NULL;

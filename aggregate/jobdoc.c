@@ -765,7 +765,8 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 
 /* ---- output ------------------------------------------------------------ */
 
-int agg_jobdoc__write(const char *path, const char *text, char *err, size_t errlen)
+int agg_jobdoc__write(const char *path, const char *text, bool named, char *err,
+		      size_t errlen)
 {
-	return agg_result__write_text(path, text, err, errlen);
+	return agg_result__write_text(path, text, named, err, errlen);
 }

@@ -65,7 +65,9 @@ void agg_jobdoc__free(struct agg_jobdoc *j);
  * which must never end the program. */
 int agg_jobdoc__guard(int (*fn)(void *), void *arg);
 /* text + "\n" to path atomically (a temporary name, fsync, rename): 0, or
- * -1 with the reason in err. */
-int agg_jobdoc__write(const char *path, const char *text, char *err, size_t errlen);
+ * -1 with the reason in err.  named: a path the user gave (-o), written
+ * through when it is a device, pipe or FIFO (agg_result__write_text). */
+int agg_jobdoc__write(const char *path, const char *text, bool named, char *err,
+		      size_t errlen);
 
 #endif

@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/filemode.h"
 #include "common/mkdirs.h"
 #include "common/sys.h"
 #include "aggregate/aggregate.h"
@@ -17,24 +19,53 @@
 #include "aggregate/result.h"
 #include "aggregate/view.h"
 
+/* The mode files are created with (agg_result__set_mode): 0600 until the
+ * writer says otherwise (common/filemode.h). */
+static unsigned result_mode = 0600;
+
+void agg_result__set_mode(unsigned mode)
+{
+	result_mode = mode & 0666;
+}
+
+/* f->tmp with a random part added: the usual name is held by a file this
+ * process cannot remove (another user's, in a sticky directory). */
+static void result__random_tmp(struct agg_result_file *f)
+{
+	size_t n = strlen(f->tmp);
+
+	if (n > 4 && n + 20 < sizeof(f->tmp))
+		snprintf(f->tmp + n - 4, sizeof(f->tmp) - n + 4, ".%016llx.tmp",
+			 (unsigned long long)hs_filemode__random());
+}
 
 /* The file as one process writes it: unnamed (O_TMPFILE) where the file
  * system allows, so a process killed while writing leaves nothing behind;
  * else under the hidden name .hpcshim-<host>-<pid>.<tag>.tmp, the same
  * for every image of that pid, so the next write of this pid (or the next
- * process that gets it) removes what a killed one left. */
+ * process that gets it) removes what a killed one left.  A name held by
+ * what this process cannot remove (a FIFO, a link or a file of another
+ * user in a sticky directory) is never opened: O_EXCL, and a name with a
+ * random part instead. */
 int agg_result__open(struct agg_result_file *f, const char *dir, const char *host,
 		     pid_t pid, char tag)
 {
-	f->fd = hs_sys__openat(AT_FDCWD, dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+
+	f->fd = hs_sys__openat(AT_FDCWD, dir, O_TMPFILE | O_WRONLY | O_CLOEXEC,
+			       (int)result_mode);
 	f->anon = f->fd >= 0;
 	agg_result__tmp_name(f->tmp, sizeof(f->tmp), dir, host, pid, tag);
 	if (f->anon)
 		return 0;
 	unlink(f->tmp);
-	f->fd = hs_sys__openat(AT_FDCWD, f->tmp,
-			       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			       0644);
+	f->fd = hs_sys__openat(AT_FDCWD, f->tmp, flags, (int)result_mode);
+	if (f->fd < 0 && errno == EEXIST) {
+		result__random_tmp(f);
+		f->fd = hs_sys__openat(AT_FDCWD, f->tmp, flags, (int)result_mode);
+	}
+	if (f->fd < 0)
+		f->tmp[0] = '\0'; /* not ours: discard must not remove it */
 	return f->fd < 0 ? -1 : 0;
 }
 
@@ -88,7 +119,11 @@ int agg_result__link_new(struct agg_result_file *f, const char *dir,
 int agg_result__replace(struct agg_result_file *f, const char *path)
 {
 	if (f->anon && result__link(f, f->tmp) < 0) {
-		if (errno != EEXIST || unlink(f->tmp) < 0 || result__link(f, f->tmp) < 0)
+		if (errno != EEXIST)
+			return -1;
+		if (unlink(f->tmp) < 0)
+			result__random_tmp(f); /* held by what is not ours */
+		if (result__link(f, f->tmp) < 0)
 			return -1;
 	}
 	if (rename(f->tmp, path) == 0)
@@ -150,26 +185,96 @@ void agg_result__base(const struct agg_process *p, char *base, size_t len)
 			*c = '_';
 }
 
-/* The job document (aggregate/jobdoc.c): written whole, beside path, then
- * renamed over it, so that a reader never sees a part. */
-int agg_result__write_text(const char *path, const char *text, char *err,
-			   size_t errlen)
+/* A name of a descriptor the caller has open (/dev/stdout, /dev/fd/N,
+ * /proc/self/fd/N): what it reaches is written, whatever it is; a file
+ * made beside it would land in /dev or /proc. */
+static bool result__fd_name(const char *path)
 {
-	size_t len = strlen(path) + 32, n = strlen(text);
-	char *tmp = malloc(len);
+	return strncmp(path, "/dev/fd/", 8) == 0 || strcmp(path, "/dev/stdout") == 0 ||
+	       strcmp(path, "/dev/stderr") == 0 || strncmp(path, "/proc/", 6) == 0;
+}
+
+/* Writes text whole to what path already is, a device, a pipe or a FIFO
+ * (-o /dev/null, /dev/stdout, a process substitution): never replaced by
+ * a regular file.  Opened without O_CREAT, so nothing is made; a regular
+ * file reached through a descriptor's name (stdout redirected to a file)
+ * is appended to, as the shell's `>` and `>>` leave it. */
+static int result__write_through(const char *path, const char *text, bool regular,
+				 char *err, size_t errlen)
+{
+	const int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC | (regular ? O_APPEND : 0);
+	size_t n = strlen(text), off = 0;
+	int fd = hs_sys__openat(AT_FDCWD, path, flags, 0);
+	long w = 0;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (off < n + 1) {
+		const char *b = off < n ? text + off : "\n";
+		size_t len = off < n ? n - off : 1;
+
+		w = hs_sys__write(fd, b, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	if (off < n + 1) {
+		snprintf(err, errlen, "%s: %s", path,
+			 w < 0 ? strerror(errno) : "short write");
+		hs_sys__close(fd);
+		return -1;
+	}
+	if (hs_sys__close(fd) < 0 && errno != EINTR) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The job document (aggregate/jobdoc.c): written whole, beside path, then
+ * renamed over it, so that a reader never sees a part.  The temporary has
+ * a random part and is made with O_EXCL|O_NOFOLLOW: nothing planted
+ * beside path is followed, truncated or written.  A path the user named
+ * (named) that is not a regular file, or names a descriptor, is written
+ * through (a device: /dev/null stays a device) or refused (a directory);
+ * one the shim made up is only ever replaced. */
+int agg_result__write_text(const char *path, const char *text, bool named,
+			   char *err, size_t errlen)
+{
+	size_t len = strlen(path) + 48, n = strlen(text);
+	char *tmp;
+	struct stat st;
 	int fd, rc = -1;
 	FILE *f;
 
+	if (named && stat(path, &st) == 0 &&
+	    (!S_ISREG(st.st_mode) || result__fd_name(path))) {
+		if (!S_ISDIR(st.st_mode))
+			return result__write_through(path, text, S_ISREG(st.st_mode),
+						     err, errlen);
+		snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
+		return -1;
+	}
+	tmp = malloc(len);
 	if (!tmp) {
 		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
 		return -1;
 	}
-	snprintf(tmp, len, "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	snprintf(tmp, len, "%s.tmp.%d.%016llx", path, (int)getpid(),
+		 (unsigned long long)hs_filemode__random());
+	fd = hs_sys__openat(AT_FDCWD, tmp,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    (int)result_mode);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-		if (fd >= 0)
+		if (fd >= 0) {
 			hs_sys__close(fd); /* never the shim's close wrapper */
+			unlink(tmp);
+		}
 		free(tmp);
 		return -1;
 	}

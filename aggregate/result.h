@@ -52,9 +52,14 @@ void agg_result__job_suffix(const char *id, char *out, size_t len);
 /* The temporary name of a writer (tag) of process (host, pid) in dir. */
 void agg_result__tmp_name(char *buf, size_t len, const char *dir, const char *host,
 			  pid_t pid, char tag);
-/* text and a line break as path, through a temporary beside it that is
- * synced and renamed over path (the job document).  -1 with err. */
-int agg_result__write_text(const char *path, const char *text, char *err,
-			   size_t errlen);
+/* text and a line break as path, through a temporary beside it (a random
+ * name, O_EXCL) that is synced and renamed over path (the job document).
+ * named: path is the user's (-o): a device, pipe or FIFO there is written
+ * through, a directory refused.  -1 with err. */
+int agg_result__write_text(const char *path, const char *text, bool named,
+			   char *err, size_t errlen);
+/* The mode every result file and job document is created with (before the
+ * process's umask): 0600 unless set (common/filemode.h, HPCSHIM_UMASK). */
+void agg_result__set_mode(unsigned mode);
 
 #endif

@@ -1,9 +1,16 @@
-/* dl.c - libc's dlsym (dl.h). */
+/* dl.c - libc's dlsym, the code's own directory (dl.h). */
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "common/compiler.h"
 #include "common/dl.h"
+#include "common/sys.h"
 
 HS_NO_SANITIZE hs_dlsym_fn hs_dl__dlsym(void)
 {
@@ -18,4 +25,80 @@ HS_NO_SANITIZE hs_dlsym_fn hs_dl__dlsym(void)
 		f = (hs_dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", versions[i]);
 	__atomic_store_n(&real_dlsym, f, __ATOMIC_RELEASE);
 	return f;
+}
+
+/* One line of /proc/self/maps: "start-end perms offset dev inode   path".
+ * The path of the mapping that holds a, or false. */
+static bool dl__maps_line(const char *line, uintptr_t a, char *path, size_t len)
+{
+	unsigned long long lo, hi;
+	const char *p;
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx%n", &lo, &hi, &n) != 2 || n == 0 ||
+	    a < (uintptr_t)lo || a >= (uintptr_t)hi)
+		return false;
+	p = strchr(line, '/');
+	if (!p || strlen(p) >= len)
+		return false;
+	snprintf(path, len, "%s", p);
+	return true;
+}
+
+/* The file mapped at a, from the kernel (raw syscalls: no wrapper of the
+ * shim's, no stdio). */
+static bool dl__mapped_file(uintptr_t a, char *path, size_t len)
+{
+	char buf[8192];
+	size_t have = 0;
+	bool found = false;
+	int fd = hs_sys__openat(AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
+
+	if (fd < 0)
+		return false;
+	while (!found) {
+		long r = hs_sys__read(fd, buf + have, sizeof(buf) - 1 - have);
+		char *line = buf, *nl;
+
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		buf[have] = '\0';
+		while (!found && (nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			found = dl__maps_line(line, a, path, len);
+			line = nl + 1;
+		}
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1) /* a line longer than the buffer */
+			have = 0;
+	}
+	hs_sys__close(fd);
+	return found;
+}
+
+bool hs_dl__self_dir(const void *addr, char *dir, size_t len)
+{
+	static const char deleted[] = " (deleted)";
+	char file[PATH_MAX], real[PATH_MAX], *slash;
+	size_t n;
+	Dl_info info;
+
+	if (dl__mapped_file((uintptr_t)addr, file, sizeof(file))) {
+		n = strlen(file);
+		if (n > sizeof(deleted) - 1 &&
+		    strcmp(file + n - (sizeof(deleted) - 1), deleted) == 0)
+			file[n - (sizeof(deleted) - 1)] = '\0';
+	} else if (!dladdr(addr, &info) || !info.dli_fname ||
+		   info.dli_fname[0] != '/' || strlen(info.dli_fname) >= sizeof(file)) {
+		return false;
+	} else {
+		snprintf(file, sizeof(file), "%s", info.dli_fname);
+	}
+	if (!realpath(file, real) || !(slash = strrchr(real, '/')))
+		return false;
+	*slash = '\0';
+	snprintf(dir, len, "%s", real[0] ? real : "/");
+	return true;
 }

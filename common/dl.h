@@ -9,9 +9,21 @@
 #ifndef HPCSHIM_COMMON_DL_H
 #define HPCSHIM_COMMON_DL_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 typedef void *(*hs_dlsym_fn)(void *, const char *);
 
 /* libc's dlsym, or NULL when no known version of it is found. */
 hs_dlsym_fn hs_dl__dlsym(void);
+
+/* The real directory of the file whose code is at addr (the shim's
+ * libhpcshim.so, a tool's executable): from the kernel's mapping
+ * (/proc/self/maps: absolute, links resolved, whatever the current
+ * directory is now or was at load), else dladdr's name when it is an
+ * absolute path (realpath).  Never the current directory: a library
+ * preloaded as ./libhpcshim.so, or found with no slash in its name, has
+ * no directory but its real one.  false when none is known. */
+bool hs_dl__self_dir(const void *addr, char *dir, size_t len);
 
 #endif

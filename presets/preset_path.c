@@ -3,7 +3,8 @@
  * then the configured install directory.
  *
  * "Next to the code" is found from this object's own file (the shim's
- * libhpcshim.so, or the executable of hpcshim-list), so that a build tree
+ * libhpcshim.so, or the executable of hpcshim-list: its real path, from
+ * the kernel's mapping, never the program's), so that a build tree
  * and a relocated install find their own data without a variable:
  *   <dir>/../share/hpcshim/presets      installed (lib/ or bin/)
  *   <dir>/../../share/hpcshim/presets   installed in a multiarch libdir
@@ -22,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/dl.h"
 #include "presets/preset.h"
 
 #ifndef HPCSHIM_PRESET_DIR
@@ -35,29 +37,13 @@ static const char *const preset_path__near[] = {
 	"data/presets",
 };
 
-/* The directory of the file this code was loaded from: a shared object
- * as dladdr names it, else (the main program) /proc/self/exe. */
+/* The real directory of the file this code was loaded from: the shim's
+ * libhpcshim.so, or the tool's executable (common/dl.h).  Never the
+ * directory of the program the shim is preloaded into, nor the current
+ * one: data is read from there only when HPCSHIM_PRESET_PATH names it. */
 static bool preset_path__origin(char *dir, size_t len)
 {
-	char file[PATH_MAX], real[PATH_MAX];
-	Dl_info info;
-	ssize_t n;
-	char *slash;
-
-	if (dladdr((void *)preset_path__origin, &info) && info.dli_fname &&
-	    strstr(info.dli_fname, ".so") && strchr(info.dli_fname, '/')) {
-		snprintf(file, sizeof(file), "%s", info.dli_fname);
-	} else {
-		n = readlink("/proc/self/exe", file, sizeof(file) - 1);
-		if (n <= 0)
-			return false;
-		file[n] = '\0';
-	}
-	if (!realpath(file, real) || !(slash = strrchr(real, '/')))
-		return false;
-	*slash = '\0';
-	snprintf(dir, len, "%s", real[0] ? real : "/");
-	return true;
+	return hs_dl__self_dir((const void *)preset_path__origin, dir, len);
 }
 
 /* Whether the colon list holds dir as one of its entries. */

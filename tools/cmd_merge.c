@@ -36,6 +36,8 @@
 
 #include "aggregate/docread.h"
 #include "aggregate/jobdoc.h"
+#include "aggregate/result.h"
+#include "common/filemode.h"
 #include "tools/cmd.h"
 #include "tools/results.h"
 #include "presets/preset.h"
@@ -136,6 +138,21 @@ static void usage(void)
 	fprintf(stderr, "usage: " PROG " [-o OUT.json] [-j JOB] FILE.json|DIR ...\n");
 }
 
+/* The job document's mode: the shim's rule (common/filemode.h), 0600
+ * unless HPCSHIM_UMASK says otherwise. */
+static void merge__mode(void)
+{
+	const char *v = getenv("HPCSHIM_UMASK");
+	unsigned mask = HS_FILEMODE_MASK;
+
+	if (v && !hs_filemode__parse(v, &mask))
+		fprintf(stderr,
+			PROG ": HPCSHIM_UMASK='%.40s' is not an octal mask (0-0777); "
+			     "using 077\n",
+			v);
+	agg_result__set_mode(hs_filemode__mode(mask));
+}
+
 /* `hpcshim merge`; the program hpcshim-merge is its alias (alias_merge.c). */
 int merge_main(int argc, char **argv)
 {
@@ -182,7 +199,8 @@ int merge_main(int argc, char **argv)
 	text = json_object_to_json_string_ext(
 		doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (out) {
-		rc = agg_jobdoc__write(out, text, err, sizeof(err));
+		merge__mode();
+		rc = agg_jobdoc__write(out, text, true, err, sizeof(err));
 		if (rc != 0)
 			fprintf(stderr, PROG ": %s\n", err);
 	} else {

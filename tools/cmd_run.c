@@ -7,10 +7,13 @@
  * set, and the HPCSHIM_* variables from the options, then runs PROGRAM as
  * a child and waits.  The child has our stdin, stdout and stderr; its exit
  * status is ours; a signal sent to us (kill, not the terminal, which
- * signals the child itself) is passed on; when the child dies by a signal
- * we die by the same one.  A program that is not found exits 127, one
+ * signals the child itself) is passed on while the child runs, and is
+ * ours once it has ended (a SIGTERM then ends us, however long the summary
+ * takes); when the child dies by a signal we die by the same one.  A program that is not found exits 127, one
  * that cannot be executed 126, as in a shell.  At the end the process
- * totals of the child's result file go to stderr (-q: nothing).
+ * totals of the child's result file go to stderr (-q: nothing): a
+ * regular file of our own user only (another user's file, or a FIFO, in a
+ * shared -o directory is never read).
  *
  * Before the program starts: the output directory is made (parents too,
  * common/mkdirs.h; exit 2 when it cannot be), and a program LD_PRELOAD
@@ -31,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -142,10 +146,21 @@ static const int forwarded[] = { SIGINT,  SIGTERM, SIGHUP,   SIGQUIT, SIGUSR1,
 static void run__forward(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
+	siginfo_t w;
 
 	(void)uc;
-	if (run_child > 0 && si->si_code <= 0)
-		kill(run_child, sig);
+	if (run_child > 0 && si->si_code <= 0) {
+		/* A child that has ended (not reaped yet) cannot take it: the
+		 * signal is ours, and does to us what it does by default. */
+		w.si_pid = 0;
+		if (waitid(P_PID, (id_t)run_child, &w, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    w.si_pid == 0) {
+			kill(run_child, sig);
+		} else {
+			signal(sig, SIG_DFL);
+			raise(sig); /* delivered when the handler returns */
+		}
+	}
 	errno = saved;
 }
 
@@ -204,11 +219,16 @@ static struct dr_doc *run__result(const char *dir, pid_t pid, char *path, size_t
 		char p[PATH_MAX], why[256];
 		struct dr_doc *doc;
 		struct dr_rank rk;
+		struct stat st;
 		long long g;
 
 		if (!run__name_of(e->d_name, pid))
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		/* In a shared directory, another user's file may take the
+		 * child's name (and a FIFO is never read: docread.c). */
+		if (lstat(p, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
 		doc = dr_doc__load(p, why, sizeof(why));
 		if (!doc)
 			continue;
@@ -496,6 +516,11 @@ int run_main(int argc, char **argv)
 			perror("hpcshim run: waitpid");
 			return 125;
 		}
+	/* The child is gone: a signal sent to us from now on is ours (a
+	 * summary that took long must still be stoppable by SIGTERM). */
+	for (size_t i = 0; i < NFWD; i++)
+		sigaction(forwarded[i], &old[i], NULL);
+	run_child = -1;
 	if (n == (ssize_t)sizeof(e))
 		return run__exec_failed(argv[optind], e);
 	if (!quiet && !uncounted) {

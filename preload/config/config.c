@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/filemode.h"
 #include "common/memclear.h"
 #include "preload/config/config.h"
 #include "preload/base/log.h"
@@ -96,6 +97,17 @@ static char *config__preset_path(const char *v)
 	return v ? strdup(v) : NULL;
 }
 
+/* HPCSHIM_UMASK: the bits result files do not get (common/filemode.h). */
+static unsigned config__file_mode(const char *v)
+{
+	unsigned mask = HS_FILEMODE_MASK;
+
+	if (v && !hs_filemode__parse(v, &mask))
+		hs_var__bad("HPCSHIM_UMASK", v,
+			    "is not an octal mask (0-0777); using 077 (files 0600)");
+	return hs_filemode__mode(mask);
+}
+
 /* HPCSHIM_TRACE=N: the last N region calls of each thread, with their
  * times, for `hpcshim trace`.  Unset or 0: none. */
 static uint32_t config__trace(const char *v)
@@ -123,6 +135,7 @@ void hs_config__from_env(struct hs_config *cfg)
 	cfg->verbose = config__verbose(getenv("HPCSHIM_VERBOSE"));
 	hs_log_set_level(cfg->verbose);
 	config__output(cfg, getenv("HPCSHIM_OUTPUT"));
+	cfg->file_mode = config__file_mode(getenv("HPCSHIM_UMASK"));
 	cfg->user_read = config__user_read(getenv("HPCSHIM_READ"));
 	hs_limits__from_env(&cfg->limits);
 	cfg->flush_ns = hs_flush_config__from_env(getenv("HPCSHIM_FLUSH"));

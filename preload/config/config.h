@@ -10,6 +10,8 @@
  *   HPCSHIM_MAX_REGIONS, HPCSHIM_MAX_THREADS   limits.c
  *   HPCSHIM_FLUSH    flushconfig.c
  *   HPCSHIM_TRACE    region calls kept per thread (config.c)
+ *   HPCSHIM_UMASK    permission bits the result files do not get (octal,
+ *                    default 077: 0600; common/filemode.h)
  *   HPCSHIM_REGION_SAMPLE   sampleconfig.c
  *   HPCSHIM_PROGRAMS  comma list of program-name globs (programs.c); read
  *                    before the rest, by core/dormant.c
@@ -84,6 +86,7 @@ struct hs_config {
 	int verbose;
 	bool user_read;    /* HPCSHIM_READ=auto                   */
 	char *preset_path; /* HPCSHIM_PRESET_PATH, or NULL       */
+	unsigned file_mode; /* result files' mode, HPCSHIM_UMASK */
 	/* A feature may append events (select hook) after the user's. */
 	int nuser;                       /* events from HPCSHIM_EVENTS/default */
 	int event_group[PMU_MAX_EVENTS]; /* user group ({a,b}) of each spec, or -1 */

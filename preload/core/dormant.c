@@ -13,10 +13,23 @@
  * (launchers.c) keeps launchers dormant, and the shells and wrappers
  * between a launcher and a rank: a helper name with a launcher's variable
  * in the environment.  One line at HPCSHIM_VERBOSE >= 1 says so.
+ *
+ * A program in secure execution (getauxval(AT_SECURE): set-user-ID,
+ * set-group-ID, file capabilities; the shim reaches one only from
+ * /etc/ld.so.preload or as a trusted library) is dormant before anything
+ * else, whatever the environment says: its environment is the invoking
+ * user's, and every HPCSHIM_* variable would let that user steer a
+ * privileged process (an output directory it may not write, a preset path
+ * through a link to a file it may not read, plugins).  Counting it with
+ * built-in defaults only would still write a file owned by the privileged
+ * user into the invoker's current directory, of no use to either.  One
+ * line says so when an HPCSHIM_* variable asked for counting; a program
+ * without any (the system-wide preload) stays silent.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "preload/base/log.h"
@@ -83,6 +96,28 @@ static void dormant__verbosity(void)
 		hs_log_set_level(v[0] - '0');
 }
 
+/* Whether the environment has an HPCSHIM_* variable. */
+static bool dormant__asked(void)
+{
+	for (char **e = environ; e && *e; e++)
+		if (strncmp(*e, "HPCSHIM_", 8) == 0)
+			return true;
+	return false;
+}
+
+/* Secure execution: dormant, the environment unread (but for the line). */
+static bool dormant__secure(void)
+{
+	if (!getauxval(AT_SECURE))
+		return false;
+	if (dormant__asked())
+		hs_log(HS_LOG_ERROR,
+		       "secure execution (set-user-ID, set-group-ID or capabilities; "
+		       "pid %d): HPCSHIM_* ignored; nothing counted",
+		       (int)getpid());
+	return true;
+}
+
 /* Why this process stays dormant, or NULL when it is counted. */
 static const char *dormant__why(const char *exe, const char *arg0)
 {
@@ -114,6 +149,11 @@ bool hs_dormant__decide(int argc, char **argv)
 
 	if (decision)
 		return decision == 2;
+	if (dormant__secure()) {
+		decision = 2;
+		errno = saved;
+		return true;
+	}
 	arg0 = arg0 ? dormant__base(arg0) : "";
 	if (arg0[0] == '-')
 		arg0++;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aggregate/result.h"
 #include "common/lock.h"
 #include "preload/base/log.h"
 #include "preload/core/core.h"
@@ -62,6 +63,7 @@ void hs_process__configure(int argc, char **argv)
 	process__identity();
 	process__copy_argv(argc, argv);
 	hs_config__from_env(&hs_proc.cfg);
+	agg_result__set_mode(hs_proc.cfg.file_mode); /* HPCSHIM_UMASK */
 	hs_features__config(&hs_proc.cfg);
 	hs_features__select(&hs_proc.cfg);
 	hs_events__build(&hs_proc.evlist, &hs_proc.cfg);

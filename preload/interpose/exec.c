@@ -18,6 +18,16 @@
  * removed by the next counted image.  An image with nothing measurable
  * (core/quiet.c) writes no file and takes no generation: it only passes
  * the marker on, and keeps counting if the exec fails.
+ *
+ * The output directory may be shared (1777) with users who plant names
+ * there.  The marker is written under a temporary name with a random part
+ * (O_EXCL|O_NOFOLLOW, mode 0600: nothing planted is opened, followed or
+ * truncated) and renamed onto the first of a few slot names (.exec,
+ * .exec1, ...) that does not hold another user's file; it is read with
+ * O_NONBLOCK|O_NOFOLLOW (a FIFO does not block) and only believed when it
+ * is a regular file of this effective user with one link: a planted
+ * marker never sets the generation, and one that cannot be removed only
+ * moves ours to the next slot.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,10 +35,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "annotate/hpcshim.h"
+#include "common/filemode.h"
 #include "common/sys.h"
 #include "preload/base/log.h"
 #include "preload/base/real.h"
@@ -61,9 +73,16 @@ static unsigned long long exec__start_time(void)
 	return v;
 }
 
-/* <dir>/.hpcshim-<host>-<pid>-<start>.exec, or "" if the start time is
- * unknown (no /proc: every image is then generation 0). */
-static void exec__marker(char *path, size_t len)
+/* The slot names a marker may take: .exec, then .exec1 .. .exec3 when
+ * another user holds the ones before. */
+#define EXEC_SLOTS 4
+
+/* The slot written by exec__pass, for exec__failed. */
+static int exec_slot = -1;
+
+/* <dir>/.hpcshim-<host>-<pid>-<start>.exec[<slot>], or "" if the start
+ * time is unknown (no /proc: every image is then generation 0). */
+static void exec__marker(char *path, size_t len, int slot)
 {
 	char host[256] = "unknown";
 	unsigned long long start = exec__start_time();
@@ -76,25 +95,35 @@ static void exec__marker(char *path, size_t len)
 	for (char *c = host; *c; c++) /* a host name is no path */
 		if (*c == '/')
 			*c = '_';
-	snprintf(path, len, "%s/.hpcshim-%s-%d-%llu.exec", hs_proc.cfg.output, host,
-		 (int)getpid(), start);
+	if (slot > 0)
+		snprintf(path, len, "%s/.hpcshim-%s-%d-%llu.exec%d",
+			 hs_proc.cfg.output, host, (int)getpid(), start, slot);
+	else
+		snprintf(path, len, "%s/.hpcshim-%s-%d-%llu.exec",
+			 hs_proc.cfg.output, host, (int)getpid(), start);
 }
 
-int hs_exec__generation(void)
+/* The generation a marker at path holds when it is ours (a regular file
+ * of this effective user, one link), else -1; -2 when there is none. */
+static long exec__read(const char *path)
 {
-	char path[PATH_MAX + 400], buf[32];
+	char buf[32];
 	long last = -1;
+	struct stat st;
 	ssize_t n;
-	int fd;
+	const int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+	int fd = hs_sys__openat(AT_FDCWD, path, flags, 0);
 
-	hs_quiet__mark();
-	exec__marker(path, sizeof(path));
-	if (!path[0])
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return errno == ENOENT ? -2 : -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_nlink != 1) {
+		hs_sys__close(fd);
+		hs_log(HS_LOG_DEBUG, "exec: %s is not this user's marker; ignored",
+		       path);
+		return -1;
+	}
+	n = hs_sys__read(fd, buf, sizeof(buf) - 1);
 	hs_sys__close(fd);
 	unlink(path);
 	if (n > 0) {
@@ -102,34 +131,70 @@ int hs_exec__generation(void)
 		if (sscanf(buf, "%ld", &last) != 1 || last < 0 || last >= 999999)
 			last = -1;
 	}
-	return (int)(last + 1);
+	return last;
+}
+
+int hs_exec__generation(void)
+{
+	char path[PATH_MAX + 400];
+
+	hs_quiet__mark();
+	for (int slot = 0; slot < EXEC_SLOTS; slot++) {
+		long last;
+
+		exec__marker(path, sizeof(path), slot);
+		if (!path[0])
+			return 0;
+		last = exec__read(path);
+		if (last == -2) /* no marker here: none after it either */
+			return 0;
+		if (last >= 0)
+			return (int)(last + 1);
+	}
+	return 0;
 }
 
 /* Tells the next image that generation gen of this process has a file
- * (nothing when gen < 0).  Written under a temporary name and renamed, so
- * a reader never sees half a number. */
+ * (nothing when gen < 0).  Written under a temporary name no one can
+ * guess and renamed, so a reader never sees half a number; onto the
+ * first slot that takes it. */
 static void exec__pass(int gen)
 {
-	char path[PATH_MAX + 400], tmp[PATH_MAX + 410], num[16];
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK |
+			  O_CLOEXEC;
+	char path[PATH_MAX + 400], tmp[PATH_MAX + 440], num[16];
 	int fd, len, ok;
 
+	exec_slot = -1;
 	if (gen < 0)
 		return;
-	exec__marker(path, sizeof(path));
+	exec__marker(path, sizeof(path), 0);
 	if (!path[0])
 		return;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(tmp, sizeof(tmp), "%s.%016llx.tmp", path,
+		 (unsigned long long)hs_filemode__random());
 	len = snprintf(num, sizeof(num), "%d\n", gen);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = hs_sys__openat(AT_FDCWD, tmp, flags, 0600);
 	if (fd < 0) {
 		hs_log(HS_LOG_DEBUG, "exec: cannot write %s: %s", tmp, strerror(errno));
 		return;
 	}
-	ok = write(fd, num, (size_t)len) == len;
-	if (hs_sys__close(fd) < 0 || !ok || rename(tmp, path) < 0) {
-		hs_log(HS_LOG_DEBUG, "exec: cannot write %s", path);
+	ok = hs_sys__write(fd, num, (size_t)len) == len;
+	if (hs_sys__close(fd) < 0 || !ok) {
+		hs_log(HS_LOG_DEBUG, "exec: cannot write %s", tmp);
 		unlink(tmp);
+		return;
 	}
+	for (int slot = 0; slot < EXEC_SLOTS; slot++) {
+		exec__marker(path, sizeof(path), slot);
+		if (rename(tmp, path) == 0) {
+			exec_slot = slot;
+			return;
+		}
+	}
+	hs_log(HS_LOG_DEBUG, "exec: cannot place the marker %s: %s", path,
+	       strerror(errno));
+	unlink(tmp);
 }
 
 /* What exec__prepare did: the failure path depends on it. */
@@ -171,9 +236,9 @@ static void exec__failed(enum exec_prep prep)
 		       "exec failed (%s): results of this image were "
 		       "already written; the rest of it is not counted",
 		       strerror(saved));
-	} else if (prep == PREP_PASSED) {
+	} else if (prep == PREP_PASSED && exec_slot >= 0) {
 		/* This image goes on and takes the generation itself. */
-		exec__marker(path, sizeof(path));
+		exec__marker(path, sizeof(path), exec_slot);
 		if (path[0])
 			unlink(path);
 	}

@@ -37,6 +37,7 @@
 
 #include "aggregate/jobdoc.h"
 #include "aggregate/result.h"
+#include "common/dl.h"
 #include "presets/preset.h"
 #include "presets/tree_file.h"
 #include "preload/base/log.h"
@@ -118,9 +119,8 @@ static const struct hs_mpi_plugin *mpi__plugin(char *why, size_t whylen)
 	static char ver[16384]; /* MPI_MAX_LIBRARY_VERSION_STRING: 256 .. 8192 */
 	const char *impl = NULL, *dirs[4];
 	hs_real_dlopen_fn dlo = hs_real__dlopen();
-	char self[PATH_MAX] = ".", path[PATH_MAX + 64];
-	Dl_info info;
-	int len = 0;
+	char self[PATH_MAX] = "(unknown)", path[PATH_MAX + 64];
+	int len = 0, first;
 
 	if (!libver || libver(ver, &len) != 0) {
 		snprintf(why, whylen, "MPI_Get_library_version not available");
@@ -135,21 +135,17 @@ static const struct hs_mpi_plugin *mpi__plugin(char *why, size_t whylen)
 		return NULL;
 	}
 	/* Beside the shim (installed: pkglibdir is <libdir>/hpcshim), in the
-	 * build tree (.libs/../preload/mpi), then the configured pkglibdir. */
-	if (dladdr((void *)mpi__plugin, &info) && info.dli_fname) {
-		char *slash;
-		snprintf(self, sizeof(self), "%s", info.dli_fname);
-		slash = strrchr(self, '/');
-		if (slash)
-			*slash = '\0';
-		else
-			snprintf(self, sizeof(self), ".");
-	}
+	 * build tree (.libs/../preload/mpi), then the configured pkglibdir.
+	 * The shim's real directory (common/dl.h), not the name it was
+	 * preloaded by: ./libhpcshim.so after a chdir, or a name without a
+	 * slash, would load a plugin (and run its constructor) from the
+	 * current directory. */
 	dirs[0] = "";
 	dirs[1] = "/hpcshim";
 	dirs[2] = "/../preload/mpi";
 	dirs[3] = NULL;
-	for (int i = 0; i < 4 && dlo; i++) {
+	first = hs_dl__self_dir((const void *)mpi__plugin, self, sizeof(self)) ? 0 : 3;
+	for (int i = first; i < 4 && dlo; i++) {
 		void *h;
 		const struct hs_mpi_plugin *p;
 		if (dirs[i])
@@ -279,7 +275,7 @@ static int mpi__document_fn(void *arg)
 	agg_result__job_suffix(hs_proc.job, jobsfx, sizeof(jobsfx));
 	snprintf(path, sizeof(path), "%s/hpcshim-job-%s-%d%s.json",
 		 hs_proc.cfg.output, host, (int)getpid(), jobsfx);
-	rc = agg_jobdoc__write(path, text, why, whylen);
+	rc = agg_jobdoc__write(path, text, false, why, whylen);
 	json_object_put(doc);
 	if (rc == 0)
 		hs_log(HS_LOG_INFO, "job document of %d ranks written to %s", size,
