@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregate/result.h"
 #include "common/strtab.h"
 #include "tools/cmd.h"
 #include "tools/escape.h"
@@ -528,7 +529,8 @@ int html_main(int argc, char **argv)
 	const char *path = NULL, **ev, *ddpath = NULL;
 	struct dr_doc *dd = NULL;
 	struct results s;
-	size_t nev;
+	char *page = NULL;
+	size_t nev, pagelen = 0;
 	int opt, rc;
 
 	optind = 1;
@@ -569,7 +571,10 @@ int html_main(int argc, char **argv)
 	}
 	if (results__open(&s, "hpcshim html", argc - optind, argv + optind) < 0)
 		return 2;
-	out = path ? fopen(path, "w") : stdout;
+	/* A named file is written whole, as merge writes its -o: through a
+	 * device or FIFO, else a new file renamed into place, never a link
+	 * followed nor a planted file truncated (aggregate/result.c). */
+	out = path ? open_memstream(&page, &pagelen) : stdout;
 	if (!out) {
 		perror(path);
 		results__free(&s);
@@ -593,8 +598,18 @@ int html_main(int argc, char **argv)
 	html__drilldown(out, &s, dd);
 	fputs("<p><small>hpcshim " PACKAGE_VERSION "</small></p>\n</body></html>\n", out);
 	rc = (path ? fclose(out) : fflush(out)) != 0;
-	if (rc)
+	if (!rc && path) {
+		char err[512];
+
+		if (pagelen && page[pagelen - 1] == '\n') /* write_text adds it */
+			page[pagelen - 1] = '\0';
+		rc = agg_result__write_text(path, page, true, err, sizeof(err)) != 0;
+		if (rc)
+			fprintf(stderr, "hpcshim html: %s\n", err);
+	} else if (rc) {
 		fprintf(stderr, "hpcshim html: %s: cannot write\n", path ? path : "stdout");
+	}
+	free(page);
 	free(ev);
 	dr_doc__free(dd);
 	html__drilldown_free();

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "aggregate/jsonutil.h"
+#include "aggregate/result.h"
 #include "tools/cmd.h"
 #include "tools/results.h"
 
@@ -204,12 +205,13 @@ int trace_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
 	};
-	const char *out = NULL;
+	const char *out = NULL, *text;
+	char err[512];
 	struct results s;
 	struct evs e = { NULL, 0 };
 	json_object *doc, *arr;
 	double t0 = -1;
-	int opt, rc, spans = 0;
+	int opt, rc = 0, spans = 0;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -247,15 +249,17 @@ int trace_main(int argc, char **argv)
 		json_object_array_add(arr, e.v[i].o);
 	json_object_object_add(doc, "traceEvents", arr);
 	json_object_object_add(doc, "displayTimeUnit", json_object_new_string("ns"));
-	if (out)
-		rc = json_object_to_file_ext(out, doc, JSON_C_TO_STRING_PLAIN |
-							       JSON_C_TO_STRING_NOSLASHESCAPE);
-	else
-		rc = puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
-								      JSON_C_TO_STRING_NOSLASHESCAPE)) <
-		     0;
-	if (rc)
-		fprintf(stderr, "hpcshim trace: %s: cannot write\n", out ? out : "stdout");
+	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
+	/* -o as merge writes it (aggregate/result.c): through a device or
+	 * FIFO, else a new file renamed into place, no link followed */
+	if (out && agg_result__write_text(out, text, true, err, sizeof(err)) != 0) {
+		fprintf(stderr, "hpcshim trace: %s\n", err);
+		rc = 1;
+	} else if (!out && puts(text) < 0) {
+		fprintf(stderr, "hpcshim trace: stdout: cannot write\n");
+		rc = 1;
+	}
 	json_object_put(doc);
 	free(e.v);
 	rc = rc ? 2 : s.nbad ? 2 : 0;

@@ -250,6 +250,25 @@ t.ok(p.returncode == 0 and p.stdout.startswith("{"),
 out = os.path.join(devdir, "job.json")
 p = subprocess.run([HPCSHIM, "merge", "-o", out, res], capture_output=True, text=True, timeout=60)
 t.eq((p.returncode, mode(out)), (0, 0o600), "merge -o FILE: a regular file, 0600 (umask 022)")
+# html and trace write their -o the same way: through a device, and a link
+# planted at the name is replaced, its target never written.
+for cmd in ("html", "trace"):
+    if os.geteuid() == 0:
+        p = subprocess.run([HPCSHIM, cmd, "-o", null, res], capture_output=True, text=True, timeout=60)
+        t.ok(p.returncode == 0 and stat.S_ISCHR(os.lstat(null).st_mode)
+             and sorted(os.listdir(devdir)).count("null") == 1,
+             "%s -o DEV: written through, the device still the device (%s)" % (cmd, p.stderr.strip()))
+    victim = os.path.join(devdir, "victim-" + cmd)
+    with open(victim, "w") as fh:
+        fh.write("precious\n")
+    link = os.path.join(devdir, cmd + ".out")
+    os.symlink(victim, link)
+    p = subprocess.run([HPCSHIM, cmd, "-o", link, res], capture_output=True, text=True, timeout=60)
+    with open(victim) as fh:
+        kept = fh.read()
+    t.ok(p.returncode == 0 and kept == "precious\n" and not os.path.islink(link)
+         and mode(link) == 0o600,
+         "%s -o onto a planted link: the link replaced by the output (0600), its target untouched" % cmd)
 
 
 # ---- the tools and a FIFO among the results ----------------------------------
