@@ -134,18 +134,10 @@ struct rt_find {
 static int rt__cb(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct rt_find *f = data;
-	const char *n = info->dlpi_name, *base;
+	const char *n = info->dlpi_name;
 
 	(void)size;
-	if (!n || !*n)
-		return 0;
-	base = strrchr(n, '/');
-	base = base ? base + 1 : n;
-	if (!strncmp(base, "libgomp.so", 10))
-		f->kind = "libgomp";
-	else if (!strncmp(base, "libomp.so", 9) || !strncmp(base, "libiomp5.so", 11))
-		f->kind = "libomp";
-	else
+	if (!n || !*n || !(f->kind = hs_omp__classify(n)))
 		return 0;
 	snprintf(f->path, sizeof(f->path), "%s", n);
 	return 1;

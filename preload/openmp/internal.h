@@ -156,6 +156,10 @@ void hs_omp_lines__name(struct omp_construct *c);
 /* The runtime behind the GOMP_* names was found (path of its object,
  * "libgomp" or "libomp"), or refused with the reason (one stderr line). */
 void hs_omp__runtime(const char *kind, const char *path);
+/* The runtime an object's name (a path) is, by the name of the file it
+ * leads to (a libgomp.so.1 may be LLVM's libomp): "libgomp", "libomp" or
+ * NULL. */
+const char *hs_omp__classify(const char *path);
 void hs_omp__refuse(const char *why);
 
 #endif

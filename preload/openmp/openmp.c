@@ -10,6 +10,7 @@
  * through the construct API (construct.c).  A program without an OpenMP
  * runtime never calls a GOMP_* name: nothing is recorded, no section.
  */
+#include <limits.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,21 +36,39 @@ static void omp__config(struct hs_config *cfg)
 				     0) == 0;
 }
 
+static const char *name__kind(const char *n)
+{
+	const char *base = strrchr(n, '/');
+
+	base = base ? base + 1 : n;
+	if (!strncmp(base, "libgomp.so", 10))
+		return "libgomp";
+	if (!strncmp(base, "libomp.so", 9) || !strncmp(base, "libomp-", 7) ||
+	    !strncmp(base, "libiomp5.so", 11))
+		return "libomp";
+	return NULL;
+}
+
+const char *hs_omp__classify(const char *path)
+{
+	char real[PATH_MAX];
+	const char *k = name__kind(path);
+
+	if (k && realpath(path, real))
+		return name__kind(real) ? name__kind(real) : k;
+	return k;
+}
+
 static int omp__loaded_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
-	const char *n = info->dlpi_name, *base;
+	const char *n = info->dlpi_name, *k;
 
 	(void)size;
 	(void)data;
-	if (!n || !*n)
-		return 0;
-	base = strrchr(n, '/');
-	base = base ? base + 1 : n;
-	if (strncmp(base, "libgomp.so", 10) && strncmp(base, "libomp.so", 9) &&
-	    strncmp(base, "libiomp5.so", 11))
+	if (!n || !*n || !(k = hs_omp__classify(n)))
 		return 0;
 	snprintf(hs_omp_result.path, sizeof(hs_omp_result.path), "%s", n);
-	hs_omp_result.kind = base[3] == 'g' ? "libgomp" : "libomp";
+	hs_omp_result.kind = k;
 	return 1;
 }
 

@@ -1,0 +1,322 @@
+"""OpenMP constructs without touching the source (preload/openmp/,
+docs/openmp.md), against truths the program knows (tests/omp_constructs.c,
+built here with gcc -fopenmp):
+
+- N parallel regions, thread t touching (t+1) x K fresh pages in each: the
+  construct is a region named by its source line, each thread's work has
+  exactly N x K x (t+1) page faults and N calls, the annotated region
+  inside nests under it; the thread with less work waits at the implicit
+  barrier within the bracket its own clock reads give, the other hardly,
+  and it is the one that held the others up; 2 threads and 8 (above the
+  core count), under libgomp and under LLVM's libomp standing in for it;
+- loops: each thread's iterations and chunks as the program counts them
+  (dynamic, and schedule(runtime) with OMP_SCHEDULE=static,4);
+- a critical section held a known time: hold and wait within the
+  program's own brackets; tasks: created, run (per thread as the program
+  counts), their time, the taskwait;
+- the program's output and exit unchanged; HPCSHIM_OPENMP=off and
+  programs without OpenMP: no "openmp", no construct regions;
+- a runtime not recognised, a runtime without GOMP_barrier: one hpcshim:
+  line, nothing recorded, the program unchanged;
+- gfortran: the construct named by its line in the .f90."""
+import ctypes
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from hpctest import Tap, HERE, BUILD, run, region
+
+t = Tap()
+SRC = os.path.dirname(HERE)
+PR_SET_THP_DISABLE = 41  # one fault per 4 KiB page
+ctypes.CDLL(None, use_errno=True).prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)
+work = tempfile.mkdtemp(prefix="hpcshim-openmp-")
+os.chmod(work, 0o755)
+PROG = os.path.join(work, "omp_constructs")
+LIBOMP = "/usr/lib/llvm-14/lib/libomp.so.5"
+
+
+def build(argv, what):
+    p = subprocess.run(argv, capture_output=True, encoding="utf-8", errors="replace")
+    if p.returncode != 0:
+        t.diag(p.stderr)
+    return t.ok(p.returncode == 0, "build: %s" % what)
+
+
+def pragma_line(src, fn, text):
+    """The line of the first `text` after `static int fn(` in src."""
+    lines = open(src, encoding="utf-8").read().splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("static int %s(" % fn))
+    return next(i + 1 for i in range(start, len(lines)) if text in lines[i])
+
+
+def shares(doc):
+    """{omp_thread: per_thread entry} of each construct, by region name."""
+    out = {}
+    for c in (doc.get("openmp") or {}).get("constructs", []):
+        out[c["region"]] = (c, {p["omp_thread"]: p for p in c["per_thread"]})
+    return out
+
+
+def stderr_rows(r, key):
+    rows = {}
+    for l in r.err.splitlines():
+        f = l.split()
+        if f and f[0] == key:
+            rows[int(f[1])] = [int(x) for x in f[2:]]
+    return rows
+
+
+def threads_by_omp(doc):
+    return {th["omp_thread"]: th for th in doc["threads"] if th.get("omp_thread") is not None}
+
+
+ok = build(["gcc", "-std=gnu11", "-g", "-O2", "-fopenmp", "-I" + SRC, "-I" + HERE,
+            os.path.join(HERE, "omp_constructs.c"), "-o", PROG], "omp_constructs.c")
+SOURCE = os.path.join(HERE, "omp_constructs.c")
+
+
+# ---- pages: work, calls, barrier wait, the slowest thread ----------------
+def pages_case(nth, n, k, spin, what, env=None):
+    e = {"OMP_NUM_THREADS": str(nth)}
+    e.update(env or {})
+    argv = [PROG, "pages", str(n), str(k), str(spin)]
+    bare = run(argv, preload=False, env=e)
+    r = run(argv, env=e)
+    t.eq(r.rc, 0, "%s: exit code 0" % what)
+    t.eq(r.out, bare.out, "%s: output unchanged" % what)
+    t.eq(r.shim_lines(), [], "%s: no hpcshim: line" % what)
+    if len(r.docs) != 1:
+        t.ok(False, "%s: one result file" % what)
+        return None
+    d = r.doc
+    line = pragma_line(SOURCE, "pages", "#pragma omp parallel")
+    name = "omp parallel @ omp_constructs.c:%d" % line
+    sh = shares(d)
+    t.ok(name in sh, "%s: the construct is named by its line (%s)" % (what, name),
+         sorted(sh))
+    if name not in sh:
+        return None
+    c, per = sh[name]
+    t.eq(c["function"], "pages._omp_fn.0", "%s: its outlined function" % what)
+    t.eq((c["teams"], c["team_max"], c["threads"]), (n, nth, nth),
+         "%s: teams, largest team, threads" % what)
+    ths = threads_by_omp(d)
+    faults = {u: (region(ths[u], name) or {}).get("inclusive", {}).get("page-faults")
+              for u in range(nth) if u in ths}
+    t.eq(faults, {u: n * k * (u + 1) for u in range(nth)},
+         "%s: each thread's work has exactly N x K x (t+1) page faults" % what)
+    t.eq({u: (region(ths[u], name) or {}).get("calls") for u in ths},
+         {u: n for u in range(nth)}, "%s: N calls per thread (region records)" % what)
+    t.eq({u: p["calls"] for u, p in per.items()}, {u: n for u in range(nth)},
+         "%s: N calls per thread (openmp)" % what)
+    # The record of "touch" was made by a team before (its parent is that
+    # construct): nesting shows in the counts, the work's faults all in it.
+    t.eq({u: ((region(ths[u], "touch") or {}).get("inclusive", {}).get("page-faults"),
+              (region(ths[u], name) or {}).get("exclusive", {}).get("page-faults"))
+          for u in ths}, {u: (n * k * (u + 1), 0) for u in range(nth)},
+         "%s: the annotated region nests in the construct (its faults, none outside it)" % what)
+    wait = {u: region(ths[u], c["wait_region"]) for u in ths}
+    t.eq({u: w and w["inclusive"].get("page-faults") for u, w in wait.items()},
+         {u: 0 for u in range(nth)}, "%s: no page fault in the barrier waits" % what)
+    br = stderr_rows(r, "bracket")
+    last = nth - 1
+    slack = n * 2000000  # the work's end to the outlined function's return
+    w0 = per[0]["wait_ns"]
+    t.ok(br[0][0] - slack <= w0 <= br[0][1],
+         "%s: thread 0's barrier wait within the program's bracket" % what,
+         "wait %d, bracket [%d - %d, %d]" % (w0, br[0][0], slack, br[0][1]))
+    wl = per[last]["wait_ns"]
+    t.ok(wl <= br[last][1], "%s: the slowest thread's wait within its bracket" % what,
+         "wait %d, bracket [0, %d]" % (wl, br[last][1]))
+    # Every team has one thread that arrived last: the one with the most
+    # work, unless the machine took the CPU from another after its work.
+    t.eq((c["slowest_omp_thread"], sum(p["last"] for p in per.values())), (last, n),
+         "%s: the thread with the most work held the others up; one last per team" % what)
+    works = [p["work_ns"] for p in per.values()]
+    mean = sum(works) / len(works)
+    t.within(c["imbalance"], (max(works) - mean) / mean, 1e-9,
+             "%s: imbalance is (max - mean) / mean of the work" % what)
+    waits = sum(p["wait_ns"] for p in per.values())
+    t.within(c["wait_share"], waits / (waits + sum(works)), 1e-9,
+             "%s: the waiting share of the team's time" % what)
+    tc = wait[0]["inclusive"].get("task-clock") if wait[0] else None
+    t.ok(tc is not None and 0 <= tc <= wait[0]["wall_ns"]["inclusive"] + 1000000,
+         "%s: thread 0's wait has its task-clock (spinning), at most its wall" % what,
+         "task-clock %r" % tc)
+    return d, c, per
+
+
+if ok:
+    res = pages_case(2, 6, 50, 10, "2 threads")
+    if res:
+        d = res[0]
+        t.eq((d["openmp"]["runtime"], d["openmp"]["recorded"]), ("libgomp", True),
+             "2 threads: the runtime is libgomp, recorded")
+        t.ok(res[2][0]["wait_ns"] > res[2][1]["wait_ns"],
+             "2 threads: the thread with less work waits longer",
+             [p["wait_ns"] for p in res[2].values()])
+    pages_case(8, 3, 20, 5, "8 threads on %d cores" % os.cpu_count())
+    if os.path.exists(LIBOMP):
+        stand = os.path.join(work, "llvm")
+        os.makedirs(stand, exist_ok=True)
+        os.symlink(LIBOMP, os.path.join(stand, "libgomp.so.1"))
+        res = pages_case(2, 4, 30, 10, "libomp standing in for libgomp",
+                         env={"LD_LIBRARY_PATH": stand})
+        if res:
+            t.eq(res[0]["openmp"]["runtime"], "libomp",
+                 "libomp standing in: the runtime is named for the file")
+    else:
+        t.skip("libomp standing in for libgomp", "no %s (libomp-dev)" % LIBOMP)
+
+# ---- loops ----------------------------------------------------------------
+if ok:
+    M, CH = 300, 3
+    e = {"OMP_NUM_THREADS": "2", "OMP_SCHEDULE": "static,4"}
+    argv = [PROG, "loop", str(M), str(CH)]
+    r = run(argv, env=e)
+    t.eq((r.rc, r.out, r.shim_lines()), (0, run(argv, preload=False, env=e).out, []),
+         "loops: exit 0, output unchanged, no hpcshim: line")
+    it = stderr_rows(r, "iters")
+    sh = shares(r.doc)
+    first = "omp parallel @ omp_constructs.c:%d" % pragma_line(SOURCE, "loop", "#pragma omp parallel")
+    second = "omp parallel @ omp_constructs.c:%d" % pragma_line(
+        SOURCE, "loop", "#pragma omp parallel for")
+    if first in sh and second in sh:
+        p1, p2 = sh[first][1], sh[second][1]
+        t.eq({u: p["iterations"] for u, p in p1.items()}, {u: a + b for u, (a, b, c) in it.items()},
+             "loops: a dynamic and a runtime (static,4) loop: each thread's iterations")
+        t.eq({u: p["chunks"] for u, p in p1.items()},
+             {u: -(-a // CH) + -(-b // 4) for u, (a, b, c) in it.items()},
+             "loops: each thread's chunks (%d and 4 iterations)" % CH)
+        t.eq({u: p["iterations"] for u, p in p2.items()}, {u: c for u, (a, b, c) in it.items()},
+             "loops: parallel for dynamic: each thread's iterations")
+        t.eq({u: p["barriers"] for u, p in p1.items()}, {0: 2, 1: 2},
+             "loops: each thread waited at the two loops' barriers")
+    else:
+        t.ok(False, "loops: both constructs recorded", sorted(sh))
+
+# ---- critical, tasks ---------------------------------------------------------
+if ok:
+    HOLD = 30
+    e = {"OMP_NUM_THREADS": "2"}
+    r = run([PROG, "critical", str(HOLD)], env=e)
+    t.eq((r.rc, r.out.strip(), r.shim_lines()), (0, "entered=2", []),
+         "critical: exit 0, output unchanged, no hpcshim: line")
+    cr = stderr_rows(r, "critical")
+    per = list(shares(r.doc).values())[0][1]
+    t.eq({u: p["criticals"] for u, p in per.items()}, {0: 1, 1: 1}, "critical: one entry each")
+    t.ok(all(cr[u][1] <= p["critical_held_ns"] <= cr[u][1] + 5000000 for u, p in per.items()),
+         "critical: each hold within [the program's, + 5 ms]",
+         [(p["critical_held_ns"], cr[u][1]) for u, p in per.items()])
+    t.ok(all(cr[u][0] - 5000000 <= p["critical_wait_ns"] <= cr[u][0] for u, p in per.items()),
+         "critical: each wait within [the program's - 5 ms, the program's]",
+         [(p["critical_wait_ns"], cr[u][0]) for u, p in per.items()])
+
+    NT, SPIN = 10, 5
+    r = run([PROG, "tasks", str(NT), str(SPIN)], env=e)
+    t.eq((r.rc, r.out.strip(), r.shim_lines()), (0, "tasks=%d" % NT, []),
+         "tasks: exit 0, output unchanged, no hpcshim: line")
+    ran = stderr_rows(r, "tasks")
+    per = list(shares(r.doc).values())[0][1]
+    t.eq(sum(p["tasks_created"] for p in per.values()), NT, "tasks: created")
+    t.eq({u: p["tasks_run"] for u, p in per.items()}, {u: v[0] for u, v in ran.items()},
+         "tasks: run per thread as the program counts")
+    t.ok(all(p["task_ns"] >= p["tasks_run"] * SPIN * 1000000 for p in per.values()),
+         "tasks: each thread's task time at least its tasks' spins",
+         [(p["task_ns"], p["tasks_run"]) for p in per.values()])
+    t.eq((sum(p["singles"] for p in per.values()), sum(p["taskwaits"] for p in per.values())),
+         (1, 1), "tasks: one single executed, one taskwait")
+
+# ---- off, no OpenMP ----------------------------------------------------------
+if ok:
+    argv = [PROG, "pages", "2", "10", "1"]
+    r = run(argv, env={"OMP_NUM_THREADS": "2", "HPCSHIM_OPENMP": "off"})
+    d = r.doc
+    t.ok("openmp" not in d and not any(x["name"].startswith("omp ")
+                                        for th in d["threads"] for x in th["regions"]),
+         "HPCSHIM_OPENMP=off: no openmp, no construct region")
+    t.eq(r.out, run(argv, preload=False, env={"OMP_NUM_THREADS": "2"}).out,
+         "HPCSHIM_OPENMP=off: output unchanged")
+r = run(["/bin/true"])
+t.ok(r.rc == 0 and "openmp" not in r.doc and r.shim_lines() == [],
+     "a program without OpenMP: no openmp section, no hpcshim: line")
+
+# ---- runtimes the shim does not take ------------------------------------------
+FAKE = r"""
+typedef void (*fn_t)(void *);
+void GOMP_parallel(fn_t fn, void *data, unsigned n, unsigned flags)
+{ (void)n; (void)flags; fn(data); }
+#ifdef WITH_BARRIER
+void GOMP_barrier(void) {}
+#endif
+int omp_get_thread_num(void) { return 0; }
+"""
+CALLER = r"""
+#include <stdio.h>
+void GOMP_parallel(void (*)(void *), void *, unsigned, unsigned);
+static void body(void *p) { ++*(int *)p; }
+int main(void) { int n = 0; GOMP_parallel(body, &n, 0, 0); printf("n=%d\n", n); return 0; }
+"""
+with open(os.path.join(work, "fake.c"), "w") as f:
+    f.write(FAKE)
+with open(os.path.join(work, "caller.c"), "w") as f:
+    f.write(CALLER)
+for soname, defs, why in (("libfakeomp.so", ["-DWITH_BARRIER"], "not a runtime the shim knows"),
+                          ("libgomp.so.77", [], "has no GOMP_barrier")):
+    d = os.path.join(work, soname)
+    os.makedirs(d, exist_ok=True)
+    lib = os.path.join(d, soname)
+    exe = os.path.join(d, "caller")
+    if not (build(["gcc", "-shared", "-fPIC", "-o", lib, "-Wl,-soname," + soname,
+                   os.path.join(work, "fake.c")] + defs, soname) and
+            build(["gcc", "-o", exe, os.path.join(work, "caller.c"), lib, "-Wl,-rpath," + d],
+                  "a caller of " + soname)):
+        continue
+    r = run([exe])
+    lines = r.shim_lines()
+    t.eq((r.rc, r.out), (0, "n=1\n"), "%s: the program unchanged" % soname)
+    t.ok(len(lines) == 1 and "HPCSHIM_OPENMP" in lines[0] and why in lines[0],
+         "%s: one hpcshim: line: %s" % (soname, why), lines)
+    o = r.doc.get("openmp") or {}
+    t.eq((o.get("recorded"), o.get("constructs")), (False, []),
+         "%s: recorded false, no construct" % soname)
+
+# ---- gfortran ------------------------------------------------------------------
+F90 = """program omp_f
+  use omp_lib
+  implicit none
+  integer :: r, s
+  s = 0
+  do r = 1, 3
+!$omp parallel reduction(+:s)
+    s = s + omp_get_thread_num() + 1
+!$omp end parallel
+  end do
+  print '(a,i0)', 's=', s
+end program omp_f
+"""
+if shutil.which("gfortran"):
+    fsrc = os.path.join(work, "omp_f.f90")
+    with open(fsrc, "w") as f:
+        f.write(F90)
+    fexe = os.path.join(work, "omp_f")
+    if build(["gfortran", "-g", "-O1", "-fopenmp", fsrc, "-o", fexe], "omp_f.f90"):
+        e = {"OMP_NUM_THREADS": "2"}
+        r = run([fexe], env=e)
+        t.eq((r.rc, r.out, r.shim_lines()), (0, "s=9\n", []),
+             "gfortran: exit 0, output unchanged, no hpcshim: line")
+        line = F90.splitlines().index("!$omp parallel reduction(+:s)") + 1
+        sh = shares(r.doc)
+        name = "omp parallel @ omp_f.f90:%d" % line
+        t.ok(name in sh, "gfortran: the construct is named by its line (%s)" % name, sorted(sh))
+        if name in sh:
+            t.eq({u: p["calls"] for u, p in sh[name][1].items()}, {0: 3, 1: 3},
+                 "gfortran: 3 calls per thread")
+else:
+    t.skip("gfortran", "no gfortran")
+
+shutil.rmtree(work, ignore_errors=True)
+t.done()
