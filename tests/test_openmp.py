@@ -20,6 +20,7 @@ built here with gcc -fopenmp):
   line, nothing recorded, the program unchanged;
 - gfortran: the construct named by its line in the .f90."""
 import ctypes
+import json
 import os
 import re
 import shutil
@@ -170,6 +171,44 @@ if ok:
                  "libomp standing in: the runtime is named for the file")
     else:
         t.skip("libomp standing in for libgomp", "no %s (libomp-dev)" % LIBOMP)
+
+# ---- hpcshim report --view openmp -----------------------------------------------
+HPCSHIM = os.path.join(BUILD, "hpcshim")
+if ok:
+    out = os.path.join(work, "report")
+    os.makedirs(out)
+    os.chmod(out, 0o1777)
+    r = run([PROG, "pages", "3", "20", "5"], env={"OMP_NUM_THREADS": "2"}, outdir=out)
+    d = r.doc
+    c = d["openmp"]["constructs"][0]
+    p = subprocess.run([HPCSHIM, "report", "--view", "openmp", "--format", "json", out],
+                       capture_output=True, encoding="utf-8")
+    t.eq(p.returncode, 0, "report --view openmp --format json: exit 0")
+    try:
+        rows = json.loads(p.stdout)
+    except ValueError:
+        rows = []
+    ths = {th["tid"]: th for th in d["threads"]}
+    want = [(x["omp_thread"], x["calls"], x["work_ns"], x["wait_ns"], x["last"],
+             region(ths[x["tid"]], c["wait_region"])["inclusive"].get("task-clock"))
+            for x in c["per_thread"]]
+    got = [(x["omp_thread"], x["calls"], x["work_ns"], x["wait_ns"], x["last"],
+            x["wait_task_clock_ns"]) for x in (rows[0]["per_thread"] if rows else [])]
+    t.eq(got, want, "report --view openmp: each thread's calls, work, wait, last and the "
+         "task-clock of its wait, as the file has them")
+    t.eq(rows and (rows[0]["region"], rows[0]["slowest_omp_thread"], rows[0]["imbalance"]),
+         (c["region"], c["slowest_omp_thread"], c["imbalance"]),
+         "report --view openmp: the construct, its slowest thread, its imbalance")
+    p = subprocess.run([HPCSHIM, "report", "--view", "openmp", out], capture_output=True,
+                       encoding="utf-8")
+    t.ok(p.returncode == 0 and c["region"] in p.stdout and
+         "slowest: omp thread %d" % c["slowest_omp_thread"] in p.stdout,
+         "report --view openmp (text): the construct and its slowest thread", p.stdout)
+    r = run(["/bin/true"], outdir=out)
+    p = subprocess.run([HPCSHIM, "report", "--view", "openmp", out], capture_output=True,
+                       encoding="utf-8")
+    t.ok(p.returncode == 0 and "no OpenMP runtime in" in p.stdout,
+         "report --view openmp: a result without OpenMP says so", p.stdout)
 
 # ---- loops ----------------------------------------------------------------
 if ok:
