@@ -46,15 +46,22 @@ static void spin_ms(long ms)
 		;
 }
 
-/* A team before the measured ones: every thread's record of "touch"
- * exists (its first BEGIN allocates it) before its work is counted. */
+/* A team before the measured ones, through the same calls: every
+ * thread's record of "touch" exists (its first BEGIN allocates it) and
+ * its stack is as deep as it gets before its work is counted. */
 static void warm(void)
 {
+	volatile uint64_t sink = 0;
+
 #pragma omp parallel
 	{
 		HPC_BEGIN("touch");
 		HPC_END("touch");
+		if (omp_get_thread_num() < omp_get_num_threads())
+			spin_ms(0);
+		sink += now();
 	}
+	(void)sink;
 }
 
 static int pages(long n, long k, long spin)

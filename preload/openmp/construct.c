@@ -281,12 +281,16 @@ void hs_omp__task_ran(struct omp_thr *th, uint64_t ns)
 	}
 }
 
-/* The parent's other threads are gone; the forking thread's state stays
- * in its slot (its figures are the parent's too: the child starts anew). */
+/* The parent's other threads are gone, and their figures with them: the
+ * child's results start anew (the constructs stay known). */
 void hs_omp_construct__fork_child(void)
 {
 	pthread_mutex_init(&omp_lock, NULL);
 	__atomic_store_n(&omp_threads, NULL, __ATOMIC_RELAXED);
+	for (int i = 0; i < omp_n; i++) { /* the child's own teams from here */
+		omp_list[i]->teams = 0;
+		omp_list[i]->team_max = 0;
+	}
 	if (hs_self && hs_omp_slot >= 0)
 		hs_self->slot[hs_omp_slot] = NULL;
 }
