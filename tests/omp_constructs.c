@@ -6,7 +6,9 @@
  *                       annotated region "touch"); the last thread spins
  *                       SPIN_MS more.  Each thread's clock reads around
  *                       its work bracket its barrier wait:
- *                       "bracket T LO HI" on stderr
+ *                       "bracket T LO HI" on stderr; its minor faults
+ *                       during its work, as the kernel counts them:
+ *                       "faults T N"
  *   loop M CHUNK        one parallel with a dynamic (CHUNK) and a
  *                       schedule(runtime) loop of M iterations, then a
  *                       combined parallel for, dynamic (CHUNK): the
@@ -18,11 +20,13 @@
  *
  * stdout: a checksum, the same with and without the shim.
  */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "annotate/hpcshim.h"
@@ -38,12 +42,30 @@ static uint64_t now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The calling thread's minor faults so far (the kernel's count). */
+static long minflt(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_minflt;
+}
+
 static void spin_ms(long ms)
 {
 	uint64_t end = now() + (uint64_t)ms * 1000000ull;
 
 	while (now() < end)
 		;
+}
+
+/* 64 KiB of the calling thread's stack below here, touched: a deeper
+ * call later (the shim's own, say) faults no fresh stack page. */
+static __attribute__((noinline)) void stack_touch(void)
+{
+	volatile char buf[65536];
+
+	memset((char *)buf, 0, sizeof(buf));
 }
 
 /* A team before the measured ones, through the same calls: every
@@ -55,6 +77,10 @@ static void warm(void)
 
 #pragma omp parallel
 	{
+		stack_touch();
+		/* getrusage bound now: the first call's lazy binding reads
+		 * pages of libc's symbol tables (faults of their own). */
+		(void)minflt();
 		HPC_BEGIN("touch");
 		HPC_END("touch");
 		if (omp_get_thread_num() < omp_get_num_threads())
@@ -68,6 +94,7 @@ static int pages(long n, long k, long spin)
 {
 	int nth = omp_get_max_threads();
 	char *base[MAXT];
+	long flt[MAXT] = { 0 };
 	uint64_t (*b)[MAXT] = calloc((size_t)n, sizeof(*b));
 	uint64_t *e = calloc((size_t)n, sizeof(*e));
 	long sum = 0;
@@ -84,6 +111,7 @@ static int pages(long n, long k, long spin)
 #pragma omp parallel reduction(+ : sum)
 		{
 			int t = omp_get_thread_num();
+			long f0 = minflt();
 
 			HPC_BEGIN("touch");
 			touch(base[t] + r * (t + 1) * k * PAGE, (t + 1) * k);
@@ -91,6 +119,7 @@ static int pages(long n, long k, long spin)
 			if (t == omp_get_num_threads() - 1)
 				spin_ms(spin);
 			b[r][t] = now();
+			flt[t] += minflt() - f0;
 			sum += (t + 1) * k;
 		}
 		e[r] = now();
@@ -109,6 +138,7 @@ static int pages(long n, long k, long spin)
 		}
 		fprintf(stderr, "bracket %d %llu %llu\n", t, (unsigned long long)lo,
 			(unsigned long long)hi);
+		fprintf(stderr, "faults %d %ld\n", t, flt[t]);
 	}
 	printf("sum=%ld threads=%d\n", sum, nth);
 	return 0;
