@@ -80,10 +80,14 @@ SOURCE = os.path.join(HERE, "omp_constructs.c")
 
 
 # ---- pages: work, calls, barrier wait, the slowest thread ----------------
-def pages_case(nth, n, k, spin, what, env=None):
+def pages_case(nth, n, k, spin, what, env=None, prog=None, ompt=False):
+    """ompt: clang's program on libomp, through OMPT: the construct is
+    named by the call that starts its teams (the same line), no wait
+    region (a worker's release comes late: its wait is until the last
+    arrival)."""
     e = {"OMP_NUM_THREADS": str(nth)}
     e.update(env or {})
-    argv = [PROG, "pages", str(n), str(k), str(spin)]
+    argv = [prog or PROG, "pages", str(n), str(k), str(spin)]
     bare = run(argv, preload=False, env=e)
     r = run(argv, env=e)
     t.eq(r.rc, 0, "%s: exit code 0" % what)
@@ -101,7 +105,8 @@ def pages_case(nth, n, k, spin, what, env=None):
     if name not in sh:
         return None
     c, per = sh[name]
-    t.eq(c["function"], "pages._omp_fn.0", "%s: its outlined function" % what)
+    t.eq((c["function"], c["source"]), ("main", "OMPT") if ompt else ("pages._omp_fn.0", "GOMP"),
+         "%s: its function and the source of its events" % what)
     t.eq((c["teams"], c["team_max"], c["threads"]), (n, nth, nth),
          "%s: teams, largest team, threads" % what)
     ths = threads_by_omp(d)
@@ -126,9 +131,10 @@ def pages_case(nth, n, k, spin, what, env=None):
           for u in ths}, {u: own[u] - n * k * (u + 1) for u in range(nth)},
          "%s: the annotated region nests in the construct (its faults are not the "
          "construct's own)" % what)
-    wait = {u: region(ths[u], c["wait_region"]) for u in ths}
-    t.eq({u: w and w["inclusive"].get("page-faults") for u, w in wait.items()},
-         {u: 0 for u in range(nth)}, "%s: no page fault in the barrier waits" % what)
+    wait = {u: region(ths[u], c["wait_region"]) for u in ths} if not ompt else {}
+    if not ompt:
+        t.eq({u: w and w["inclusive"].get("page-faults") for u, w in wait.items()},
+             {u: 0 for u in range(nth)}, "%s: no page fault in the barrier waits" % what)
     br = stderr_rows(r, "bracket")
     last = nth - 1
     slack = n * 2000000  # the work's end to the outlined function's return
@@ -150,6 +156,9 @@ def pages_case(nth, n, k, spin, what, env=None):
     waits = sum(p["wait_ns"] for p in per.values())
     t.within(c["wait_share"], waits / (waits + sum(works)), 1e-9,
              "%s: the waiting share of the team's time" % what)
+    if ompt:
+        t.eq(c["wait_region"], None, "%s: no wait region" % what)
+        return d, c, per
     tc = wait[0]["inclusive"].get("task-clock") if wait[0] else None
     t.ok(tc is not None and 0 <= tc <= wait[0]["wall_ns"]["inclusive"] + 1000000,
          "%s: thread 0's wait has its task-clock (spinning), at most its wall" % what,
@@ -175,6 +184,39 @@ if ok:
                  "libomp standing in: the runtime is named for the file")
     else:
         t.skip("libomp standing in for libgomp", "no %s (libomp-dev)" % LIBOMP)
+
+# ---- clang and LLVM's libomp: OMPT -----------------------------------------------
+CLANG_PROG = os.path.join(work, "omp_constructs_clang")
+if shutil.which("clang") and os.path.exists(LIBOMP) and build(
+        ["clang", "-std=gnu11", "-g", "-O2", "-fopenmp", "-I" + SRC, "-I" + HERE,
+         SOURCE, "-o", CLANG_PROG], "omp_constructs.c with clang -fopenmp"):
+    res = pages_case(2, 4, 30, 3, "clang, OMPT", prog=CLANG_PROG, ompt=True)
+    if res:
+        t.eq((res[0]["openmp"]["runtime"], res[0]["openmp"]["source"]), ("libomp", "OMPT"),
+             "clang, OMPT: the runtime is libomp, the source OMPT")
+    e = {"OMP_NUM_THREADS": "2"}
+    r = run([CLANG_PROG, "critical", "20"], env=e)
+    cr = stderr_rows(r, "critical")
+    per = list(shares(r.doc).values())[0][1] if r.docs else {}
+    t.ok(r.rc == 0 and r.out.strip() == "entered=2" and
+         {u: p["criticals"] for u, p in per.items()} == {0: 1, 1: 1} and
+         all(cr[u][1] <= p["critical_held_ns"] <= cr[u][1] + 5000000 and
+             cr[u][0] - 5000000 <= p["critical_wait_ns"] <= cr[u][0] for u, p in per.items()),
+         "clang, OMPT: each thread's critical entry, hold and wait within the program's",
+         [(p["critical_wait_ns"], p["critical_held_ns"], cr.get(u)) for u, p in per.items()])
+    r = run([CLANG_PROG, "tasks", "6", "3"], env=e)
+    ran = stderr_rows(r, "tasks")
+    per = list(shares(r.doc).values())[0][1] if r.docs else {}
+    t.ok(r.rc == 0 and sum(p["tasks_created"] for p in per.values()) == 6 and
+         {u: p["tasks_run"] for u, p in per.items()} == {u: v[0] for u, v in ran.items()} and
+         all(p["task_ns"] >= p["tasks_run"] * 3000000 for p in per.values()),
+         "clang, OMPT: tasks created, run per thread as the program counts, their time",
+         [(p["tasks_created"], p["tasks_run"], p["task_ns"]) for p in per.values()])
+    r = run([CLANG_PROG, "pages", "2", "10", "1"], env={"OMP_NUM_THREADS": "2",
+                                                      "HPCSHIM_OPENMP": "off"})
+    t.ok(r.rc == 0 and "openmp" not in r.doc, "clang, HPCSHIM_OPENMP=off: no openmp")
+else:
+    t.skip("clang, OMPT", "no clang or no %s" % LIBOMP)
 
 # ---- hpcshim report --view openmp -----------------------------------------------
 HPCSHIM = os.path.join(BUILD, "hpcshim")

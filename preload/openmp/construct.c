@@ -71,7 +71,8 @@ static void construct__names(struct omp_construct *c)
 	}
 }
 
-struct omp_construct *hs_omp_construct__get(const void *fn, enum omp_kind kind)
+struct omp_construct *hs_omp_construct__get(const void *fn, enum omp_kind kind,
+					    enum omp_source src)
 {
 	size_t j = tab__slot(fn);
 	struct omp_construct *c;
@@ -87,6 +88,7 @@ struct omp_construct *hs_omp_construct__get(const void *fn, enum omp_kind kind)
 		goto out;
 	c->fn = fn;
 	c->kind = kind;
+	c->source = src;
 	c->id = omp_n;
 	construct__names(c);
 	omp_list[c->id] = c;
@@ -204,6 +206,26 @@ void hs_omp__barrier_end(struct omp_thr *th, struct omp_share *s, bool last)
 	th->cur = s->saved_cur;
 	th->fig = s->saved_fig;
 	th->incr = s->saved_incr;
+}
+
+void hs_omp__work_done(struct omp_thr *th, struct omp_share *s)
+{
+	struct omp_figs *f = s->fig;
+
+	if (f) {
+		fig__add(&f->calls, 1);
+		fig__add(&f->work_ns, s->t1 - s->t0);
+	}
+	th->cur = s->saved_cur;
+	th->fig = s->saved_fig;
+	th->incr = s->saved_incr;
+}
+
+void hs_omp__waited(struct omp_figs *f, uint64_t ns, bool last)
+{
+	__atomic_fetch_add(&f->wait_ns, ns, __ATOMIC_RELAXED);
+	if (last)
+		__atomic_fetch_add(&f->last, 1, __ATOMIC_RELAXED);
 }
 
 void hs_omp__wait_begin(struct omp_thr *th, struct omp_wait *w)

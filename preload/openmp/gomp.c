@@ -260,7 +260,7 @@ static void gomp__share(void *arg)
 static bool gomp__team(struct gomp_team *tm, gomp_fn fn, void *data, enum omp_kind k,
 		       long incr)
 {
-	if (!gomp__rec() || !(tm->c = hs_omp_construct__get((const void *)fn, k)))
+	if (!gomp__rec() || !(tm->c = hs_omp_construct__get((const void *)fn, k, OMP_SRC_GOMP)))
 		return false;
 	tm->fn = fn;
 	tm->data = data;

@@ -34,11 +34,19 @@ enum omp_kind {
 /* The longest region name: "omp implicit barrier @ " and a file:line. */
 #define OMP_NAME_MAX 320
 
-/* One construct: the outlined function a team runs. */
+/* Where a construct's events come from (docs/openmp.md). */
+enum omp_source {
+	OMP_SRC_GOMP, /* gomp.c: libgomp's entry points, keyed by the outlined function */
+	OMP_SRC_OMPT, /* ompt.c: the OMPT interface, keyed by the call site      */
+};
+
+/* One construct: the outlined function a team runs (GOMP), or the call
+ * that starts its teams (OMPT's codeptr_ra). */
 struct omp_construct {
 	int id;         /* index in the table                      */
-	const void *fn; /* the outlined function: the key           */
+	const void *fn; /* the key: outlined function or call site  */
 	enum omp_kind kind;
+	enum omp_source source;
 	char name[OMP_NAME_MAX];      /* the work's region             */
 	char wait_name[OMP_NAME_MAX]; /* the implicit barrier's region */
 	char function[256];           /* the symbol, or ""             */
@@ -82,6 +90,7 @@ struct omp_thr {
 	uint64_t task_total;       /* task_ns of every construct       */
 	int ncrit;
 	uint64_t crit_t[OMP_CRIT_DEPTH]; /* when each held critical was entered */
+	void *ompt;                      /* ompt.c: the share that runs, or NULL */
 	struct omp_thr *next;
 };
 
@@ -98,9 +107,11 @@ extern bool hs_omp_on;
 /* The feature's slot in hs_thread.slot[] (feature.h), or -1. */
 extern int hs_omp_slot;
 
-/* The construct of outlined function fn (created and named on first
- * sight; NULL: the table is full or out of memory). */
-struct omp_construct *hs_omp_construct__get(const void *fn, enum omp_kind kind);
+/* The construct of key (created and named on first sight: GOMP's key is
+ * the outlined function, OMPT's the return address of the call that
+ * starts the team; NULL: the table is full or out of memory). */
+struct omp_construct *hs_omp_construct__get(const void *key, enum omp_kind kind,
+					    enum omp_source src);
 /* Constructs known so far, and the i-th. */
 int hs_omp_construct__count(void);
 struct omp_construct *hs_omp_construct__at(int i);
@@ -128,6 +139,14 @@ void hs_omp__barrier_begin(struct omp_thr *th, struct omp_share *s);
 /* last: the thread arrived last in its team. */
 void hs_omp__barrier_end(struct omp_thr *th, struct omp_share *s, bool last);
 
+/* A source that learns the team's release late (OMPT: LLVM 14 reports a
+ * worker's release when the next team starts): the share's work ends,
+ * its calls and work are counted, and no wait region is opened; the
+ * thread that ends the team adds each share's wait, the time until the
+ * last thread arrived (waited: atomic, f is another thread's). */
+void hs_omp__work_done(struct omp_thr *th, struct omp_share *s);
+void hs_omp__waited(struct omp_figs *f, uint64_t ns, bool last);
+
 /* A wait inside a share: an explicit or worksharing barrier, a taskwait. */
 enum omp_sync { OMP_SYNC_BARRIER, OMP_SYNC_TASKWAIT };
 void hs_omp__wait_begin(struct omp_thr *th, struct omp_wait *w);
@@ -147,8 +166,10 @@ void hs_omp_construct__fork_child(void);
 
 /* ---- lines.c ------------------------------------------------------------ */
 
-/* Fills c's function, file and line from the address of its outlined
- * function (libdw when it loads, else dladdr). */
+/* Fills c's function, file and line from its key: the outlined
+ * function's address, or the call site's (the line of the call
+ * instruction, before the return address) (libdw when it loads, else
+ * dladdr). */
 void hs_omp_lines__name(struct omp_construct *c);
 
 /* ---- openmp.c ----------------------------------------------------------- */
@@ -156,6 +177,10 @@ void hs_omp_lines__name(struct omp_construct *c);
 /* The runtime behind the GOMP_* names was found (path of its object,
  * "libgomp" or "libomp"), or refused with the reason (one stderr line). */
 void hs_omp__runtime(const char *kind, const char *path);
+/* The feature is on (HPCSHIM_OPENMP): an OMPT tool starts only then. */
+bool hs_omp__enabled(void);
+/* The OMPT interface of the runtime at path serves constructs. */
+void hs_omp__ompt_started(const char *path);
 /* The runtime an object's name (a path) is, by the name of the file it
  * leads to (a libgomp.so.1 may be LLVM's libomp): "libgomp", "libomp" or
  * NULL. */

@@ -21,6 +21,7 @@
 #include "preload/openmp/internal.h"
 
 #ifdef HAVE_LIBDW
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
 #ifndef HS_DW_SONAME
@@ -38,7 +39,14 @@
 	X(addrmodule, dwfl_addrmodule)                  \
 	X(getsrc, dwfl_module_getsrc)                   \
 	X(lineinfo, dwfl_lineinfo)                      \
-	X(addrname, dwfl_module_addrname)
+	X(addrname, dwfl_module_addrname)               \
+	X(getdwarf, dwfl_module_getdwarf)               \
+	X(nextcu, dwarf_nextcu)                         \
+	X(offdie, dwarf_offdie)                         \
+	X(haspc, dwarf_haspc)                           \
+	X(getsrc_die, dwarf_getsrc_die)                 \
+	X(lineno, dwarf_lineno)                         \
+	X(linesrc, dwarf_linesrc)
 
 static struct {
 	__typeof__(dwfl_begin) *begin;
@@ -52,6 +60,13 @@ static struct {
 	__typeof__(dwfl_module_getsrc) *getsrc;
 	__typeof__(dwfl_lineinfo) *lineinfo;
 	__typeof__(dwfl_module_addrname) *addrname;
+	__typeof__(dwfl_module_getdwarf) *getdwarf;
+	__typeof__(dwarf_nextcu) *nextcu;
+	__typeof__(dwarf_offdie) *offdie;
+	__typeof__(dwarf_haspc) *haspc;
+	__typeof__(dwarf_getsrc_die) *getsrc_die;
+	__typeof__(dwarf_lineno) *lineno;
+	__typeof__(dwarf_linesrc) *linesrc;
 } dw;
 
 static pthread_once_t dw_once = PTHREAD_ONCE_INIT;
@@ -72,12 +87,36 @@ static void dw__load(void)
 	dw_loaded = true;
 }
 
+/* The line of address a of module m by walking its compile units: clang
+ * writes no .debug_aranges, without which dwfl_module_getsrc finds none. */
+static const char *dw__cu_line(Dwfl_Module *m, Dwarf_Addr a, int *line)
+{
+	Dwarf_Addr bias;
+	Dwarf *d = dw.getdwarf(m, &bias);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (!d)
+		return NULL;
+	for (; dw.nextcu(d, off, &next, &hsize, NULL, NULL, NULL) == 0; off = next) {
+		Dwarf_Die cu;
+		Dwarf_Line *l;
+
+		if (!dw.offdie(d, off + hsize, &cu) || dw.haspc(&cu, a - bias) <= 0)
+			continue;
+		if (!(l = dw.getsrc_die(&cu, a - bias)) || dw.lineno(l, line) != 0)
+			return NULL;
+		return dw.linesrc(l, NULL, NULL);
+	}
+	return NULL;
+}
+
 /* true when libdw gave at least the symbol. */
 static bool dw__name(struct omp_construct *c)
 {
 	Dwfl_Callbacks cb = { .find_elf = dw.proc_find_elf,
 			      .find_debuginfo = dw.find_debuginfo };
-	Dwarf_Addr a = (Dwarf_Addr)(uintptr_t)c->fn;
+	Dwarf_Addr a = (Dwarf_Addr)(uintptr_t)c->fn - (c->source == OMP_SRC_OMPT);
 	Dwfl *d = dw.begin(&cb);
 	Dwfl_Module *m;
 	Dwfl_Line *l;
@@ -95,10 +134,11 @@ static bool dw__name(struct omp_construct *c)
 		snprintf(c->function, sizeof(c->function), "%s", s);
 		ok = true;
 	}
-	if ((l = dw.getsrc(m, a))) {
+	{
 		int line = 0;
 
-		s = dw.lineinfo(l, NULL, &line, NULL, NULL, NULL);
+		l = dw.getsrc(m, a);
+		s = l ? dw.lineinfo(l, NULL, &line, NULL, NULL, NULL) : dw__cu_line(m, a, &line);
 		if (s && line > 0) {
 			snprintf(c->file, sizeof(c->file), "%s", s);
 			c->line = line;
@@ -120,6 +160,8 @@ void hs_omp_lines__name(struct omp_construct *c)
 	if (dw_loaded && dw__name(c))
 		return;
 #endif
+	if (c->source == OMP_SRC_OMPT) /* a call site: the function around it */
+		return;
 	if (dladdr(c->fn, &di) && di.dli_sname && di.dli_saddr == c->fn)
 		snprintf(c->function, sizeof(c->function), "%s", di.dli_sname);
 }

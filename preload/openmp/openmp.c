@@ -88,6 +88,18 @@ void hs_omp__runtime(const char *kind, const char *path)
 	__atomic_store_n(&hs_omp_result.kind, kind, __ATOMIC_RELEASE);
 }
 
+bool hs_omp__enabled(void)
+{
+	return omp_enabled;
+}
+
+void hs_omp__ompt_started(const char *path)
+{
+	if (path)
+		hs_omp__runtime("libomp", path);
+	__atomic_store_n(&hs_omp_result.ompt, true, __ATOMIC_RELEASE);
+}
+
 void hs_omp__refuse(const char *why)
 {
 	snprintf(hs_omp_result.reason, sizeof(hs_omp_result.reason), "%s", why);

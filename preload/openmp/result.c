@@ -111,8 +111,12 @@ static struct json_object *construct__json(const struct omp_construct *c)
 	}
 	json_object_array_sort(ths, by_omp_thread);
 	json_object_object_add(o, "region", agg_json__text(c->name));
-	json_object_object_add(o, "wait_region", agg_json__text(c->wait_name));
+	json_object_object_add(o, "wait_region", c->source == OMP_SRC_OMPT ?
+							 NULL :
+							 agg_json__text(c->wait_name));
 	json_object_object_add(o, "kind", json_object_new_string(kind_key[c->kind]));
+	json_object_object_add(o, "source",
+			       json_object_new_string(c->source == OMP_SRC_OMPT ? "OMPT" : "GOMP"));
 	json_object_object_add(o, "function",
 			       c->function[0] ? agg_json__text(c->function) : NULL);
 	json_object_object_add(o, "file", c->file[0] ? agg_json__text(c->file) : NULL);
@@ -156,7 +160,7 @@ void hs_omp_result__tail(struct agg_out *o, int depth, bool *first,
 	(void)p;
 	json_object_object_add(v, "runtime", kind ? json_object_new_string(kind) : NULL);
 	json_object_object_add(v, "library", r->path[0] ? agg_json__text(r->path) : NULL);
-	json_object_object_add(v, "source", json_object_new_string("GOMP"));
+	json_object_object_add(v, "source", json_object_new_string(r->ompt ? "OMPT" : "GOMP"));
 	json_object_object_add(v, "recorded", json_object_new_boolean(!r->refused));
 	json_object_object_add(v, "reason", r->refused ? agg_json__text(r->reason) : NULL);
 	for (int i = 0; i < n; i++)

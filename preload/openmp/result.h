@@ -10,6 +10,7 @@ struct agg_process;
 
 struct omp_result {
 	const char *kind; /* "libgomp", "libomp", or NULL: none seen  */
+	bool ompt;        /* the runtime's OMPT interface started     */
 	char path[512];   /* the runtime's object                   */
 	bool refused;     /* its constructs are not recorded: reason */
 	char reason[600];
