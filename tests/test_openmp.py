@@ -397,7 +397,9 @@ with open(os.path.join(work, "fake.c"), "w") as f:
 with open(os.path.join(work, "caller.c"), "w") as f:
     f.write(CALLER)
 for soname, defs, why in (("libfakeomp.so", ["-DWITH_BARRIER"], "not a runtime the shim knows"),
-                          ("libgomp.so.77", [], "has no GOMP_barrier")):
+                          ("libgomp.so.77", [], "has no GOMP_barrier"),
+                          ("libgomp.so.78", ["-DWITH_BARRIER"],
+                           "a version of the GOMP ABI the shim does not know")):
     d = os.path.join(work, soname)
     os.makedirs(d, exist_ok=True)
     lib = os.path.join(d, soname)

@@ -193,6 +193,21 @@ static void gomp__find(void)
 		hs_omp__refuse(why);
 		return;
 	}
+	/* The ABI the wrappers are written for: GCC 4.9's GOMP_parallel and
+	 * after (libgomp, and libomp's copy of it, version it GOMP_4.0). */
+	/* (dlvsym answers any version of an object without version data.) */
+	if (h == RTLD_NEXT || !dlvsym(h, "GOMP_parallel", "GOMP_4.0") ||
+	    dlvsym(h, "GOMP_parallel", "HPCSHIM_NO_VERSION")) {
+		char why[600];
+
+		(void)dlerror();
+		snprintf(why, sizeof(why),
+			 "%s has no GOMP_parallel@GOMP_4.0: a version of the GOMP ABI the "
+			 "shim does not know",
+			 f.path);
+		hs_omp__refuse(why);
+		return;
+	}
 	hs_omp__runtime(f.kind, f.path);
 	gomp_ok = true;
 }
