@@ -8,7 +8,7 @@
 # gcc's program (libgomp's GOMP_* entry points) and clang's (LLVM's libomp,
 # OMPT), when clang is there.
 #
-# Usage: sh bench/openmp.sh   (BENCH_BUILDDIR=<build dir> for another build)
+# Usage: make bench-openmp   (or: BENCH_BUILDDIR=<build dir> sh bench/openmp.sh)
 # Environment: BENCH_ROUNDS [7] processes per variant, BENCH_CONSTRUCTS
 # [20000], BENCH_ITERS [200000], BENCH_EVENTS [task-clock], BENCH_THREADS
 # ["2 8"], BENCH_CCS ["gcc clang"].  Prints the medians (ns) and the ratios
