@@ -143,6 +143,44 @@ static int rt__cb(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
+/* Why the runtime behind handle h (its object f, f->kind NULL when no
+ * known runtime's object is loaded) cannot be recorded, or NULL. */
+static const char *gomp__refusal(void *h, const struct rt_find *f, char *why, size_t len)
+{
+	Dl_info di;
+
+	if (!f->kind) { /* whose are the definitions, then? */
+		snprintf(why, len,
+			 "GOMP_parallel is defined by %s, not a runtime the shim knows "
+			 "(libgomp, libomp)",
+			 gomp.GOMP_parallel && dladdr((void *)gomp.GOMP_parallel, &di) &&
+					 di.dli_fname ?
+				 di.dli_fname :
+				 "no loaded object");
+		return why;
+	}
+	if (!gomp.GOMP_barrier || !gomp.GOMP_parallel || !gomp_num) {
+		snprintf(why, len, "%s has no %s", f->path,
+			 !gomp.GOMP_barrier  ? "GOMP_barrier" :
+			 !gomp.GOMP_parallel ? "GOMP_parallel" :
+					       "omp_get_thread_num");
+		return why;
+	}
+	/* The ABI the wrappers are written for: GCC 4.9's GOMP_parallel and
+	 * after (libgomp, and libomp's copy of it, version it GOMP_4.0);
+	 * dlvsym answers any version of an object without version data. */
+	if (h == RTLD_NEXT || !dlvsym(h, "GOMP_parallel", "GOMP_4.0") ||
+	    dlvsym(h, "GOMP_parallel", "HPCSHIM_NO_VERSION")) {
+		(void)dlerror();
+		snprintf(why, len,
+			 "%s has no GOMP_parallel@GOMP_4.0: a version of the GOMP ABI the "
+			 "shim does not know",
+			 f->path);
+		return why;
+	}
+	return NULL;
+}
+
 /* The runtime's definitions: in the runtime's object (also when it was
  * dlopen'ed RTLD_LOCAL, out of the global scope), else the next ones. */
 static void gomp__find(void)
@@ -150,61 +188,20 @@ static void gomp__find(void)
 	hs_dlsym_fn sym = hs_dl__dlsym();
 	hs_real_dlopen_fn dlo = hs_real__dlopen();
 	struct rt_find f = { "", NULL };
-	void *h = RTLD_NEXT;
-	Dl_info di;
+	void *h = RTLD_NEXT, *o;
+	char why[600];
 
 	if (!sym)
 		return;
 	dl_iterate_phdr(rt__cb, &f);
-	if (f.kind && dlo) {
-		void *o = dlo(f.path, RTLD_LAZY | RTLD_NOLOAD);
-
-		if (o)
-			h = o;
-	}
+	if (f.kind && dlo && (o = dlo(f.path, RTLD_LAZY | RTLD_NOLOAD)))
+		h = o;
 #define X(name, ret, params) gomp.name = (name##_fn)sym(h, #name);
 	GOMP_TABLE(X)
 #undef X
-	(void)dlerror();
 	gomp_num = (omp_num_fn)sym(h, "omp_get_thread_num");
 	(void)dlerror();
-	if (!f.kind) {
-		/* No known runtime's object: whose are the definitions? */
-		const char *who = gomp.GOMP_parallel && dladdr((void *)gomp.GOMP_parallel, &di) &&
-						  di.dli_fname ?
-					  di.dli_fname :
-					  "no loaded object";
-		char why[600];
-
-		snprintf(why, sizeof(why),
-			 "GOMP_parallel is defined by %s, not a runtime the shim knows "
-			 "(libgomp, libomp)",
-			 who);
-		hs_omp__refuse(why);
-		return;
-	}
-	if (!gomp.GOMP_barrier || !gomp.GOMP_parallel || !gomp_num) {
-		char why[600];
-
-		snprintf(why, sizeof(why), "%s has no %s", f.path,
-			 !gomp.GOMP_barrier ? "GOMP_barrier" :
-			 !gomp.GOMP_parallel ? "GOMP_parallel" :
-						"omp_get_thread_num");
-		hs_omp__refuse(why);
-		return;
-	}
-	/* The ABI the wrappers are written for: GCC 4.9's GOMP_parallel and
-	 * after (libgomp, and libomp's copy of it, version it GOMP_4.0). */
-	/* (dlvsym answers any version of an object without version data.) */
-	if (h == RTLD_NEXT || !dlvsym(h, "GOMP_parallel", "GOMP_4.0") ||
-	    dlvsym(h, "GOMP_parallel", "HPCSHIM_NO_VERSION")) {
-		char why[600];
-
-		(void)dlerror();
-		snprintf(why, sizeof(why),
-			 "%s has no GOMP_parallel@GOMP_4.0: a version of the GOMP ABI the "
-			 "shim does not know",
-			 f.path);
+	if (gomp__refusal(h, &f, why, sizeof(why))) {
 		hs_omp__refuse(why);
 		return;
 	}
@@ -219,11 +216,15 @@ static inline bool gomp__rec(void)
 }
 
 /* The runtime's definition of a name the program called: the program
- * was linked against it, so it exists unless the lookup went wrong. */
-static void gomp__missing(const char *name)
+ * was linked against it, so it exists unless the lookup went wrong (one
+ * line, then the call crashes as it would have without the shim). */
+static __attribute__((noinline, cold)) void gomp__missing(const char *name)
 {
-	hs_log(HS_LOG_ERROR, "HPCSHIM_OPENMP: %s: the runtime's definition is not found",
-	       name);
+	static int told;
+
+	if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+		hs_log(HS_LOG_ERROR,
+		       "HPCSHIM_OPENMP: %s: the runtime's definition is not found", name);
 }
 
 #define REAL(name)                                                        \
