@@ -206,6 +206,7 @@ static void gomp__find(void)
 		return;
 	}
 	hs_omp__runtime(f.kind, f.path);
+	hs_omp__gomp_started();
 	gomp_ok = true;
 }
 

@@ -179,8 +179,11 @@ void hs_omp_lines__name(struct omp_construct *c);
 void hs_omp__runtime(const char *kind, const char *path);
 /* The feature is on (HPCSHIM_OPENMP): an OMPT tool starts only then. */
 bool hs_omp__enabled(void);
-/* The OMPT interface of the runtime at path serves constructs. */
+/* The OMPT interface of the runtime at path serves constructs; the GOMP
+ * entry points of the runtime found serve them (a line each with
+ * HPCSHIM_VERBOSE). */
 void hs_omp__ompt_started(const char *path);
+void hs_omp__gomp_started(void);
 /* The runtime an object's name (a path) is, by the name of the file it
  * leads to (a libgomp.so.1 may be LLVM's libomp): "libgomp", "libomp" or
  * NULL. */

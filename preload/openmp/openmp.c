@@ -88,6 +88,20 @@ void hs_omp__runtime(const char *kind, const char *path)
 	__atomic_store_n(&hs_omp_result.kind, kind, __ATOMIC_RELEASE);
 }
 
+/* Once per source, with HPCSHIM_VERBOSE: what serves the constructs. */
+static void omp__tell(const char *source)
+{
+	hs_log(HS_LOG_INFO, "HPCSHIM_OPENMP: constructs of %s (%s) recorded through %s",
+	       hs_omp_result.kind ? hs_omp_result.kind : "the runtime",
+	       hs_omp_result.path[0] ? hs_omp_result.path : "?", source);
+}
+
+void hs_omp__gomp_started(void)
+{
+	if (omp_enabled)
+		omp__tell("its GOMP_* entry points");
+}
+
 bool hs_omp__enabled(void)
 {
 	return omp_enabled;
@@ -98,6 +112,7 @@ void hs_omp__ompt_started(const char *path)
 	if (path)
 		hs_omp__runtime("libomp", path);
 	__atomic_store_n(&hs_omp_result.ompt, true, __ATOMIC_RELEASE);
+	omp__tell("OMPT");
 }
 
 void hs_omp__refuse(const char *why)
