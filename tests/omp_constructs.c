@@ -9,10 +9,11 @@
  *                       "bracket T LO HI" on stderr; its minor faults
  *                       during its work, as the kernel counts them:
  *                       "faults T N"
- *   loop M CHUNK        one parallel with a dynamic (CHUNK) and a
- *                       schedule(runtime) loop of M iterations, then a
- *                       combined parallel for, dynamic (CHUNK): the
- *                       iterations each thread ran ("iters T A B C")
+ *   loop M CHUNK        one parallel with a dynamic (CHUNK), a
+ *                       schedule(runtime) and an ordered dynamic (CHUNK)
+ *                       loop of M iterations, then a combined parallel
+ *                       for, dynamic (CHUNK): the iterations each thread
+ *                       ran ("iters T A B C D": D the ordered loop's)
  *   critical HOLD_MS    each thread holds one critical section HOLD_MS:
  *                       "critical T WAIT_NS HELD_NS" as it measured them
  *   tasks T SPIN_MS     one thread creates T tasks of SPIN_MS each, then
@@ -146,7 +147,7 @@ static int pages(long n, long k, long spin)
 
 static int loop(long m, long chunk)
 {
-	long a[MAXT] = { 0 }, bb[MAXT] = { 0 }, c[MAXT] = { 0 }, sum = 0;
+	long a[MAXT] = { 0 }, bb[MAXT] = { 0 }, c[MAXT] = { 0 }, od[MAXT] = { 0 }, sum = 0;
 	int nth = omp_get_max_threads();
 
 	if (nth > MAXT)
@@ -165,6 +166,11 @@ static int loop(long m, long chunk)
 			bb[t]++;
 			sum += i;
 		}
+#pragma omp for schedule(dynamic, chunk) ordered
+		for (long i = 0; i < m; i++) {
+#pragma omp ordered
+			od[t]++;
+		}
 	}
 #pragma omp parallel for schedule(dynamic, chunk) reduction(+ : sum)
 	for (long i = 0; i < m; i++) {
@@ -172,7 +178,7 @@ static int loop(long m, long chunk)
 		sum += i;
 	}
 	for (int t = 0; t < nth; t++)
-		fprintf(stderr, "iters %d %ld %ld %ld\n", t, a[t], bb[t], c[t]);
+		fprintf(stderr, "iters %d %ld %ld %ld %ld\n", t, a[t], bb[t], c[t], od[t]);
 	printf("sum=%ld\n", sum);
 	return 0;
 }

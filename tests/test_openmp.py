@@ -271,15 +271,18 @@ if ok:
         SOURCE, "loop", "#pragma omp parallel for")
     if first in sh and second in sh:
         p1, p2 = sh[first][1], sh[second][1]
-        t.eq({u: p["iterations"] for u, p in p1.items()}, {u: a + b for u, (a, b, c) in it.items()},
-             "loops: a dynamic and a runtime (static,4) loop: each thread's iterations")
+        t.eq({u: p["iterations"] for u, p in p1.items()},
+             {u: a + b + o for u, (a, b, c, o) in it.items()},
+             "loops: a dynamic, a runtime (static,4) and an ordered loop: each thread's "
+             "iterations")
         t.eq({u: p["chunks"] for u, p in p1.items()},
-             {u: -(-a // CH) + -(-b // 4) for u, (a, b, c) in it.items()},
-             "loops: each thread's chunks (%d and 4 iterations)" % CH)
-        t.eq({u: p["iterations"] for u, p in p2.items()}, {u: c for u, (a, b, c) in it.items()},
+             {u: -(-a // CH) + -(-b // 4) + -(-o // CH) for u, (a, b, c, o) in it.items()},
+             "loops: each thread's chunks (%d, 4 and %d iterations)" % (CH, CH))
+        t.eq({u: p["iterations"] for u, p in p2.items()},
+             {u: c for u, (a, b, c, o) in it.items()},
              "loops: parallel for dynamic: each thread's iterations")
-        t.eq({u: p["barriers"] for u, p in p1.items()}, {0: 2, 1: 2},
-             "loops: each thread waited at the two loops' barriers")
+        t.eq({u: p["barriers"] for u, p in p1.items()}, {0: 3, 1: 3},
+             "loops: each thread waited at the three loops' barriers")
     else:
         t.ok(False, "loops: both constructs recorded", sorted(sh))
 

@@ -24,8 +24,8 @@
  *
  * Not wrapped (docs/openmp.md): schedule(static) loops (the compiler
  * computes their chunks inline), the unsigned long long loop family,
- * ordered, atomic, taskloop, target and the GOMP_parallel_start/end pair
- * of GCC before 4.9.
+ * ordered sections (their loops' chunks are counted), atomic, taskloop,
+ * target and the GOMP_parallel_start/end pair of GCC before 4.9.
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -92,6 +92,16 @@ typedef void (*gomp_fn)(void *);
 	  (long, long, long, long *, long *))                                          \
 	X(GOMP_loop_start, bool,                                                       \
 	  (long, long, long, long, long, long *, long *, uintptr_t *, void **))        \
+	X(GOMP_loop_ordered_static_start, bool, (long, long, long, long, long *, long *)) \
+	X(GOMP_loop_ordered_dynamic_start, bool, (long, long, long, long, long *, long *)) \
+	X(GOMP_loop_ordered_guided_start, bool, (long, long, long, long, long *, long *)) \
+	X(GOMP_loop_ordered_runtime_start, bool, (long, long, long, long *, long *))   \
+	X(GOMP_loop_ordered_start, bool,                                               \
+	  (long, long, long, long, long, long *, long *, uintptr_t *, void **))        \
+	X(GOMP_loop_ordered_static_next, bool, (long *, long *))                       \
+	X(GOMP_loop_ordered_dynamic_next, bool, (long *, long *))                      \
+	X(GOMP_loop_ordered_guided_next, bool, (long *, long *))                       \
+	X(GOMP_loop_ordered_runtime_next, bool, (long *, long *))                      \
 	X(GOMP_loop_static_next, bool, (long *, long *))                               \
 	X(GOMP_loop_dynamic_next, bool, (long *, long *))                              \
 	X(GOMP_loop_guided_next, bool, (long *, long *))                               \
@@ -532,6 +542,14 @@ LOOP_NEXT(GOMP_loop_nonmonotonic_dynamic_next)
 LOOP_NEXT(GOMP_loop_nonmonotonic_guided_next)
 LOOP_NEXT(GOMP_loop_nonmonotonic_runtime_next)
 LOOP_NEXT(GOMP_loop_maybe_nonmonotonic_runtime_next)
+LOOP_START(GOMP_loop_ordered_static_start)
+LOOP_START(GOMP_loop_ordered_dynamic_start)
+LOOP_START(GOMP_loop_ordered_guided_start)
+LOOP_START_RUNTIME(GOMP_loop_ordered_runtime_start)
+LOOP_NEXT(GOMP_loop_ordered_static_next)
+LOOP_NEXT(GOMP_loop_ordered_dynamic_next)
+LOOP_NEXT(GOMP_loop_ordered_guided_next)
+LOOP_NEXT(GOMP_loop_ordered_runtime_next)
 
 /* GCC 9's generic start (schedule in sched); istart is NULL when the call
  * only sets up reductions. */
@@ -543,6 +561,19 @@ HS_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long
 	loop__incr(incr);
 	r = REAL(GOMP_loop_start)(start, end, incr, sched, chunk, istart, iend, reductions,
 				  mem);
+	chunk__got(r, istart, iend);
+	return r;
+}
+
+HS_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long sched,
+				       long chunk, long *istart, long *iend,
+				       uintptr_t *reductions, void **mem)
+{
+	bool r;
+
+	loop__incr(incr);
+	r = REAL(GOMP_loop_ordered_start)(start, end, incr, sched, chunk, istart, iend,
+					  reductions, mem);
 	chunk__got(r, istart, iend);
 	return r;
 }
