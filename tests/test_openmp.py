@@ -332,6 +332,67 @@ r = run(["/bin/true"])
 t.ok(r.rc == 0 and "openmp" not in r.doc and r.shim_lines() == [],
      "a program without OpenMP: no openmp section, no hpcshim: line")
 
+# ---- nested teams, guided loops, sections ---------------------------------------
+NEST = r"""
+#include <omp.h>
+#include <stdio.h>
+int main(void)
+{
+	int s = 0, secs[8] = { 0 };
+#pragma omp parallel num_threads(2) reduction(+ : s)
+	{
+#pragma omp parallel num_threads(2) reduction(+ : s)
+		{
+			s += 1;
+#pragma omp barrier
+#pragma omp single
+			s += 10;
+		}
+	}
+#pragma omp parallel for schedule(guided) reduction(+ : s)
+	for (int i = 0; i < 1000; i++)
+		s += 1;
+#pragma omp parallel sections reduction(+ : s)
+	{
+#pragma omp section
+		secs[omp_get_thread_num()]++;
+#pragma omp section
+		secs[omp_get_thread_num()]++;
+#pragma omp section
+		secs[omp_get_thread_num()]++;
+	}
+	for (int t = 0; t < 8; t++)
+		if (secs[t])
+			fprintf(stderr, "sections %d %d\n", t, secs[t]);
+	printf("s=%d\n", s);
+	return 0;
+}
+"""
+with open(os.path.join(work, "nest.c"), "w") as f:
+    f.write(NEST)
+nest = os.path.join(work, "nest")
+if build(["gcc", "-g", "-O1", "-fopenmp", os.path.join(work, "nest.c"), "-o", nest], "nest.c"):
+    e = {"OMP_NUM_THREADS": "2", "OMP_MAX_ACTIVE_LEVELS": "2"}
+    r = run([nest], env=e)
+    t.eq((r.rc, r.out, r.shim_lines()), (0, run([nest], preload=False, env=e).out, []),
+         "nested teams: exit 0, output unchanged, no hpcshim: line")
+    lines = NEST.splitlines()
+    at = [i + 1 for i, l in enumerate(lines) if l.startswith("#pragma omp parallel")]
+    sh = shares(r.doc)
+    names = ["omp parallel @ nest.c:%d" % n for n in at]
+    t.ok(all(n in sh for n in names), "nested teams: every construct recorded", sorted(sh))
+    if all(n in sh for n in names):
+        outer, inner, guided, sections = (sh[n] for n in names)
+        t.eq((outer[0]["teams"], inner[0]["teams"], inner[0]["team_max"], inner[0]["threads"]),
+             (1, 2, 2, 4), "nested teams: the inner construct ran 2 teams of 2, on 4 threads")
+        t.eq(sum(p["singles"] for p in inner[0]["per_thread"]), 2,
+             "nested teams: one single per inner team")
+        t.eq(sum(p["iterations"] for p in guided[1].values()), 1000,
+             "guided loop: the iterations over the threads")
+        own = {u: v[0] for u, v in stderr_rows(r, "sections").items()}
+        t.eq({u: p["iterations"] for u, p in sections[1].items() if p["iterations"]}, own,
+             "sections: each thread's sections as the program counts them")
+
 # ---- a library dlopen'ed RTLD_LOCAL brings the runtime ----------------------------
 DLIB = r"""
 #include <omp.h>
