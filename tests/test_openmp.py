@@ -19,6 +19,7 @@ built here with gcc -fopenmp):
 - a runtime not recognised, a runtime without GOMP_barrier: one hpcshim:
   line, nothing recorded, the program unchanged;
 - gfortran: the construct named by its line in the .f90."""
+import csv
 import ctypes
 import json
 import os
@@ -250,6 +251,13 @@ if ok:
     t.ok(p.returncode == 0 and c["region"] in p.stdout and
          "slowest: omp thread %d" % c["slowest_omp_thread"] in p.stdout,
          "report --view openmp (text): the construct and its slowest thread", p.stdout)
+    p = subprocess.run([HPCSHIM, "report", "--view", "openmp", "--format", "csv", out],
+                       capture_output=True, encoding="utf-8")
+    rows = list(csv.reader(p.stdout.splitlines()))
+    t.eq([(int(x[2]), int(x[4]), int(x[5]), int(x[6])) for x in rows[1:]
+          if x[1] == c["region"]],
+         [(x["omp_thread"], x["calls"], x["work_ns"], x["wait_ns"]) for x in c["per_thread"]],
+         "report --view openmp --format csv: a line per thread with its calls, work and wait")
     r = run(["/bin/true"], outdir=out)
     p = subprocess.run([HPCSHIM, "report", "--view", "openmp", out], capture_output=True,
                        encoding="utf-8")

@@ -22,8 +22,9 @@ int drilldown_main(int argc, char **argv);
 
 struct dr_doc;
 void report__summary(const struct dr_doc *doc);
-/* report_openmp.c: --view openmp over every result (json: one array). */
+/* report_openmp.c: --view openmp over every result (json: one array;
+ * csv: the separator of one line per construct and thread, else NULL). */
 struct results;
-void report__openmp(const struct results *s, bool json);
+void report__openmp(const struct results *s, bool json, const char *csv);
 
 #endif

@@ -601,7 +601,7 @@ int report_main(int argc, char **argv)
 		       (s.n > 1 || dr_doc__kind(s.r[0].doc) == DR_JOB) && f == FMT_TEXT ? "all" :
 											 "region";
 	if (!strcmp(view, "openmp")) {
-		report__openmp(&s, f == FMT_JSON);
+		report__openmp(&s, f == FMT_JSON, f == FMT_CSV ? sep : NULL);
 	} else if (!strcmp(view, "summary")) {
 		for (size_t i = 0; i < s.n; i++) {
 			if (s.n > 1)

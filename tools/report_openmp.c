@@ -123,9 +123,63 @@ static struct json_object *json__construct(const struct dr_doc *d, const char *p
 	return o;
 }
 
-void report__openmp(const struct results *s, bool json)
+/* s between double quotes, a quote in it doubled (RFC 4180). */
+static void csv__quoted(const char *s)
+{
+	putchar('"');
+	for (; s && *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+/* One line per construct and thread: the file, the construct, then the
+ * thread's figures (the header line first). */
+static void csv__construct(const struct dr_doc *d, const char *path, const struct dr_omp *c,
+			   const char *sep)
+{
+	struct dr_omp_construct k;
+
+	dr_omp__get(c, &k);
+	for (size_t i = 0; i < dr_omp__nshares(c); i++) {
+		struct dr_omp_share s;
+		double clk;
+
+		dr_omp__share(c, i, &s);
+		clk = wait_clock(d, s.tid, k.wait_region);
+		csv__quoted(path);
+		fputs(sep, stdout);
+		csv__quoted(k.region);
+		printf("%s%lld%s%lld%s%lld%s%lld%s%lld%s%lld%s%lld%s%lld%s%lld%s%lld%s"
+		       "%lld%s%lld%s",
+		       sep, s.omp_thread, sep, s.tid, sep,
+		       s.calls, sep, s.work_ns, sep, s.wait_ns, sep, s.last, sep, s.barrier_ns,
+		       sep, s.critical_wait_ns, sep, s.taskwait_ns, sep, s.task_ns, sep, s.chunks,
+		       sep, s.iterations, sep);
+		if (clk >= 0)
+			printf("%.0f", clk);
+		putchar('\n');
+	}
+}
+
+void report__openmp(const struct results *s, bool json, const char *csv)
 {
 	struct json_object *all = json ? json_object_new_array() : NULL;
+
+	if (csv) {
+		printf("file%sregion%somp_thread%stid%scalls%swork_ns%swait_ns%slast%sbarrier_ns%s"
+		       "critical_wait_ns%staskwait_ns%stask_ns%schunks%siterations%s"
+		       "wait_task_clock_ns\n",
+		       csv, csv, csv, csv, csv, csv, csv, csv, csv, csv, csv, csv, csv, csv);
+		for (size_t i = 0; i < s->n; i++)
+			for (size_t k = 0; k < dr_doc__nomp(s->r[i].doc); k++)
+				if (dr_doc__omp(s->r[i].doc, k))
+					csv__construct(s->r[i].doc, s->r[i].path,
+						       dr_doc__omp(s->r[i].doc, k), csv);
+		return;
+	}
 
 	for (size_t i = 0; i < s->n; i++) {
 		const struct dr_doc *d = s->r[i].doc;
