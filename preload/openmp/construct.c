@@ -1,15 +1,17 @@
 /* construct.c - the constructs and each thread's figures of them: the API
  * every source of OpenMP events feeds (internal.h).
  *
- * A construct is keyed by its outlined function: the same parallel
- * directive always hands the runtime the same function.  The table is
+ * A construct is keyed by its outlined function (gomp.c: the same
+ * parallel directive always hands the runtime the same function) or by
+ * the call that starts its teams (ompt.c: OMPT's codeptr_ra).  The table is
  * looked up without a lock (an open-addressed array of pointers, set
  * once each); a construct is created and named under the lock, on the
  * thread that starts its first team, before the team runs.
  *
  * A thread's share of a construct is two regions of the core (region.c,
  * like a wrapped function's call): the work, named for the construct, and
- * the implicit barrier's wait after it.  Their counts are the core's
+ * the implicit barrier's wait after it (GOMP; under OMPT the wait is
+ * timed by the team's end, hs_omp__waited).  Their counts are the core's
  * records; the figures kept here are wall times and numbers of things
  * (chunks, tasks, waits), written by the thread alone and read at the end.
  */
