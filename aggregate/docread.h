@@ -280,6 +280,41 @@ bool dr_node__error(const struct dr_node *n, double *e);
 /* over: 1, 0, or -1 when not a boolean. */
 int dr_node__over(const struct dr_node *n);
 
+/* ---- OpenMP constructs (the top-level "openmp") ------------------------------ */
+
+struct dr_omp; /* a construct of openmp.constructs[] */
+
+/* The runtime part; false when the document has no "openmp". */
+struct dr_omp_runtime {
+	const char *runtime, *library, *source, *reason; /* NULL when absent */
+	bool recorded;
+};
+bool dr_doc__omp_runtime(const struct dr_doc *d, struct dr_omp_runtime *out);
+size_t dr_doc__nomp(const struct dr_doc *d);
+const struct dr_omp *dr_doc__omp(const struct dr_doc *d, size_t i);
+
+/* A construct's figures; a number absent reads -1 (imbalance and
+ * wait_share: has_* false). */
+struct dr_omp_construct {
+	const char *region, *wait_region, *kind, *function, *file; /* or NULL */
+	long long line, teams, team_max, threads, work_ns, wait_ns;
+	long long slowest_omp_thread, slowest_tid;
+	double imbalance, wait_share;
+	bool has_imbalance, has_wait_share;
+};
+void dr_omp__get(const struct dr_omp *c, struct dr_omp_construct *out);
+
+/* One thread's figures of a construct (per_thread[k]); absent numbers 0,
+ * omp_thread and tid -1. */
+struct dr_omp_share {
+	long long tid, omp_thread, calls, work_ns, wait_ns, last;
+	long long barriers, barrier_ns, criticals, critical_wait_ns, critical_held_ns;
+	long long taskwaits, taskwait_ns, tasks_created, tasks_run, task_ns;
+	long long singles, chunks, iterations;
+};
+size_t dr_omp__nshares(const struct dr_omp *c);
+void dr_omp__share(const struct dr_omp *c, size_t k, struct dr_omp_share *out);
+
 /* ---- the output of `hpcshim drilldown --json` ------------------------------ */
 
 /* true when d is one (its "scopes" an array): html --drilldown. */

@@ -17,6 +17,7 @@
 #include "preload/interpose/interpose.h"
 #include "preload/mpi/mpi.h"
 #include "preload/mux/mux.h"
+#include "preload/openmp/openmp.h"
 #include "preload/presets/presets.h"
 #include "preload/range/range.h"
 #include "preload/wrap/wrap.h"
@@ -32,6 +33,7 @@ static const struct hs_feature *const features[] = {
 	&hs_wrap_feature,
 	&hs_dropped_feature,
 	&hs_mpi_feature,
+	&hs_openmp_feature,
 	NULL,
 };
 

@@ -18,7 +18,13 @@ int drilldown_main(int argc, char **argv);
 /* hpcshim report's summary view of one process result
  * (tools/report_summary.c), which hpcshim-report, the former program,
  * prints for each file. */
+#include <stdbool.h>
+
 struct dr_doc;
 void report__summary(const struct dr_doc *doc);
+/* report_openmp.c: --view openmp over every result (json: one array;
+ * csv: the separator of one line per construct and thread, else NULL). */
+struct results;
+void report__openmp(const struct results *s, bool json, const char *csv);
 
 #endif

@@ -1,6 +1,6 @@
 /* cmd_report.c - hpcshim report: tables of results.
  *
- * Usage: hpcshim report [--view summary|region|tree|thread|rank] [--sort KEY]
+ * Usage: hpcshim report [--view summary|region|tree|thread|rank|openmp] [--sort KEY]
  *                       [--top N] [-e EVENTS] [--exclusive]
  *                       [--format text|csv|json|markdown] FILE|DIR ...
  *
@@ -30,8 +30,8 @@
 enum format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_MD };
 
 static const char usage_line[] =
-	"usage: hpcshim report [--view summary|region|tree|thread|rank] [--sort KEY] [--top N]\n"
-	"                      [-e EVENTS] [--exclusive] [--format text|csv|json|markdown]\n"
+	"usage: hpcshim report [--view summary|region|tree|thread|rank|openmp] [--sort KEY]\n"
+	"                      [--top N] [-e EVENTS] [--exclusive] [--format text|csv|json|markdown]\n"
 	"                      [-x SEP] FILE|DIR ...\n";
 
 static void report__help(void)
@@ -43,7 +43,9 @@ static void report__help(void)
 	      "                 threads), region (inclusive over threads and ranks),\n"
 	      "                 tree (the regions nested as they were entered: one row\n"
 	      "                 per path, over threads and ranks; siblings sorted),\n"
-	      "                 thread (per rank and thread), rank (process totals)\n"
+	      "                 thread (per rank and thread), rank (process totals),\n"
+	      "                 openmp (per OpenMP construct: each thread's work and\n"
+	      "                 wait, the imbalance, the slowest thread; text or json)\n"
 	      "  --sort KEY     name, calls, wall or an event name (largest first)\n"
 	      "  --top N        the first N rows\n"
 	      "  -e EVENTS      only these events (comma-separated)\n"
@@ -607,9 +609,10 @@ int report_main(int argc, char **argv)
 		}
 	}
 	if (view && strcmp(view, "summary") && strcmp(view, "region") &&
-	    strcmp(view, "tree") && strcmp(view, "thread") && strcmp(view, "rank")) {
+	    strcmp(view, "tree") && strcmp(view, "thread") && strcmp(view, "rank") &&
+	    strcmp(view, "openmp")) {
 		fprintf(stderr,
-			"hpcshim report: --view %s: summary, region, tree, thread or rank\n",
+			"hpcshim report: --view %s: summary, region, tree, thread, rank or openmp\n",
 			view);
 		return 2;
 	}
@@ -627,7 +630,9 @@ int report_main(int argc, char **argv)
 			       "summary" :
 		       (s.n > 1 || dr_doc__kind(s.r[0].doc) == DR_JOB) && f == FMT_TEXT ? "all" :
 											 "region";
-	if (!strcmp(view, "summary")) {
+	if (!strcmp(view, "openmp")) {
+		report__openmp(&s, f == FMT_JSON, f == FMT_CSV ? sep : NULL);
+	} else if (!strcmp(view, "summary")) {
 		for (size_t i = 0; i < s.n; i++) {
 			if (s.n > 1)
 				printf("%s==> %s <==\n", i ? "\n" : "", s.r[i].path);

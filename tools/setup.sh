@@ -11,7 +11,8 @@
 set -e
 cd "$(dirname "$0")/.."
 
-PACKAGES="gcc g++ gfortran make autoconf automake libtool pkg-config libjson-c-dev libffi-dev libpfm4-dev linux-perf python3"
+# libdw-dev: OpenMP constructs named by file:line (optional to configure)
+PACKAGES="gcc g++ gfortran make autoconf automake libtool pkg-config libjson-c-dev libffi-dev libpfm4-dev libdw-dev linux-perf python3"
 # The real programs and runtimes of tests/programs/test_programs.py: both MPIs (Open
 # MPI and MPICH, launchers and compilers), OpenBLAS for C and numpy (for
 # /usr/bin/python3), Java, node, Go (cgo).
@@ -27,6 +28,9 @@ if [ "$1" = tests ]; then
 	# the sanitizer builds copy the tracked files (tools/sanitize.sh: git);
 	# a capability-raising copy of a program (tests/command/test_reach.py: setcap)
 	PACKAGES="$PACKAGES git libcap2-bin"
+	# OpenMP under both runtimes (tests/shim/test_openmp.py): gcc's libgomp
+	# comes with gcc; clang -fopenmp and LLVM's libomp
+	PACKAGES="$PACKAGES clang libomp-dev"
 fi
 missing=""
 for p in $PACKAGES; do

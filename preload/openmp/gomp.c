@@ -1,0 +1,659 @@
+/* gomp.c - GNU libgomp's entry points (GOMP_*), the source of events for
+ * programs built with gcc/gfortran -fopenmp (GCC's libgomp has no OMPT).
+ *
+ * The compiler turns each construct into calls of exported GOMP_*
+ * functions; the shim exports the same names (preload/hpcshim.map), the
+ * way it stands in front of MPI_Init: preloaded, its definitions come
+ * first in the global scope, so the program's calls (and those of a
+ * library dlopen'ed later, whose references are bound then) reach them.
+ * The names are the runtime's alone, so a program without OpenMP never
+ * calls them: no cost.  Each wrapper calls the runtime's own definition,
+ * found once, at the first call: in the object named libgomp.so* or
+ * libomp.so* (LLVM's runtime exports the GOMP_* ABI too) that is loaded,
+ * else the next definition after the shim.
+ *
+ * GOMP_parallel(fn, data, ...) runs fn(data) on every thread of the team
+ * and returns after the implicit barrier.  The wrapper hands the runtime
+ * gomp__share instead, with the team's record: each thread's share is the
+ * work region (fn), then an explicit barrier of the runtime's own, timed
+ * on each thread: the implicit barrier that follows finds every thread
+ * there already.  So each thread's wait is measured where it happens, its
+ * counts included (task-clock burnt spinning), and the thread whose work
+ * ended last held the others up.  Every thread of a team calls that
+ * barrier or none does (the team's record says which).
+ *
+ * Not wrapped (docs/openmp.md): schedule(static) loops (the compiler
+ * computes their chunks inline), the unsigned long long loop family,
+ * ordered sections (their loops' chunks are counted), atomic, taskloop,
+ * target and the GOMP_parallel_start/end pair of GCC before 4.9.
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdalign.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/dl.h"
+#include "preload/base/log.h"
+#include "preload/base/real.h"
+#include "preload/openmp/internal.h"
+
+#define HS_EXPORT __attribute__((visibility("default")))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+typedef void (*gomp_fn)(void *);
+
+/* X(name, return type, parameters): the runtime's definitions used. */
+#define GOMP_TABLE(X)                                                                  \
+	X(GOMP_parallel, void, (gomp_fn, void *, unsigned, unsigned))                  \
+	X(GOMP_parallel_loop_static, void,                                             \
+	  (gomp_fn, void *, unsigned, long, long, long, long, unsigned))               \
+	X(GOMP_parallel_loop_dynamic, void,                                            \
+	  (gomp_fn, void *, unsigned, long, long, long, long, unsigned))               \
+	X(GOMP_parallel_loop_guided, void,                                             \
+	  (gomp_fn, void *, unsigned, long, long, long, long, unsigned))               \
+	X(GOMP_parallel_loop_nonmonotonic_dynamic, void,                               \
+	  (gomp_fn, void *, unsigned, long, long, long, long, unsigned))               \
+	X(GOMP_parallel_loop_nonmonotonic_guided, void,                                \
+	  (gomp_fn, void *, unsigned, long, long, long, long, unsigned))               \
+	X(GOMP_parallel_loop_runtime, void,                                            \
+	  (gomp_fn, void *, unsigned, long, long, long, unsigned))                     \
+	X(GOMP_parallel_loop_nonmonotonic_runtime, void,                               \
+	  (gomp_fn, void *, unsigned, long, long, long, unsigned))                     \
+	X(GOMP_parallel_loop_maybe_nonmonotonic_runtime, void,                         \
+	  (gomp_fn, void *, unsigned, long, long, long, unsigned))                     \
+	X(GOMP_parallel_sections, void, (gomp_fn, void *, unsigned, unsigned, unsigned)) \
+	X(GOMP_barrier, void, (void))                                                  \
+	X(GOMP_barrier_cancel, bool, (void))                                           \
+	X(GOMP_critical_start, void, (void))                                           \
+	X(GOMP_critical_end, void, (void))                                             \
+	X(GOMP_critical_name_start, void, (void **))                                   \
+	X(GOMP_critical_name_end, void, (void **))                                     \
+	X(GOMP_single_start, bool, (void))                                             \
+	X(GOMP_task, void,                                                             \
+	  (gomp_fn, void *, void (*)(void *, void *), long, long, bool, unsigned,      \
+	   void **, int, void *))                                                      \
+	X(GOMP_taskwait, void, (void))                                                 \
+	X(GOMP_taskgroup_end, void, (void))                                            \
+	X(GOMP_loop_static_start, bool, (long, long, long, long, long *, long *))      \
+	X(GOMP_loop_dynamic_start, bool, (long, long, long, long, long *, long *))     \
+	X(GOMP_loop_guided_start, bool, (long, long, long, long, long *, long *))      \
+	X(GOMP_loop_nonmonotonic_dynamic_start, bool,                                  \
+	  (long, long, long, long, long *, long *))                                    \
+	X(GOMP_loop_nonmonotonic_guided_start, bool,                                   \
+	  (long, long, long, long, long *, long *))                                    \
+	X(GOMP_loop_runtime_start, bool, (long, long, long, long *, long *))           \
+	X(GOMP_loop_nonmonotonic_runtime_start, bool, (long, long, long, long *, long *)) \
+	X(GOMP_loop_maybe_nonmonotonic_runtime_start, bool,                            \
+	  (long, long, long, long *, long *))                                          \
+	X(GOMP_loop_start, bool,                                                       \
+	  (long, long, long, long, long, long *, long *, uintptr_t *, void **))        \
+	X(GOMP_loop_ordered_static_start, bool, (long, long, long, long, long *, long *)) \
+	X(GOMP_loop_ordered_dynamic_start, bool, (long, long, long, long, long *, long *)) \
+	X(GOMP_loop_ordered_guided_start, bool, (long, long, long, long, long *, long *)) \
+	X(GOMP_loop_ordered_runtime_start, bool, (long, long, long, long *, long *))   \
+	X(GOMP_loop_ordered_start, bool,                                               \
+	  (long, long, long, long, long, long *, long *, uintptr_t *, void **))        \
+	X(GOMP_loop_ordered_static_next, bool, (long *, long *))                       \
+	X(GOMP_loop_ordered_dynamic_next, bool, (long *, long *))                      \
+	X(GOMP_loop_ordered_guided_next, bool, (long *, long *))                       \
+	X(GOMP_loop_ordered_runtime_next, bool, (long *, long *))                      \
+	X(GOMP_loop_static_next, bool, (long *, long *))                               \
+	X(GOMP_loop_dynamic_next, bool, (long *, long *))                              \
+	X(GOMP_loop_guided_next, bool, (long *, long *))                               \
+	X(GOMP_loop_runtime_next, bool, (long *, long *))                              \
+	X(GOMP_loop_nonmonotonic_dynamic_next, bool, (long *, long *))                 \
+	X(GOMP_loop_nonmonotonic_guided_next, bool, (long *, long *))                  \
+	X(GOMP_loop_nonmonotonic_runtime_next, bool, (long *, long *))                 \
+	X(GOMP_loop_maybe_nonmonotonic_runtime_next, bool, (long *, long *))           \
+	X(GOMP_loop_end, void, (void))                                                 \
+	X(GOMP_loop_end_cancel, bool, (void))                                          \
+	X(GOMP_sections_start, unsigned, (unsigned))                                   \
+	X(GOMP_sections_next, unsigned, (void))                                        \
+	X(GOMP_sections_end, void, (void))
+
+/* The wrappers' prototypes are the table's: each wrapper has the type of
+ * the definition it calls. */
+#define X(name, ret, params)                   \
+	typedef ret(*name##_fn) params;        \
+	HS_EXPORT ret name params;
+GOMP_TABLE(X)
+#undef X
+
+static struct {
+#define X(name, ret, params) name##_fn name;
+	GOMP_TABLE(X)
+#undef X
+} gomp;
+
+typedef int (*omp_num_fn)(void);
+static omp_num_fn gomp_num; /* omp_get_thread_num */
+
+static pthread_once_t gomp_once = PTHREAD_ONCE_INIT;
+static bool gomp_ok; /* a runtime known, with what recording needs */
+
+struct rt_find {
+	char path[512];
+	const char *kind;
+};
+
+static int rt__cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct rt_find *f = data;
+	const char *n = info->dlpi_name;
+
+	(void)size;
+	if (!n || !*n || !(f->kind = hs_omp__classify(n)))
+		return 0;
+	snprintf(f->path, sizeof(f->path), "%s", n);
+	return 1;
+}
+
+/* Why the runtime behind handle h (its object f, f->kind NULL when no
+ * known runtime's object is loaded) cannot be recorded, or NULL. */
+static const char *gomp__refusal(void *h, const struct rt_find *f, char *why, size_t len)
+{
+	Dl_info di;
+
+	if (!f->kind) { /* whose are the definitions, then? */
+		snprintf(why, len,
+			 "GOMP_parallel is defined by %s, not a runtime the shim knows "
+			 "(libgomp, libomp)",
+			 gomp.GOMP_parallel && dladdr((void *)gomp.GOMP_parallel, &di) &&
+					 di.dli_fname ?
+				 di.dli_fname :
+				 "no loaded object");
+		return why;
+	}
+	if (!gomp.GOMP_barrier || !gomp.GOMP_parallel || !gomp_num) {
+		snprintf(why, len, "%s has no %s", f->path,
+			 !gomp.GOMP_barrier  ? "GOMP_barrier" :
+			 !gomp.GOMP_parallel ? "GOMP_parallel" :
+					       "omp_get_thread_num");
+		return why;
+	}
+	/* The ABI the wrappers are written for: GCC 4.9's GOMP_parallel and
+	 * after (libgomp, and libomp's copy of it, version it GOMP_4.0);
+	 * dlvsym answers any version of an object without version data. */
+	if (h == RTLD_NEXT || !dlvsym(h, "GOMP_parallel", "GOMP_4.0") ||
+	    dlvsym(h, "GOMP_parallel", "HPCSHIM_NO_VERSION")) {
+		(void)dlerror();
+		snprintf(why, len,
+			 "%s has no GOMP_parallel@GOMP_4.0: a version of the GOMP ABI the "
+			 "shim does not know",
+			 f->path);
+		return why;
+	}
+	return NULL;
+}
+
+/* The runtime's definitions: in the runtime's object (also when it was
+ * dlopen'ed RTLD_LOCAL, out of the global scope), else the next ones. */
+static void gomp__find(void)
+{
+	hs_dlsym_fn sym = hs_dl__dlsym();
+	hs_real_dlopen_fn dlo = hs_real__dlopen();
+	struct rt_find f = { "", NULL };
+	void *h = RTLD_NEXT, *o;
+	char why[600];
+
+	if (!sym)
+		return;
+	dl_iterate_phdr(rt__cb, &f);
+	if (f.kind && dlo && (o = dlo(f.path, RTLD_LAZY | RTLD_NOLOAD)))
+		h = o;
+#define X(name, ret, params) gomp.name = (name##_fn)sym(h, #name);
+	GOMP_TABLE(X)
+#undef X
+	gomp_num = (omp_num_fn)sym(h, "omp_get_thread_num");
+	(void)dlerror();
+	if (gomp__refusal(h, &f, why, sizeof(why))) {
+		hs_omp__refuse(why);
+		return;
+	}
+	hs_omp__runtime(f.kind, f.path);
+	hs_omp__gomp_started();
+	gomp_ok = true;
+}
+
+static inline bool gomp__rec(void)
+{
+	pthread_once(&gomp_once, gomp__find);
+	return likely(gomp_ok) && __atomic_load_n(&hs_omp_on, __ATOMIC_RELAXED);
+}
+
+/* The runtime's definition of a name the program called: the program
+ * was linked against it, so it exists unless the lookup went wrong (one
+ * line, then the call crashes as it would have without the shim). */
+static __attribute__((noinline, cold)) void gomp__missing(const char *name)
+{
+	static int told;
+
+	if (!__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+		hs_log(HS_LOG_ERROR,
+		       "HPCSHIM_OPENMP: %s: the runtime's definition is not found", name);
+}
+
+#define REAL(name)                                                        \
+	({                                                                \
+		pthread_once(&gomp_once, gomp__find);                     \
+		if (unlikely(!gomp.name))                                 \
+			gomp__missing(#name);                             \
+		gomp.name;                                                \
+	})
+
+/* ---- teams ---------------------------------------------------------------- */
+
+struct gomp_team {
+	gomp_fn fn;
+	void *data;
+	struct omp_construct *c;
+	long incr;
+	uint64_t last_end; /* atomic: the latest end of a share's work */
+	unsigned arrived;  /* atomic: threads that ran a share         */
+};
+
+static void gomp__share(void *arg)
+{
+	struct gomp_team *tm = arg;
+	struct omp_thr *th = hs_omp_thr__self();
+	struct omp_share s;
+	uint64_t t1, last;
+
+	__atomic_fetch_add(&tm->arrived, 1, __ATOMIC_RELAXED);
+	if (!th) { /* not counted: its share runs, the barrier is the team's */
+		tm->fn(tm->data);
+		gomp.GOMP_barrier();
+		return;
+	}
+	hs_omp__work_begin(th, tm->c, &s, tm->incr, gomp_num());
+	tm->fn(tm->data);
+	t1 = hs_omp__work_end(th, &s);
+	last = __atomic_load_n(&tm->last_end, __ATOMIC_RELAXED);
+	while (t1 > last && !__atomic_compare_exchange_n(&tm->last_end, &last, t1, true,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	hs_omp__barrier_begin(th, &s);
+	gomp.GOMP_barrier(); /* orders every thread's last_end before the read */
+	hs_omp__barrier_end(th, &s, __atomic_load_n(&tm->last_end, __ATOMIC_RELAXED) == t1);
+}
+
+/* A team of construct fn is about to start: false to call the runtime
+ * untouched. */
+static bool gomp__team(struct gomp_team *tm, gomp_fn fn, void *data, enum omp_kind k,
+		       long incr)
+{
+	if (!gomp__rec() || !(tm->c = hs_omp_construct__get((const void *)fn, k, OMP_SRC_GOMP)))
+		return false;
+	tm->fn = fn;
+	tm->data = data;
+	tm->incr = incr;
+	tm->last_end = 0;
+	tm->arrived = 0;
+	return true;
+}
+
+static void gomp__team_end(struct gomp_team *tm)
+{
+	struct omp_construct *c = tm->c;
+	uint32_t n = tm->arrived, m = __atomic_load_n(&c->team_max, __ATOMIC_RELAXED);
+
+	__atomic_fetch_add(&c->teams, 1, __ATOMIC_RELAXED);
+	while (n > m && !__atomic_compare_exchange_n(&c->team_max, &m, n, true,
+						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+HS_EXPORT void GOMP_parallel(gomp_fn fn, void *data, unsigned n, unsigned flags)
+{
+	struct gomp_team tm;
+
+	if (!gomp__team(&tm, fn, data, OMP_PARALLEL, 1)) {
+		REAL(GOMP_parallel)(fn, data, n, flags);
+		return;
+	}
+	gomp.GOMP_parallel(gomp__share, &tm, n, flags);
+	gomp__team_end(&tm);
+}
+
+#define PARALLEL_LOOP(name)                                                            \
+	HS_EXPORT void name(gomp_fn fn, void *data, unsigned n, long start, long end,  \
+			    long incr, long chunk, unsigned flags)                     \
+	{                                                                              \
+		struct gomp_team tm;                                                   \
+                                                                                       \
+		if (!gomp__team(&tm, fn, data, OMP_PARALLEL_LOOP, incr)) {             \
+			REAL(name)(fn, data, n, start, end, incr, chunk, flags);       \
+			return;                                                        \
+		}                                                                      \
+		REAL(name)(gomp__share, &tm, n, start, end, incr, chunk, flags);       \
+		gomp__team_end(&tm);                                                   \
+	}
+#define PARALLEL_LOOP_RUNTIME(name)                                                   \
+	HS_EXPORT void name(gomp_fn fn, void *data, unsigned n, long start, long end, \
+			    long incr, unsigned flags)                                \
+	{                                                                             \
+		struct gomp_team tm;                                                  \
+                                                                                      \
+		if (!gomp__team(&tm, fn, data, OMP_PARALLEL_LOOP, incr)) {            \
+			REAL(name)(fn, data, n, start, end, incr, flags);             \
+			return;                                                       \
+		}                                                                     \
+		REAL(name)(gomp__share, &tm, n, start, end, incr, flags);             \
+		gomp__team_end(&tm);                                                  \
+	}
+
+PARALLEL_LOOP(GOMP_parallel_loop_static)
+PARALLEL_LOOP(GOMP_parallel_loop_dynamic)
+PARALLEL_LOOP(GOMP_parallel_loop_guided)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
+PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_runtime)
+PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_nonmonotonic_runtime)
+PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+
+HS_EXPORT void GOMP_parallel_sections(gomp_fn fn, void *data, unsigned n, unsigned count,
+				      unsigned flags)
+{
+	struct gomp_team tm;
+
+	if (!gomp__team(&tm, fn, data, OMP_PARALLEL_SECTIONS, 1)) {
+		REAL(GOMP_parallel_sections)(fn, data, n, count, flags);
+		return;
+	}
+	gomp.GOMP_parallel_sections(gomp__share, &tm, n, count, flags);
+	gomp__team_end(&tm);
+}
+
+/* ---- inside a share --------------------------------------------------------- */
+
+/* The calling thread's state when recording, else NULL. */
+static inline struct omp_thr *gomp__thr(void)
+{
+	return gomp__rec() ? hs_omp_thr__self() : NULL;
+}
+
+#define WAIT_VOID(name, kind)                        \
+	HS_EXPORT void name(void)                    \
+	{                                            \
+		struct omp_thr *th = gomp__thr();    \
+		struct omp_wait w;                   \
+                                                     \
+		if (!th) {                           \
+			REAL(name)();                \
+			return;                      \
+		}                                    \
+		hs_omp__wait_begin(th, &w);          \
+		REAL(name)();                        \
+		hs_omp__wait_end(th, &w, kind);      \
+	}
+#define WAIT_BOOL(name, kind)                        \
+	HS_EXPORT bool name(void)                    \
+	{                                            \
+		struct omp_thr *th = gomp__thr();    \
+		struct omp_wait w;                   \
+		bool r;                              \
+                                                     \
+		if (!th)                             \
+			return REAL(name)();         \
+		hs_omp__wait_begin(th, &w);          \
+		r = REAL(name)();                    \
+		hs_omp__wait_end(th, &w, kind);      \
+		return r;                            \
+	}
+
+WAIT_VOID(GOMP_barrier, OMP_SYNC_BARRIER)
+WAIT_BOOL(GOMP_barrier_cancel, OMP_SYNC_BARRIER)
+WAIT_VOID(GOMP_loop_end, OMP_SYNC_BARRIER)
+WAIT_BOOL(GOMP_loop_end_cancel, OMP_SYNC_BARRIER)
+WAIT_VOID(GOMP_sections_end, OMP_SYNC_BARRIER)
+WAIT_VOID(GOMP_taskwait, OMP_SYNC_TASKWAIT)
+WAIT_VOID(GOMP_taskgroup_end, OMP_SYNC_TASKWAIT)
+
+HS_EXPORT void GOMP_critical_start(void)
+{
+	struct omp_thr *th = gomp__thr();
+	struct omp_wait w;
+
+	if (!th) {
+		REAL(GOMP_critical_start)();
+		return;
+	}
+	hs_omp__wait_begin(th, &w);
+	REAL(GOMP_critical_start)();
+	hs_omp__critical_acquired(th, &w);
+}
+
+HS_EXPORT void GOMP_critical_end(void)
+{
+	struct omp_thr *th = gomp__thr();
+
+	if (th)
+		hs_omp__critical_released(th);
+	REAL(GOMP_critical_end)();
+}
+
+HS_EXPORT void GOMP_critical_name_start(void **pptr)
+{
+	struct omp_thr *th = gomp__thr();
+	struct omp_wait w;
+
+	if (!th) {
+		REAL(GOMP_critical_name_start)(pptr);
+		return;
+	}
+	hs_omp__wait_begin(th, &w);
+	REAL(GOMP_critical_name_start)(pptr);
+	hs_omp__critical_acquired(th, &w);
+}
+
+HS_EXPORT void GOMP_critical_name_end(void **pptr)
+{
+	struct omp_thr *th = gomp__thr();
+
+	if (th)
+		hs_omp__critical_released(th);
+	REAL(GOMP_critical_name_end)(pptr);
+}
+
+HS_EXPORT bool GOMP_single_start(void)
+{
+	struct omp_thr *th = gomp__thr();
+	bool r = REAL(GOMP_single_start)();
+
+	if (th && r)
+		hs_omp__single(th);
+	return r;
+}
+
+/* ---- loops ----------------------------------------------------------------- */
+
+static inline uint64_t chunk__n(long istart, long iend, long incr)
+{
+	long n = incr > 0 ? (iend - istart + incr - 1) / incr :
+			    (istart - iend - incr - 1) / -incr;
+
+	return n > 0 ? (uint64_t)n : 0;
+}
+
+static inline void chunk__got(bool r, long *istart, long *iend)
+{
+	struct omp_thr *th;
+
+	if (r && istart && iend && (th = gomp__thr()))
+		hs_omp__chunk(th, chunk__n(*istart, *iend, th->incr));
+}
+
+static inline void loop__incr(long incr)
+{
+	struct omp_thr *th = gomp__thr();
+
+	if (th)
+		th->incr = incr ? incr : 1;
+}
+
+#define LOOP_START(name)                                                               \
+	HS_EXPORT bool name(long start, long end, long incr, long chunk, long *istart, \
+			    long *iend)                                                \
+	{                                                                              \
+		bool r;                                                                \
+                                                                                       \
+		loop__incr(incr);                                                      \
+		r = REAL(name)(start, end, incr, chunk, istart, iend);                 \
+		chunk__got(r, istart, iend);                                           \
+		return r;                                                              \
+	}
+#define LOOP_START_RUNTIME(name)                                                  \
+	HS_EXPORT bool name(long start, long end, long incr, long *istart, long *iend) \
+	{                                                                         \
+		bool r;                                                           \
+                                                                                  \
+		loop__incr(incr);                                                 \
+		r = REAL(name)(start, end, incr, istart, iend);                   \
+		chunk__got(r, istart, iend);                                      \
+		return r;                                                         \
+	}
+#define LOOP_NEXT(name)                                    \
+	HS_EXPORT bool name(long *istart, long *iend)      \
+	{                                                  \
+		bool r = REAL(name)(istart, iend);         \
+                                                           \
+		chunk__got(r, istart, iend);               \
+		return r;                                  \
+	}
+
+LOOP_START(GOMP_loop_static_start)
+LOOP_START(GOMP_loop_dynamic_start)
+LOOP_START(GOMP_loop_guided_start)
+LOOP_START(GOMP_loop_nonmonotonic_dynamic_start)
+LOOP_START(GOMP_loop_nonmonotonic_guided_start)
+LOOP_START_RUNTIME(GOMP_loop_runtime_start)
+LOOP_START_RUNTIME(GOMP_loop_nonmonotonic_runtime_start)
+LOOP_START_RUNTIME(GOMP_loop_maybe_nonmonotonic_runtime_start)
+LOOP_NEXT(GOMP_loop_static_next)
+LOOP_NEXT(GOMP_loop_dynamic_next)
+LOOP_NEXT(GOMP_loop_guided_next)
+LOOP_NEXT(GOMP_loop_runtime_next)
+LOOP_NEXT(GOMP_loop_nonmonotonic_dynamic_next)
+LOOP_NEXT(GOMP_loop_nonmonotonic_guided_next)
+LOOP_NEXT(GOMP_loop_nonmonotonic_runtime_next)
+LOOP_NEXT(GOMP_loop_maybe_nonmonotonic_runtime_next)
+LOOP_START(GOMP_loop_ordered_static_start)
+LOOP_START(GOMP_loop_ordered_dynamic_start)
+LOOP_START(GOMP_loop_ordered_guided_start)
+LOOP_START_RUNTIME(GOMP_loop_ordered_runtime_start)
+LOOP_NEXT(GOMP_loop_ordered_static_next)
+LOOP_NEXT(GOMP_loop_ordered_dynamic_next)
+LOOP_NEXT(GOMP_loop_ordered_guided_next)
+LOOP_NEXT(GOMP_loop_ordered_runtime_next)
+
+/* GCC 9's generic start (schedule in sched); istart is NULL when the call
+ * only sets up reductions. */
+HS_EXPORT bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk,
+			       long *istart, long *iend, uintptr_t *reductions, void **mem)
+{
+	bool r;
+
+	loop__incr(incr);
+	r = REAL(GOMP_loop_start)(start, end, incr, sched, chunk, istart, iend, reductions,
+				  mem);
+	chunk__got(r, istart, iend);
+	return r;
+}
+
+HS_EXPORT bool GOMP_loop_ordered_start(long start, long end, long incr, long sched,
+				       long chunk, long *istart, long *iend,
+				       uintptr_t *reductions, void **mem)
+{
+	bool r;
+
+	loop__incr(incr);
+	r = REAL(GOMP_loop_ordered_start)(start, end, incr, sched, chunk, istart, iend,
+					  reductions, mem);
+	chunk__got(r, istart, iend);
+	return r;
+}
+
+/* A section is a chunk of one iteration. */
+HS_EXPORT unsigned GOMP_sections_start(unsigned count)
+{
+	unsigned r = REAL(GOMP_sections_start)(count);
+	struct omp_thr *th;
+
+	if (r && (th = gomp__thr()))
+		hs_omp__chunk(th, 1);
+	return r;
+}
+
+HS_EXPORT unsigned GOMP_sections_next(void)
+{
+	unsigned r = REAL(GOMP_sections_next)();
+	struct omp_thr *th;
+
+	if (r && (th = gomp__thr()))
+		hs_omp__chunk(th, 1);
+	return r;
+}
+
+/* ---- tasks ------------------------------------------------------------------ *
+ *
+ * A deferred task's data is copied by the runtime (arg_size bytes, aligned
+ * to arg_align) and its fn called on the copy, on whichever thread runs
+ * it.  The wrapper hands the runtime a block of its own, the task's fn
+ * ahead of the data, and task__body as fn: the copy carries both.  Only
+ * plain tasks are timed: those the runtime copies with memcpy (no cpyfn)
+ * and whose flags are untied, final, mergeable, depend, priority or
+ * detach; the others are counted, not timed.
+ */
+#define TASK_FLAGS_PLAIN (1u | 2u | 4u | 8u | 16u | (1u << 13))
+#define TASK_ARG_MAX 4096
+
+struct task_hdr {
+	gomp_fn fn;
+	size_t off;
+};
+
+static void task__body(void *p)
+{
+	struct task_hdr *h = p;
+	uint64_t t0 = hs_clock__monotonic();
+	struct omp_thr *th;
+
+	h->fn((char *)p + h->off);
+	if ((th = hs_omp_thr__self()))
+		hs_omp__task_ran(th, hs_clock__monotonic() - t0);
+}
+
+HS_EXPORT void GOMP_task(gomp_fn fn, void *data, void (*cpyfn)(void *, void *),
+			 long arg_size, long arg_align, bool if_clause, unsigned flags,
+			 void **depend, int priority, void *detach)
+{
+	struct omp_thr *th = gomp__thr();
+	size_t align, off;
+	char *raw, *b;
+
+	if (!th || cpyfn || (flags & ~TASK_FLAGS_PLAIN) || arg_size < 0 ||
+	    arg_size > TASK_ARG_MAX || arg_align > 64) {
+		if (th)
+			hs_omp__task_created(th);
+		REAL(GOMP_task)(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+				priority, detach);
+		return;
+	}
+	hs_omp__task_created(th);
+	align = arg_align > (long)alignof(struct task_hdr) ? (size_t)arg_align :
+							      alignof(struct task_hdr);
+	off = (sizeof(struct task_hdr) + align - 1) & ~(align - 1);
+	raw = __builtin_alloca(off + (size_t)arg_size + align);
+	b = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
+	((struct task_hdr *)b)->fn = fn;
+	((struct task_hdr *)b)->off = off;
+	if (arg_size)
+		memcpy(b + off, data, (size_t)arg_size);
+	gomp.GOMP_task(task__body, b, NULL, (long)(off + (size_t)arg_size), (long)align,
+		       if_clause, flags, depend, priority, detach);
+}

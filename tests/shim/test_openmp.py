@@ -1,0 +1,530 @@
+"""OpenMP constructs without touching the source (preload/openmp/,
+docs/openmp.md), against truths the program knows (tests/shim/omp_constructs.c,
+built here with gcc -fopenmp):
+
+- N parallel regions, thread t touching (t+1) x K fresh pages in each: the
+  construct is a region named by its source line, each thread's work has
+  exactly N x K x (t+1) page faults and N calls, the annotated region
+  inside nests under it; the thread with less work waits at the implicit
+  barrier within the bracket its own clock reads give, the other hardly,
+  and it is the one that held the others up; 2 threads and 8 (above the
+  core count), under libgomp and under LLVM's libomp standing in for it;
+- loops: each thread's iterations and chunks as the program counts them
+  (dynamic, and schedule(runtime) with OMP_SCHEDULE=static,4);
+- a critical section held a known time: hold and wait within the
+  program's own brackets; tasks: created, run (per thread as the program
+  counts), their time, the taskwait;
+- the program's output and exit unchanged; HPCSHIM_OPENMP=off and
+  programs without OpenMP: no "openmp", no construct regions;
+- a runtime not recognised, a runtime without GOMP_barrier: one hpcshim:
+  line, nothing recorded, the program unchanged;
+- gfortran: the construct named by its line in the .f90."""
+import csv
+import ctypes
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from hpctest import Tap, HERE, BUILD, run, region  # noqa: E402
+
+t = Tap()
+SRC = os.path.dirname(HERE)
+PR_SET_THP_DISABLE = 41  # one fault per 4 KiB page
+ctypes.CDLL(None, use_errno=True).prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0)
+work = tempfile.mkdtemp(prefix="hpcshim-openmp-")
+os.chmod(work, 0o755)
+PROG = os.path.join(work, "omp_constructs")
+LIBOMP = "/usr/lib/llvm-14/lib/libomp.so.5"
+
+
+def build(argv, what):
+    p = subprocess.run(argv, capture_output=True, encoding="utf-8", errors="replace")
+    if p.returncode != 0:
+        t.diag(p.stderr)
+    return t.ok(p.returncode == 0, "build: %s" % what)
+
+
+def pragma_line(src, fn, text):
+    """The line of the first `text` after `static int fn(` in src."""
+    lines = open(src, encoding="utf-8").read().splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("static int %s(" % fn))
+    return next(i + 1 for i in range(start, len(lines)) if text in lines[i])
+
+
+def shares(doc):
+    """{omp_thread: per_thread entry} of each construct, by region name."""
+    out = {}
+    for c in (doc.get("openmp") or {}).get("constructs", []):
+        out[c["region"]] = (c, {p["omp_thread"]: p for p in c["per_thread"]})
+    return out
+
+
+def stderr_rows(r, key):
+    rows = {}
+    for l in r.err.splitlines():
+        f = l.split()
+        if f and f[0] == key:
+            rows[int(f[1])] = [int(x) for x in f[2:]]
+    return rows
+
+
+def threads_by_omp(doc):
+    return {th["omp_thread"]: th for th in doc["threads"] if th.get("omp_thread") is not None}
+
+
+ok = build(["gcc", "-std=gnu11", "-g", "-O2", "-fopenmp", "-I" + SRC, "-I" + HERE,
+            os.path.join(HERE, "shim", "omp_constructs.c"), "-o", PROG], "omp_constructs.c")
+SOURCE = os.path.join(HERE, "shim", "omp_constructs.c")
+
+
+# ---- pages: work, calls, barrier wait, the slowest thread ----------------
+def pages_case(nth, n, k, spin, what, env=None, prog=None, ompt=False):
+    """ompt: clang's program on libomp, through OMPT: the construct is
+    named by the call that starts its teams (the same line), no wait
+    region (a worker's release comes late: its wait is until the last
+    arrival)."""
+    e = {"OMP_NUM_THREADS": str(nth)}
+    e.update(env or {})
+    argv = [prog or PROG, "pages", str(n), str(k), str(spin)]
+    bare = run(argv, preload=False, env=e)
+    r = run(argv, env=e)
+    t.eq(r.rc, 0, "%s: exit code 0" % what)
+    t.eq(r.out, bare.out, "%s: output unchanged" % what)
+    t.eq(r.shim_lines(), [], "%s: no hpcshim: line" % what)
+    if len(r.docs) != 1:
+        t.ok(False, "%s: one result file" % what)
+        return None
+    d = r.doc
+    line = pragma_line(SOURCE, "pages", "#pragma omp parallel")
+    name = "omp parallel @ omp_constructs.c:%d" % line
+    sh = shares(d)
+    t.ok(name in sh, "%s: the construct is named by its line (%s)" % (what, name),
+         sorted(sh))
+    if name not in sh:
+        return None
+    c, per = sh[name]
+    t.eq((c["function"], c["source"]), ("main", "OMPT") if ompt else ("pages._omp_fn.0", "GOMP"),
+         "%s: its function and the source of its events" % what)
+    t.eq((c["teams"], c["team_max"], c["threads"]), (n, nth, nth),
+         "%s: teams, largest team, threads" % what)
+    ths = threads_by_omp(d)
+    faults = {u: (region(ths[u], name) or {}).get("inclusive", {}).get("page-faults")
+              for u in range(nth) if u in ths}
+    # The kernel's own count around the work (getrusage in the program):
+    # N x K x (t+1) touches, and whatever else the kernel did to the
+    # thread meanwhile (a page migrated under memory pressure): the same.
+    own = {u: v[0] for u, v in stderr_rows(r, "faults").items()}
+    t.eq(faults, own, "%s: each thread's work has exactly the page faults the kernel "
+         "counted around it" % what)
+    t.eq({u: (region(ths[u], "touch") or {}).get("inclusive", {}).get("page-faults")
+          for u in ths}, {u: n * k * (u + 1) for u in range(nth)},
+         "%s: N x K x (t+1) of them in the annotated region inside" % what)
+    t.eq({u: (region(ths[u], name) or {}).get("calls") for u in ths},
+         {u: n for u in range(nth)}, "%s: N calls per thread (region records)" % what)
+    t.eq({u: p["calls"] for u, p in per.items()}, {u: n for u in range(nth)},
+         "%s: N calls per thread (openmp)" % what)
+    # The record of "touch" was made by a team before (its parent is that
+    # construct): nesting shows in the counts, the work's faults all in it.
+    t.eq({u: (region(ths[u], name) or {}).get("exclusive", {}).get("page-faults")
+          for u in ths}, {u: own[u] - n * k * (u + 1) for u in range(nth)},
+         "%s: the annotated region nests in the construct (its faults are not the "
+         "construct's own)" % what)
+    wait = {u: region(ths[u], c["wait_region"]) for u in ths} if not ompt else {}
+    if not ompt:
+        t.eq({u: w and w["inclusive"].get("page-faults") for u, w in wait.items()},
+             {u: 0 for u in range(nth)}, "%s: no page fault in the barrier waits" % what)
+    br = stderr_rows(r, "bracket")
+    last = nth - 1
+    slack = n * 2000000  # the work's end to the outlined function's return
+    w0 = per[0]["wait_ns"]
+    t.ok(br[0][0] - slack <= w0 <= br[0][1],
+         "%s: thread 0's barrier wait within the program's bracket" % what,
+         "wait %d, bracket [%d - %d, %d]" % (w0, br[0][0], slack, br[0][1]))
+    wl = per[last]["wait_ns"]
+    t.ok(wl <= br[last][1], "%s: the slowest thread's wait within its bracket" % what,
+         "wait %d, bracket [0, %d]" % (wl, br[last][1]))
+    # Every team has one thread that arrived last: the one with the most
+    # work, unless the machine took the CPU from another after its work.
+    t.eq((c["slowest_omp_thread"], sum(p["last"] for p in per.values())), (last, n),
+         "%s: the thread with the most work held the others up; one last per team" % what)
+    works = [p["work_ns"] for p in per.values()]
+    mean = sum(works) / len(works)
+    t.within(c["imbalance"], (max(works) - mean) / mean, 1e-9,
+             "%s: imbalance is (max - mean) / mean of the work" % what)
+    waits = sum(p["wait_ns"] for p in per.values())
+    t.within(c["wait_share"], waits / (waits + sum(works)), 1e-9,
+             "%s: the waiting share of the team's time" % what)
+    if ompt:
+        t.eq(c["wait_region"], None, "%s: no wait region" % what)
+        return d, c, per
+    tc = wait[0]["inclusive"].get("task-clock") if wait[0] else None
+    t.ok(tc is not None and 0 <= tc <= wait[0]["wall_ns"]["inclusive"] + 1000000,
+         "%s: thread 0's wait has its task-clock (spinning), at most its wall" % what,
+         "task-clock %r" % tc)
+    return d, c, per
+
+
+if ok:
+    res = pages_case(2, 6, 50, 3, "2 threads")
+    if res:
+        d = res[0]
+        t.eq((d["openmp"]["runtime"], d["openmp"]["recorded"]), ("libgomp", True),
+             "2 threads: the runtime is libgomp, recorded")
+    pages_case(8, 3, 20, 5, "8 threads on %d cores" % os.cpu_count())
+    if os.path.exists(LIBOMP):
+        stand = os.path.join(work, "llvm")
+        os.makedirs(stand, exist_ok=True)
+        os.symlink(LIBOMP, os.path.join(stand, "libgomp.so.1"))
+        res = pages_case(2, 4, 30, 3, "libomp standing in for libgomp",
+                         env={"LD_LIBRARY_PATH": stand})
+        if res:
+            t.eq(res[0]["openmp"]["runtime"], "libomp",
+                 "libomp standing in: the runtime is named for the file")
+    else:
+        t.skip("libomp standing in for libgomp", "no %s (libomp-dev)" % LIBOMP)
+
+# ---- clang and LLVM's libomp: OMPT -----------------------------------------------
+CLANG_PROG = os.path.join(work, "omp_constructs_clang")
+if shutil.which("clang") and os.path.exists(LIBOMP) and build(
+        ["clang", "-std=gnu11", "-g", "-O2", "-fopenmp", "-I" + SRC, "-I" + HERE,
+         SOURCE, "-o", CLANG_PROG], "omp_constructs.c with clang -fopenmp"):
+    res = pages_case(2, 4, 30, 3, "clang, OMPT", prog=CLANG_PROG, ompt=True)
+    if res:
+        t.eq((res[0]["openmp"]["runtime"], res[0]["openmp"]["source"]), ("libomp", "OMPT"),
+             "clang, OMPT: the runtime is libomp, the source OMPT")
+    e = {"OMP_NUM_THREADS": "2"}
+    r = run([CLANG_PROG, "critical", "20"], env=e)
+    cr = stderr_rows(r, "critical")
+    per = list(shares(r.doc).values())[0][1] if r.docs else {}
+    t.ok(r.rc == 0 and r.out.strip() == "entered=2" and
+         {u: p["criticals"] for u, p in per.items()} == {0: 1, 1: 1} and
+         all(cr[u][1] <= p["critical_held_ns"] <= cr[u][1] + 5000000 and
+             cr[u][0] - 5000000 <= p["critical_wait_ns"] <= cr[u][0] for u, p in per.items()),
+         "clang, OMPT: each thread's critical entry, hold and wait within the program's",
+         [(p["critical_wait_ns"], p["critical_held_ns"], cr.get(u)) for u, p in per.items()])
+    r = run([CLANG_PROG, "tasks", "6", "3"], env=e)
+    ran = stderr_rows(r, "tasks")
+    per = list(shares(r.doc).values())[0][1] if r.docs else {}
+    t.ok(r.rc == 0 and sum(p["tasks_created"] for p in per.values()) == 6 and
+         {u: p["tasks_run"] for u, p in per.items()} == {u: v[0] for u, v in ran.items()} and
+         all(p["task_ns"] >= p["tasks_run"] * 3000000 for p in per.values()),
+         "clang, OMPT: tasks created, run per thread as the program counts, their time",
+         [(p["tasks_created"], p["tasks_run"], p["task_ns"]) for p in per.values()])
+    r = run([CLANG_PROG, "pages", "2", "10", "1"], env={"OMP_NUM_THREADS": "2",
+                                                      "HPCSHIM_OPENMP": "off"})
+    t.ok(r.rc == 0 and "openmp" not in r.doc, "clang, HPCSHIM_OPENMP=off: no openmp")
+else:
+    t.skip("clang, OMPT", "no clang or no %s" % LIBOMP)
+
+# ---- hpcshim report --view openmp -----------------------------------------------
+HPCSHIM = os.path.join(BUILD, "hpcshim")
+if ok:
+    out = os.path.join(work, "report")
+    os.makedirs(out)
+    os.chmod(out, 0o1777)
+    r = run([PROG, "pages", "3", "20", "5"], env={"OMP_NUM_THREADS": "2"}, outdir=out)
+    d = r.doc
+    c = d["openmp"]["constructs"][0]
+    p = subprocess.run([HPCSHIM, "report", "--view", "openmp", "--format", "json", out],
+                       capture_output=True, encoding="utf-8")
+    t.eq(p.returncode, 0, "report --view openmp --format json: exit 0")
+    try:
+        rows = json.loads(p.stdout)
+    except ValueError:
+        rows = []
+    ths = {th["tid"]: th for th in d["threads"]}
+    want = [(x["omp_thread"], x["calls"], x["work_ns"], x["wait_ns"], x["last"],
+             region(ths[x["tid"]], c["wait_region"])["inclusive"].get("task-clock"))
+            for x in c["per_thread"]]
+    got = [(x["omp_thread"], x["calls"], x["work_ns"], x["wait_ns"], x["last"],
+            x["wait_task_clock_ns"]) for x in (rows[0]["per_thread"] if rows else [])]
+    t.eq(got, want, "report --view openmp: each thread's calls, work, wait, last and the "
+         "task-clock of its wait, as the file has them")
+    t.eq(rows and (rows[0]["region"], rows[0]["slowest_omp_thread"], rows[0]["imbalance"]),
+         (c["region"], c["slowest_omp_thread"], c["imbalance"]),
+         "report --view openmp: the construct, its slowest thread, its imbalance")
+    p = subprocess.run([HPCSHIM, "report", "--view", "openmp", out], capture_output=True,
+                       encoding="utf-8")
+    t.ok(p.returncode == 0 and c["region"] in p.stdout and
+         "slowest: omp thread %d" % c["slowest_omp_thread"] in p.stdout,
+         "report --view openmp (text): the construct and its slowest thread", p.stdout)
+    p = subprocess.run([HPCSHIM, "report", "--view", "openmp", "--format", "csv", out],
+                       capture_output=True, encoding="utf-8")
+    rows = list(csv.reader(p.stdout.splitlines()))
+    t.eq([(int(x[2]), int(x[4]), int(x[5]), int(x[6])) for x in rows[1:]
+          if x[1] == c["region"]],
+         [(x["omp_thread"], x["calls"], x["work_ns"], x["wait_ns"]) for x in c["per_thread"]],
+         "report --view openmp --format csv: a line per thread with its calls, work and wait")
+    r = run(["/bin/true"], outdir=out)
+    p = subprocess.run([HPCSHIM, "report", "--view", "openmp", out], capture_output=True,
+                       encoding="utf-8")
+    t.ok(p.returncode == 0 and "no OpenMP runtime in" in p.stdout,
+         "report --view openmp: a result without OpenMP says so", p.stdout)
+
+# ---- loops ----------------------------------------------------------------
+if ok:
+    M, CH = 300, 3
+    e = {"OMP_NUM_THREADS": "2", "OMP_SCHEDULE": "static,4"}
+    argv = [PROG, "loop", str(M), str(CH)]
+    r = run(argv, env=e)
+    t.eq((r.rc, r.out, r.shim_lines()), (0, run(argv, preload=False, env=e).out, []),
+         "loops: exit 0, output unchanged, no hpcshim: line")
+    it = stderr_rows(r, "iters")
+    sh = shares(r.doc)
+    first = "omp parallel @ omp_constructs.c:%d" % pragma_line(SOURCE, "loop", "#pragma omp parallel")
+    second = "omp parallel @ omp_constructs.c:%d" % pragma_line(
+        SOURCE, "loop", "#pragma omp parallel for")
+    if first in sh and second in sh:
+        p1, p2 = sh[first][1], sh[second][1]
+        t.eq({u: p["iterations"] for u, p in p1.items()},
+             {u: a + b + o for u, (a, b, c, o) in it.items()},
+             "loops: a dynamic, a runtime (static,4) and an ordered loop: each thread's "
+             "iterations")
+        t.eq({u: p["chunks"] for u, p in p1.items()},
+             {u: -(-a // CH) + -(-b // 4) + -(-o // CH) for u, (a, b, c, o) in it.items()},
+             "loops: each thread's chunks (%d, 4 and %d iterations)" % (CH, CH))
+        t.eq({u: p["iterations"] for u, p in p2.items()},
+             {u: c for u, (a, b, c, o) in it.items()},
+             "loops: parallel for dynamic: each thread's iterations")
+        t.eq({u: p["barriers"] for u, p in p1.items()}, {0: 3, 1: 3},
+             "loops: each thread waited at the three loops' barriers")
+    else:
+        t.ok(False, "loops: both constructs recorded", sorted(sh))
+
+# ---- critical, tasks ---------------------------------------------------------
+if ok:
+    HOLD = 30
+    e = {"OMP_NUM_THREADS": "2"}
+    r = run([PROG, "critical", str(HOLD)], env=e)
+    t.eq((r.rc, r.out.strip(), r.shim_lines()), (0, "entered=2", []),
+         "critical: exit 0, output unchanged, no hpcshim: line")
+    cr = stderr_rows(r, "critical")
+    per = list(shares(r.doc).values())[0][1]
+    t.eq({u: p["criticals"] for u, p in per.items()}, {0: 1, 1: 1}, "critical: one entry each")
+    t.ok(all(cr[u][1] <= p["critical_held_ns"] <= cr[u][1] + 5000000 for u, p in per.items()),
+         "critical: each hold within [the program's, + 5 ms]",
+         [(p["critical_held_ns"], cr[u][1]) for u, p in per.items()])
+    t.ok(all(cr[u][0] - 5000000 <= p["critical_wait_ns"] <= cr[u][0] for u, p in per.items()),
+         "critical: each wait within [the program's - 5 ms, the program's]",
+         [(p["critical_wait_ns"], cr[u][0]) for u, p in per.items()])
+
+    NT, SPIN = 10, 5
+    r = run([PROG, "tasks", str(NT), str(SPIN)], env=e)
+    t.eq((r.rc, r.out.strip(), r.shim_lines()), (0, "tasks=%d" % NT, []),
+         "tasks: exit 0, output unchanged, no hpcshim: line")
+    ran = stderr_rows(r, "tasks")
+    per = list(shares(r.doc).values())[0][1]
+    t.eq(sum(p["tasks_created"] for p in per.values()), NT, "tasks: created")
+    t.eq({u: p["tasks_run"] for u, p in per.items()}, {u: v[0] for u, v in ran.items()},
+         "tasks: run per thread as the program counts")
+    t.ok(all(p["task_ns"] >= p["tasks_run"] * SPIN * 1000000 for p in per.values()),
+         "tasks: each thread's task time at least its tasks' spins",
+         [(p["task_ns"], p["tasks_run"]) for p in per.values()])
+    t.eq((sum(p["singles"] for p in per.values()), sum(p["taskwaits"] for p in per.values())),
+         (1, 1), "tasks: one single executed, one taskwait")
+
+# ---- off, no OpenMP ----------------------------------------------------------
+if ok:
+    argv = [PROG, "pages", "2", "10", "1"]
+    r = run(argv, env={"OMP_NUM_THREADS": "2", "HPCSHIM_OPENMP": "off"})
+    d = r.doc
+    t.ok("openmp" not in d and not any(x["name"].startswith("omp ")
+                                        for th in d["threads"] for x in th["regions"]),
+         "HPCSHIM_OPENMP=off: no openmp, no construct region")
+    t.eq(r.out, run(argv, preload=False, env={"OMP_NUM_THREADS": "2"}).out,
+         "HPCSHIM_OPENMP=off: output unchanged")
+r = run(["/bin/true"])
+t.ok(r.rc == 0 and "openmp" not in r.doc and r.shim_lines() == [],
+     "a program without OpenMP: no openmp section, no hpcshim: line")
+
+# ---- nested teams, guided loops, sections ---------------------------------------
+NEST = r"""
+#include <omp.h>
+#include <stdio.h>
+int main(void)
+{
+	int s = 0, secs[8] = { 0 };
+#pragma omp parallel num_threads(2) reduction(+ : s)
+	{
+#pragma omp parallel num_threads(2) reduction(+ : s)
+		{
+			s += 1;
+#pragma omp barrier
+#pragma omp single
+			s += 10;
+		}
+	}
+#pragma omp parallel for schedule(guided) reduction(+ : s)
+	for (int i = 0; i < 1000; i++)
+		s += 1;
+#pragma omp parallel sections reduction(+ : s)
+	{
+#pragma omp section
+		secs[omp_get_thread_num()]++;
+#pragma omp section
+		secs[omp_get_thread_num()]++;
+#pragma omp section
+		secs[omp_get_thread_num()]++;
+	}
+	for (int t = 0; t < 8; t++)
+		if (secs[t])
+			fprintf(stderr, "sections %d %d\n", t, secs[t]);
+	printf("s=%d\n", s);
+	return 0;
+}
+"""
+with open(os.path.join(work, "nest.c"), "w") as f:
+    f.write(NEST)
+nest = os.path.join(work, "nest")
+if build(["gcc", "-g", "-O1", "-fopenmp", os.path.join(work, "nest.c"), "-o", nest], "nest.c"):
+    e = {"OMP_NUM_THREADS": "2", "OMP_MAX_ACTIVE_LEVELS": "2"}
+    r = run([nest], env=e)
+    t.eq((r.rc, r.out, r.shim_lines()), (0, run([nest], preload=False, env=e).out, []),
+         "nested teams: exit 0, output unchanged, no hpcshim: line")
+    lines = NEST.splitlines()
+    at = [i + 1 for i, l in enumerate(lines) if l.startswith("#pragma omp parallel")]
+    sh = shares(r.doc)
+    names = ["omp parallel @ nest.c:%d" % n for n in at]
+    t.ok(all(n in sh for n in names), "nested teams: every construct recorded", sorted(sh))
+    if all(n in sh for n in names):
+        outer, inner, guided, sections = (sh[n] for n in names)
+        t.eq((outer[0]["teams"], inner[0]["teams"], inner[0]["team_max"], inner[0]["threads"]),
+             (1, 2, 2, 4), "nested teams: the inner construct ran 2 teams of 2, on 4 threads")
+        t.eq(sum(p["singles"] for p in inner[0]["per_thread"]), 2,
+             "nested teams: one single per inner team")
+        t.eq(sum(p["iterations"] for p in guided[1].values()), 1000,
+             "guided loop: the iterations over the threads")
+        own = {u: v[0] for u, v in stderr_rows(r, "sections").items()}
+        t.eq({u: p["iterations"] for u, p in sections[1].items() if p["iterations"]}, own,
+             "sections: each thread's sections as the program counts them")
+
+# ---- a library dlopen'ed RTLD_LOCAL brings the runtime ----------------------------
+DLIB = r"""
+#include <omp.h>
+int dlib_run(int n)
+{
+	int s = 0;
+	for (int r = 0; r < n; r++) {
+#pragma omp parallel reduction(+ : s)
+		s += omp_get_thread_num() + 1;
+	}
+	return s;
+}
+"""
+DMAIN = r"""
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	int (*f)(int) = h ? (int (*)(int))dlsym(h, "dlib_run") : 0;
+	if (!f)
+		return 1;
+	printf("s=%d\n", f(4));
+	return 0;
+}
+"""
+with open(os.path.join(work, "dlib.c"), "w") as f:
+    f.write(DLIB)
+with open(os.path.join(work, "dmain.c"), "w") as f:
+    f.write(DMAIN)
+dlib, dmain = os.path.join(work, "libdlib.so"), os.path.join(work, "dmain")
+if (build(["gcc", "-g", "-O1", "-fopenmp", "-shared", "-fPIC", os.path.join(work, "dlib.c"),
+           "-o", dlib], "libdlib.so (-fopenmp)") and
+        build(["gcc", "-g", os.path.join(work, "dmain.c"), "-o", dmain, "-ldl"],
+              "dmain (no OpenMP)")):
+    r = run([dmain, dlib], env={"OMP_NUM_THREADS": "2"})
+    t.eq((r.rc, r.out, r.shim_lines()), (0, "s=12\n", []),
+         "dlopen'ed OpenMP library: exit 0, output unchanged, no hpcshim: line")
+    o = r.doc.get("openmp") or {}
+    sh = shares(r.doc)
+    name = "omp parallel @ dlib.c:%d" % (DLIB.splitlines().index("#pragma omp parallel reduction(+ : s)") + 1)
+    t.eq((o.get("runtime"), o.get("recorded"), name in sh), ("libgomp", True, True),
+         "dlopen'ed OpenMP library: the runtime found, the construct named by its line")
+    if name in sh:
+        t.eq({u: p["calls"] for u, p in sh[name][1].items()}, {0: 4, 1: 4},
+             "dlopen'ed OpenMP library: 4 calls per thread")
+
+# ---- runtimes the shim does not take ------------------------------------------
+FAKE = r"""
+typedef void (*fn_t)(void *);
+void GOMP_parallel(fn_t fn, void *data, unsigned n, unsigned flags)
+{ (void)n; (void)flags; fn(data); }
+#ifdef WITH_BARRIER
+void GOMP_barrier(void) {}
+#endif
+int omp_get_thread_num(void) { return 0; }
+"""
+CALLER = r"""
+#include <stdio.h>
+void GOMP_parallel(void (*)(void *), void *, unsigned, unsigned);
+static void body(void *p) { ++*(int *)p; }
+int main(void) { int n = 0; GOMP_parallel(body, &n, 0, 0); printf("n=%d\n", n); return 0; }
+"""
+with open(os.path.join(work, "fake.c"), "w") as f:
+    f.write(FAKE)
+with open(os.path.join(work, "caller.c"), "w") as f:
+    f.write(CALLER)
+for soname, defs, why in (("libfakeomp.so", ["-DWITH_BARRIER"], "not a runtime the shim knows"),
+                          ("libgomp.so.77", [], "has no GOMP_barrier"),
+                          ("libgomp.so.78", ["-DWITH_BARRIER"],
+                           "a version of the GOMP ABI the shim does not know")):
+    d = os.path.join(work, soname)
+    os.makedirs(d, exist_ok=True)
+    lib = os.path.join(d, soname)
+    exe = os.path.join(d, "caller")
+    if not (build(["gcc", "-shared", "-fPIC", "-o", lib, "-Wl,-soname," + soname,
+                   os.path.join(work, "fake.c")] + defs, soname) and
+            build(["gcc", "-o", exe, os.path.join(work, "caller.c"), lib, "-Wl,-rpath," + d],
+                  "a caller of " + soname)):
+        continue
+    r = run([exe])
+    lines = r.shim_lines()
+    t.eq((r.rc, r.out), (0, "n=1\n"), "%s: the program unchanged" % soname)
+    t.ok(len(lines) == 1 and "HPCSHIM_OPENMP" in lines[0] and why in lines[0],
+         "%s: one hpcshim: line: %s" % (soname, why), lines)
+    o = r.doc.get("openmp") or {}
+    t.eq((o.get("recorded"), o.get("constructs")), (False, []),
+         "%s: recorded false, no construct" % soname)
+
+# ---- gfortran ------------------------------------------------------------------
+F90 = """program omp_f
+  use omp_lib
+  implicit none
+  integer :: r, s
+  s = 0
+  do r = 1, 3
+!$omp parallel reduction(+:s)
+    s = s + omp_get_thread_num() + 1
+!$omp end parallel
+  end do
+  print '(a,i0)', 's=', s
+end program omp_f
+"""
+if shutil.which("gfortran"):
+    fsrc = os.path.join(work, "omp_f.f90")
+    with open(fsrc, "w") as f:
+        f.write(F90)
+    fexe = os.path.join(work, "omp_f")
+    if build(["gfortran", "-g", "-O1", "-fopenmp", fsrc, "-o", fexe], "omp_f.f90"):
+        e = {"OMP_NUM_THREADS": "2"}
+        r = run([fexe], env=e)
+        t.eq((r.rc, r.out, r.shim_lines()), (0, "s=9\n", []),
+             "gfortran: exit 0, output unchanged, no hpcshim: line")
+        line = F90.splitlines().index("!$omp parallel reduction(+:s)") + 1
+        sh = shares(r.doc)
+        name = "omp parallel @ omp_f.f90:%d" % line
+        t.ok(name in sh, "gfortran: the construct is named by its line (%s)" % name, sorted(sh))
+        if name in sh:
+            t.eq({u: p["calls"] for u, p in sh[name][1].items()}, {0: 3, 1: 3},
+                 "gfortran: 3 calls per thread")
+else:
+    t.skip("gfortran", "no gfortran")
+
+shutil.rmtree(work, ignore_errors=True)
+t.done()
