@@ -307,31 +307,37 @@ static struct ompt_share *share__current(struct omp_thr *th, const void *ra)
 	return share__of(&(ompt_data_t){ .ptr = th->ompt });
 }
 
+/* The calling thread's share for a mutex event of a kind recorded
+ * (critical, locks; not atomic or ordered), or NULL. */
+static struct ompt_share *mutex__share(int kind, const void *ra, struct omp_thr **th)
+{
+	if (kind != MUTEX_CRITICAL && kind != MUTEX_LOCK && kind != MUTEX_NEST_LOCK)
+		return NULL;
+	*th = hs_omp_thr__self();
+	return *th ? share__current(*th, ra) : NULL;
+}
+
 static void cb_mutex_acquire(int kind, unsigned int hint, unsigned int impl,
 			     uint64_t wait_id, const void *ra)
 {
 	struct omp_thr *th;
-	struct ompt_share *sh;
+	struct ompt_share *sh = mutex__share(kind, ra, &th);
 
 	(void)hint;
 	(void)impl;
 	(void)wait_id;
-	if ((kind != MUTEX_CRITICAL && kind != MUTEX_LOCK && kind != MUTEX_NEST_LOCK) ||
-	    !(th = hs_omp_thr__self()) || !(sh = share__current(th, ra)))
-		return;
-	hs_omp__wait_begin(th, &sh->crit);
+	if (sh)
+		hs_omp__wait_begin(th, &sh->crit);
 }
 
 static void cb_mutex_acquired(int kind, uint64_t wait_id, const void *ra)
 {
 	struct omp_thr *th;
-	struct ompt_share *sh;
+	struct ompt_share *sh = mutex__share(kind, ra, &th);
 
 	(void)wait_id;
-	if ((kind != MUTEX_CRITICAL && kind != MUTEX_LOCK && kind != MUTEX_NEST_LOCK) ||
-	    !(th = hs_omp_thr__self()) || !(sh = share__current(th, ra)))
-		return;
-	hs_omp__critical_acquired(th, &sh->crit);
+	if (sh)
+		hs_omp__critical_acquired(th, &sh->crit);
 }
 
 static void cb_mutex_released(int kind, uint64_t wait_id, const void *ra)
@@ -339,10 +345,8 @@ static void cb_mutex_released(int kind, uint64_t wait_id, const void *ra)
 	struct omp_thr *th;
 
 	(void)wait_id;
-	if ((kind != MUTEX_CRITICAL && kind != MUTEX_LOCK && kind != MUTEX_NEST_LOCK) ||
-	    !(th = hs_omp_thr__self()) || !share__current(th, ra))
-		return;
-	hs_omp__critical_released(th);
+	if (mutex__share(kind, ra, &th))
+		hs_omp__critical_released(th);
 }
 
 static void cb_work(int wstype, int endpoint, ompt_data_t *pd, ompt_data_t *task,
