@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "preload/annotations/annotations.h"
 #include "preload/base/real.h"
 #include "preload/core/core.h"
 #include "preload/core/feature.h"
@@ -32,6 +33,7 @@ static const struct hs_feature *const features[] = {
 	&hs_wrap_feature,
 	&hs_dropped_feature,
 	&hs_mpi_feature,
+	&hs_annotations_feature,
 	NULL,
 };
 
