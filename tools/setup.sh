@@ -27,6 +27,9 @@ if [ "$1" = tests ]; then
 	# the sanitizer builds copy the tracked files (tools/sanitize.sh: git);
 	# a capability-raising copy of a program (tests/command/test_reach.py: setcap)
 	PACKAGES="$PACKAGES git libcap2-bin"
+	# LIKWID's Marker API and PAPI's high-level API, whose calls the shim takes
+	# over (tests/shim/test_markers.py: LIKWID's shipped examples, PAPI HL)
+	PACKAGES="$PACKAGES likwid libpapi-dev papi-tools"
 fi
 missing=""
 for p in $PACKAGES; do

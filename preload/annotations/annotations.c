@@ -307,8 +307,15 @@ void hs_ann__likwid_get(const char *tag, int *nevents, double *events, double *t
 	const struct ann_base *b;
 	int nev;
 
-	if (!likwid__ready())
-		return; /* as LIKWID: nothing written */
+	if (!likwid__ready()) { /* as LIKWID 5.2: nothing measured */
+		if (nevents)
+			*nevents = 0;
+		if (time)
+			*time = 0;
+		if (count)
+			*count = 0;
+		return;
+	}
 	nev = t ? t->nev : 0;
 	r = t && tag ? agg_thread__find(t->agg, tag) : NULL;
 	if (r) {
