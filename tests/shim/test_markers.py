@@ -308,6 +308,20 @@ elif w.build("likwid_mixed", ["gcc", "-O2", "-DLIKWID_PERFMON", "-I" + INC, "-o"
         t.eq(api_of(d, "outer"), None, "%s: outer (HPC_BEGIN) not noted" % what)
     t.ok("Running without Marker API" in b.stderr and "Running without" not in p.stderr,
          "%s: the real library runs only without the shim" % what)
+    # HPCSHIM_ANNOTATIONS: papi alone forwards LIKWID's calls; a bad value
+    # is one line and the default.
+    (pp, dp), (pb, db) = (shim(argv, {"HPCSHIM_ANNOTATIONS": "papi"}).result(),
+                          shim(argv, {"HPCSHIM_ANNOTATIONS": "likwid,bogus"}).result())
+    t.ok(pp.returncode == 0 and pp.stdout == b.stdout and "Running without Marker API" in pp.stderr
+         and bool(dp) and region(dp[0]["threads"][0], "lk") is None
+         and region(dp[0]["threads"][0], "outer") is not None,
+         "HPCSHIM_ANNOTATIONS=papi: LIKWID's calls go to the real library, HPC_BEGIN counts",
+         (pp.stdout[-300:], pp.stderr[-300:]))
+    bad = [l for l in pb.stderr.splitlines() if l.startswith("hpcshim:")]
+    t.eq(bad, ["hpcshim: HPCSHIM_ANNOTATIONS='likwid,bogus' is not a list of likwid and papi, "
+               "nor off; using likwid,papi"], "HPCSHIM_ANNOTATIONS bad value: one line")
+    t.ok(bool(db) and (region(db[0]["threads"][0], "lk") or {}).get("calls") == M + 1,
+         "HPCSHIM_ANNOTATIONS bad value: the default (LIKWID taken over)")
 
 # ---- an MPI program with LIKWID markers, under both MPIs ----------------------
 NP = 2
