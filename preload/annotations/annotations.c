@@ -7,9 +7,9 @@
  * of the calling thread through the public entry points
  * (hpcshim_region_begin/end: regions named at run time, by hash), with
  * what each API defines around it kept: LIKWID's calls before
- * likwid_markerInit do nothing and return -EFAULT, a double start and a
- * stop of a region not started print LIKWID's warnings and return what
- * LIKWID returns, likwid_markerGetRegion reports the shim's own counts of
+ * likwid_markerInit do nothing and return -EFAULT, a double start
+ * restarts the region, a double start and a stop of a region not started
+ * print LIKWID's warnings and return what LIKWID returns, likwid_markerGetRegion reports the shim's own counts of
  * the thread's region (less what likwid_markerResetRegion set aside);
  * PAPI's calls return PAPI_OK.  Neither library runs: nothing of theirs
  * is written.
@@ -209,10 +209,13 @@ int hs_ann__likwid_start(const char *tag)
 	if (!tag)
 		return -EFAULT;
 	/* LIKWID keeps one state per region and thread: a second start
-	 * warns.  Its measurement restarts there; here the first start
-	 * stands (the stack of regions has one frame for it). */
+	 * warns and the measurement restarts there.  So here when the region
+	 * is the innermost open one; below other open regions the first
+	 * start stands (the stack has one frame for it, under theirs). */
 	if (t && ann__open(t, tag) >= 0) {
 		fprintf(stderr, "WARN: Region %s was already started\n", tag);
+		if (hs_region__drop_top(tag))
+			ann__begin(HS_ANN_LIKWID, tag);
 		return 0;
 	}
 	ann__begin(HS_ANN_LIKWID, tag);

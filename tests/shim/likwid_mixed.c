@@ -6,7 +6,7 @@
  * A start before likwid_markerInit; then N times: hpcshim "outer" (1 page)
  * > LIKWID "lk" (OUTER pages) > hpcshim "inner" (INNER pages) > LIKWID
  * "lk_in" (LEAF pages), each first-touching fresh pages.  Then LIKWID's
- * contracts: a stop of a name never started, a double start,
+ * contracts: a stop of a name never started, double starts,
  * likwid_markerGetRegion before and after likwid_markerResetRegion, one
  * more call after the reset.  Prints each return value and figure as
  * "key value" lines; what they must be under the shim is the test's.
@@ -73,8 +73,13 @@ int main(int argc, char **argv)
 		one();
 	printf("unknown.stop %d\n", likwid_markerStopRegion("never"));
 	printf("double.start1 %d\n", likwid_markerStartRegion("twice"));
+	touch(2); /* not counted: the second start restarts the region */
 	printf("double.start2 %d\n", likwid_markerStartRegion("twice"));
 	touch(1);
+	likwid_markerStartRegion("in_twice");
+	printf("double.start3 %d\n", likwid_markerStartRegion("twice"));
+	touch(1); /* twice is not the innermost: its first start stands */
+	likwid_markerStopRegion("in_twice");
 	printf("double.stop %d\n", likwid_markerStopRegion("twice"));
 	get("before", "lk");
 	printf("reset %d\n", likwid_markerResetRegion("lk"));
