@@ -22,7 +22,8 @@
 #include "annotate/hpcshim.h"
 #include "bench/bench.h"
 
-#define USAGE "marker_pair [-n PAIRS] [-w WARMUP] [-r REPS] [-c CPU] literal|runtime|likwid|papi..."
+#define USAGE \
+	"marker_pair [-n PAIRS] [-w WARMUP] [-r REPS] [-c CPU] literal|runtime|likwid|papi..."
 
 static int failed;
 
@@ -75,10 +76,10 @@ static const struct {
 	const char *name;
 	void (*loop)(long);
 } variants[] = {
-	{"literal", loop_literal},
-	{"runtime", loop_runtime},
-	{"likwid", loop_likwid},
-	{"papi", loop_papi},
+	{ "literal", loop_literal },
+	{ "runtime", loop_runtime },
+	{ "likwid", loop_likwid },
+	{ "papi", loop_papi },
 };
 
 int main(int argc, char **argv)
@@ -111,11 +112,13 @@ int main(int argc, char **argv)
 		for (int k = 0; k < nv; k++) {
 			uint64_t t0 = bench__now();
 			variants[idx[k]].loop(o.pairs);
-			bench__report(variants[idx[k]].name, bench__now() - t0, o.pairs);
+			bench__report(variants[idx[k]].name, bench__now() - t0,
+				      o.pairs);
 		}
 	likwid_markerClose();
 	if (failed) {
-		fprintf(stderr, "marker_pair: a marker call failed (not under the shim?)\n");
+		fprintf(stderr,
+			"marker_pair: a marker call failed (not under the shim?)\n");
 		return 1;
 	}
 	return 0;

@@ -41,8 +41,8 @@
 
 int hs_ann__on;
 
-static int ann_slot = -1;  /* set by the core (hs_features__set) */
-static int likwid_init;    /* likwid_markerInit called, atomic */
+static int ann_slot = -1; /* set by the core (hs_features__set) */
+static int likwid_init;   /* likwid_markerInit called, atomic */
 
 /* ---- the process's notes: which API named which region ---------------- */
 
@@ -238,7 +238,8 @@ int hs_ann__likwid_stop(const char *tag)
 	before = __atomic_load_n(&t->agg->warn.unmatched_end, __ATOMIC_RELAXED);
 	hpcshim_region_end(tag); /* an unmatched end is the shim's warning too */
 	if (__atomic_load_n(&t->agg->warn.unmatched_end, __ATOMIC_RELAXED) != before) {
-		fprintf(stderr, "WARN: Stopping an unknown/not-started region %s\n", tag);
+		fprintf(stderr, "WARN: Stopping an unknown/not-started region %s\n",
+			tag);
 		return -EFAULT;
 	}
 	return 0;
@@ -469,8 +470,8 @@ static const char *const api_names[] = { "likwid", "papi" };
 
 /* "annotations": {"apis": [...], "regions": {name: {"api": [...],
  * "reads": n}}}, after "wrap"; only when a region came from one. */
-static void ann__head(struct agg_out *o, int depth, bool *first, const struct agg_process *p,
-		      const void *arg)
+static void ann__head(struct agg_out *o, int depth, bool *first,
+		      const struct agg_process *p, const void *arg)
 {
 	struct ann_name *head = __atomic_load_n(&names, __ATOMIC_ACQUIRE);
 	struct json_object *top, *apis, *regions;
@@ -483,26 +484,32 @@ static void ann__head(struct agg_out *o, int depth, bool *first, const struct ag
 	regions = json_object_new_object();
 	for (int i = 0; i < 2; i++)
 		if (on & (1 << i))
-			json_object_array_add(apis, json_object_new_string(api_names[i]));
+			json_object_array_add(apis,
+					      json_object_new_string(api_names[i]));
 	/* Oldest first: the order the names first came. */
 	size_t n = 0;
-	for (struct ann_name *x = head; x; x = __atomic_load_n(&x->next, __ATOMIC_ACQUIRE))
+	for (struct ann_name *x = head; x;
+	     x = __atomic_load_n(&x->next, __ATOMIC_ACQUIRE))
 		n++;
 	struct ann_name **v = calloc(n ? n : 1, sizeof(*v));
 	size_t k = n;
-	for (struct ann_name *x = head; x && v; x = __atomic_load_n(&x->next, __ATOMIC_ACQUIRE))
+	for (struct ann_name *x = head; x && v;
+	     x = __atomic_load_n(&x->next, __ATOMIC_ACQUIRE))
 		v[--k] = x;
 	for (size_t i = 0; v && i < n; i++) {
-		struct json_object *r = json_object_new_object(), *a = json_object_new_array();
+		struct json_object *r = json_object_new_object(),
+				   *a = json_object_new_array();
 		unsigned bits = __atomic_load_n(&v[i]->bits, __ATOMIC_RELAXED);
 		uint64_t reads = __atomic_load_n(&v[i]->reads, __ATOMIC_RELAXED);
 
 		for (int j = 0; j < 2; j++)
 			if (bits & (1u << j))
-				json_object_array_add(a, json_object_new_string(api_names[j]));
+				json_object_array_add(
+					a, json_object_new_string(api_names[j]));
 		json_object_object_add(r, "api", a);
 		if (reads)
-			json_object_object_add(r, "reads", json_object_new_uint64(reads));
+			json_object_object_add(r, "reads",
+					       json_object_new_uint64(reads));
 		json_object_object_add(regions, v[i]->name, r);
 	}
 	free(v);

@@ -36,29 +36,29 @@
 	X(shape, PAPI, lower##__, op) X(shape, PAPI, upper, op)
 
 /* X(shape, api, exported name, operation hs_ann__<op>) */
-#define ANN_TABLE(X)                                                            \
-	X(V_V, LIKWID, likwid_markerInit, likwid_init)                          \
-	X(V_V, LIKWID, likwid_markerThreadInit, nothing)                        \
-	X(I_S, LIKWID, likwid_markerRegisterRegion, likwid_register)            \
-	X(I_S, LIKWID, likwid_markerStartRegion, likwid_start)                  \
-	X(I_S, LIKWID, likwid_markerStopRegion, likwid_stop)                    \
-	X(I_S, LIKWID, likwid_markerResetRegion, likwid_reset)                  \
-	X(V_GET, LIKWID, likwid_markerGetRegion, likwid_get)                    \
-	X(V_V, LIKWID, likwid_markerNextGroup, nothing)                         \
-	X(V_V, LIKWID, likwid_markerClose, likwid_close)                        \
-	X(V_V, LIKWID, likwid_markerinit_, likwid_init)                         \
-	X(V_V, LIKWID, likwid_markerthreadinit_, nothing)                       \
-	X(V_FS, LIKWID, likwid_markerregisterregion_, likwid_register)          \
-	X(V_FS, LIKWID, likwid_markerstartregion_, likwid_start)                \
-	X(V_FS, LIKWID, likwid_markerstopregion_, likwid_stop)                  \
-	X(V_FS, LIKWID, likwid_markerresetregion_, likwid_reset)                \
-	X(V_FGET, LIKWID, likwid_markergetregion_, likwid_get)                  \
-	X(V_V, LIKWID, likwid_markernextgroup_, nothing)                        \
-	X(V_V, LIKWID, likwid_markerclose_, likwid_close)                       \
-	X(I_S, PAPI, PAPI_hl_region_begin, papi_begin)                          \
-	X(I_S, PAPI, PAPI_hl_region_end, papi_end)                              \
-	X(I_S, PAPI, PAPI_hl_read, papi_read)                                   \
-	X(I_V, PAPI, PAPI_hl_stop, papi_stop)                                   \
+#define ANN_TABLE(X)                                                                  \
+	X(V_V, LIKWID, likwid_markerInit, likwid_init)                                \
+	X(V_V, LIKWID, likwid_markerThreadInit, nothing)                              \
+	X(I_S, LIKWID, likwid_markerRegisterRegion, likwid_register)                  \
+	X(I_S, LIKWID, likwid_markerStartRegion, likwid_start)                        \
+	X(I_S, LIKWID, likwid_markerStopRegion, likwid_stop)                          \
+	X(I_S, LIKWID, likwid_markerResetRegion, likwid_reset)                        \
+	X(V_GET, LIKWID, likwid_markerGetRegion, likwid_get)                          \
+	X(V_V, LIKWID, likwid_markerNextGroup, nothing)                               \
+	X(V_V, LIKWID, likwid_markerClose, likwid_close)                              \
+	X(V_V, LIKWID, likwid_markerinit_, likwid_init)                               \
+	X(V_V, LIKWID, likwid_markerthreadinit_, nothing)                             \
+	X(V_FS, LIKWID, likwid_markerregisterregion_, likwid_register)                \
+	X(V_FS, LIKWID, likwid_markerstartregion_, likwid_start)                      \
+	X(V_FS, LIKWID, likwid_markerstopregion_, likwid_stop)                        \
+	X(V_FS, LIKWID, likwid_markerresetregion_, likwid_reset)                      \
+	X(V_FGET, LIKWID, likwid_markergetregion_, likwid_get)                        \
+	X(V_V, LIKWID, likwid_markernextgroup_, nothing)                              \
+	X(V_V, LIKWID, likwid_markerclose_, likwid_close)                             \
+	X(I_S, PAPI, PAPI_hl_region_begin, papi_begin)                                \
+	X(I_S, PAPI, PAPI_hl_region_end, papi_end)                                    \
+	X(I_S, PAPI, PAPI_hl_read, papi_read)                                         \
+	X(I_V, PAPI, PAPI_hl_stop, papi_stop)                                         \
 	ANN_PAPIF(X, V_FSC, papif_hl_region_begin, PAPIF_HL_REGION_BEGIN, papi_begin) \
 	ANN_PAPIF(X, V_FSC, papif_hl_region_end, PAPIF_HL_REGION_END, papi_end)       \
 	ANN_PAPIF(X, V_FSC, papif_hl_read, PAPIF_HL_READ, papi_read)                  \
@@ -114,123 +114,124 @@ typedef void v_c_fn(int *);
 #define ANN_ON(api) likely(hs_ann__handles(HS_ANN_##api))
 
 /* A Fortran name as a C string for the length of one statement. */
-#define ANN_FNAME(s, len, body)                                       \
-	do {                                                          \
-		char buf_[HS_ANN_FNAME], *heap_;                      \
+#define ANN_FNAME(s, len, body)                                        \
+	do {                                                           \
+		char buf_[HS_ANN_FNAME], *heap_;                       \
 		const char *tag = hs_ann__fname(s, len, buf_, &heap_); \
-		if (tag) {                                            \
-			body;                                         \
-		}                                                     \
-		free(heap_);                                          \
+		if (tag) {                                             \
+			body;                                          \
+		}                                                      \
+		free(heap_);                                           \
 	} while (0)
 
-#define ANN_DEF_V_V(api, name, op)                         \
-	HS_EXPORT void name(void)                          \
-	{                                                  \
-		v_v_fn *real;                              \
-		if (ANN_ON(api)) {                         \
-			hs_ann__##op();                    \
-			return;                            \
-		}                                          \
+#define ANN_DEF_V_V(api, name, op)                     \
+	HS_EXPORT void name(void)                      \
+	{                                              \
+		v_v_fn *real;                          \
+		if (ANN_ON(api)) {                     \
+			hs_ann__##op();                \
+			return;                        \
+		}                                      \
 		if ((real = ANN_REAL(name, v_v_fn *))) \
-			real();                            \
+			real();                        \
 	}
 
-#define ANN_DEF_I_S(api, name, op)                               \
-	HS_EXPORT int name(const char *s)                        \
-	{                                                        \
-		i_s_fn *real;                                    \
-		if (ANN_ON(api))                                 \
-			return hs_ann__##op(s);                  \
-		real = ANN_REAL(name, i_s_fn *);             \
-		return real ? real(s) : ANN_ABSENT_##api;        \
-	}
-
-#define ANN_DEF_I_V(api, name, op)                        \
-	HS_EXPORT int name(void)                          \
+#define ANN_DEF_I_S(api, name, op)                        \
+	HS_EXPORT int name(const char *s)                 \
 	{                                                 \
-		i_v_fn *real;                             \
+		i_s_fn *real;                             \
 		if (ANN_ON(api))                          \
-			return hs_ann__##op();            \
-		real = ANN_REAL(name, i_v_fn *);      \
-		return real ? real() : ANN_ABSENT_##api;  \
+			return hs_ann__##op(s);           \
+		real = ANN_REAL(name, i_s_fn *);          \
+		return real ? real(s) : ANN_ABSENT_##api; \
 	}
 
-#define ANN_DEF_V_GET(api, name, op)                                               \
+#define ANN_DEF_I_V(api, name, op)                       \
+	HS_EXPORT int name(void)                         \
+	{                                                \
+		i_v_fn *real;                            \
+		if (ANN_ON(api))                         \
+			return hs_ann__##op();           \
+		real = ANN_REAL(name, i_v_fn *);         \
+		return real ? real() : ANN_ABSENT_##api; \
+	}
+
+#define ANN_DEF_V_GET(api, name, op)                                                 \
 	HS_EXPORT void name(const char *s, int *n, double *ev, double *tm, int *cnt) \
-	{                                                                          \
-		v_get_fn *real;                                                    \
-		if (ANN_ON(api)) {                                                 \
-			hs_ann__##op(s, n, ev, tm, cnt);                           \
-			return;                                                    \
-		}                                                                  \
-		if ((real = ANN_REAL(name, v_get_fn *)))                       \
-			real(s, n, ev, tm, cnt);                                   \
+	{                                                                            \
+		v_get_fn *real;                                                      \
+		if (ANN_ON(api)) {                                                   \
+			hs_ann__##op(s, n, ev, tm, cnt);                             \
+			return;                                                      \
+		}                                                                    \
+		if ((real = ANN_REAL(name, v_get_fn *)))                             \
+			real(s, n, ev, tm, cnt);                                     \
 	}
 
-#define ANN_DEF_V_FS(api, name, op)                                  \
-	HS_EXPORT void name(const char *s, size_t len)               \
-	{                                                            \
-		v_fs_fn *real;                                       \
-		if (ANN_ON(api)) {                                   \
+#define ANN_DEF_V_FS(api, name, op)                                 \
+	HS_EXPORT void name(const char *s, size_t len)              \
+	{                                                           \
+		v_fs_fn *real;                                      \
+		if (ANN_ON(api)) {                                  \
 			ANN_FNAME(s, len, (void)hs_ann__##op(tag)); \
-			return;                                      \
-		}                                                    \
-		if ((real = ANN_REAL(name, v_fs_fn *)))          \
-			real(s, len);                                \
+			return;                                     \
+		}                                                   \
+		if ((real = ANN_REAL(name, v_fs_fn *)))             \
+			real(s, len);                               \
 	}
 
-#define ANN_DEF_V_FGET(api, name, op)                                             \
-	HS_EXPORT void name(const char *s, int *n, double *ev, double *tm, int *cnt, \
-			    size_t len)                                           \
-	{                                                                         \
-		v_fget_fn *real;                                                  \
-		if (ANN_ON(api)) {                                                \
-			ANN_FNAME(s, len, hs_ann__##op(tag, n, ev, tm, cnt));     \
-			return;                                                   \
-		}                                                                 \
+#define ANN_DEF_V_FGET(api, name, op)                                         \
+	HS_EXPORT void name(const char *s, int *n, double *ev, double *tm,    \
+			    int *cnt, size_t len)                             \
+	{                                                                     \
+		v_fget_fn *real;                                              \
+		if (ANN_ON(api)) {                                            \
+			ANN_FNAME(s, len, hs_ann__##op(tag, n, ev, tm, cnt)); \
+			return;                                               \
+		}                                                             \
 		if ((real = ANN_REAL(name, v_fget_fn *)))                     \
-			real(s, n, ev, tm, cnt, len);                             \
+			real(s, n, ev, tm, cnt, len);                         \
 	}
 
-#define ANN_DEF_V_FSC(api, name, op)                                         \
-	HS_EXPORT void name(const char *s, int *check, size_t len)           \
-	{                                                                    \
-		v_fsc_fn *real;                                              \
-		if (ANN_ON(api)) {                                           \
-			int rc_ = 0;                                         \
-			ANN_FNAME(s, len, rc_ = hs_ann__##op(tag));         \
-			if (check)                                           \
-				*check = rc_;                                \
-			return;                                              \
-		}                                                            \
-		if ((real = ANN_REAL(name, v_fsc_fn *)))                 \
-			real(s, check, len);                                 \
-		else if (check)                                              \
-			*check = ANN_ABSENT_##api;                           \
+#define ANN_DEF_V_FSC(api, name, op)                                \
+	HS_EXPORT void name(const char *s, int *check, size_t len)  \
+	{                                                           \
+		v_fsc_fn *real;                                     \
+		if (ANN_ON(api)) {                                  \
+			int rc_ = 0;                                \
+			ANN_FNAME(s, len, rc_ = hs_ann__##op(tag)); \
+			if (check)                                  \
+				*check = rc_;                       \
+			return;                                     \
+		}                                                   \
+		if ((real = ANN_REAL(name, v_fsc_fn *)))            \
+			real(s, check, len);                        \
+		else if (check)                                     \
+			*check = ANN_ABSENT_##api;                  \
 	}
 
-#define ANN_DEF_V_C(api, name, op)                             \
-	HS_EXPORT void name(int *check)                        \
-	{                                                      \
-		v_c_fn *real;                                  \
-		if (ANN_ON(api)) {                             \
-			int rc_ = hs_ann__##op();              \
-			if (check)                             \
-				*check = rc_;                  \
-			return;                                \
-		}                                              \
-		if ((real = ANN_REAL(name, v_c_fn *)))     \
-			real(check);                           \
-		else if (check)                                \
-			*check = ANN_ABSENT_##api;             \
+#define ANN_DEF_V_C(api, name, op)                     \
+	HS_EXPORT void name(int *check)                \
+	{                                              \
+		v_c_fn *real;                          \
+		if (ANN_ON(api)) {                     \
+			int rc_ = hs_ann__##op();      \
+			if (check)                     \
+				*check = rc_;          \
+			return;                        \
+		}                                      \
+		if ((real = ANN_REAL(name, v_c_fn *))) \
+			real(check);                   \
+		else if (check)                        \
+			*check = ANN_ABSENT_##api;     \
 	}
 
 /* Their prototypes first (the exported names have no header here). */
 #define ANN_PROTO_V_V(name) void name(void);
 #define ANN_PROTO_I_S(name) int name(const char *);
 #define ANN_PROTO_I_V(name) int name(void);
-#define ANN_PROTO_V_GET(name) void name(const char *, int *, double *, double *, int *);
+#define ANN_PROTO_V_GET(name) \
+	void name(const char *, int *, double *, double *, int *);
 #define ANN_PROTO_V_FS(name) void name(const char *, size_t);
 #define ANN_PROTO_V_FGET(name) \
 	void name(const char *, int *, double *, double *, int *, size_t);

@@ -55,7 +55,8 @@ static void get(const char *what, const char *tag)
 	int n = 16, count = -1;
 
 	likwid_markerGetRegion(tag, &n, ev, &time, &count);
-	printf("%s.count %d\n%s.nevents %d\n%s.time %.6f\n", what, count, what, n, what, time);
+	printf("%s.count %d\n%s.nevents %d\n%s.time %.6f\n", what, count, what, n,
+	       what, time);
 	for (int i = 0; i < n && i < 16; i++)
 		printf("%s.event%d %.0f\n", what, i, ev[i]);
 }

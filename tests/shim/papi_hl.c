@@ -32,14 +32,14 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 5, bad = 0, calls = 0;
 
-#define CHECK(call)                                  \
-	do {                                         \
-		int rc_ = (call);                    \
-		calls++;                             \
-		if (rc_ != PAPI_OK) {                \
-			bad++;                       \
+#define CHECK(call)                                              \
+	do {                                                     \
+		int rc_ = (call);                                \
+		calls++;                                         \
+		if (rc_ != PAPI_OK) {                            \
+			bad++;                                   \
 			fprintf(stderr, "%s: %d\n", #call, rc_); \
-		}                                    \
+		}                                                \
 	} while (0)
 	for (int i = 0; i < n; i++) {
 		CHECK(PAPI_hl_region_begin("papi_outer"));
