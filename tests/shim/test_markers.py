@@ -322,6 +322,12 @@ elif w.build("likwid_mixed", ["gcc", "-O2", "-DLIKWID_PERFMON", "-I" + INC, "-o"
          and region(dp[0]["threads"][0], "outer") is not None,
          "HPCSHIM_ANNOTATIONS=papi: LIKWID's calls go to the real library, HPC_BEGIN counts",
          (pp.stdout[-300:], pp.stderr[-300:]))
+    # A dormant shim (a program HPCSHIM_PROGRAMS does not name) forwards
+    # every call: the program runs as without it.
+    pd, dd = shim(argv, {"HPCSHIM_PROGRAMS": "no-such-program"}).result()
+    t.ok(pd.returncode == 0 and pd.stdout == b.stdout and pd.stderr == b.stderr and not dd,
+         "dormant shim: LIKWID's calls go to the real library, output as without the shim",
+         (pd.stdout[-300:], pd.stderr[-300:]))
     bad = [l for l in pb.stderr.splitlines() if l.startswith("hpcshim:")]
     t.eq(bad, ["hpcshim: HPCSHIM_ANNOTATIONS='likwid,bogus' is not a list of likwid and papi, "
                "nor off; using likwid,papi"], "HPCSHIM_ANNOTATIONS bad value: one line")
