@@ -34,7 +34,6 @@
 #include "common/compiler.h"
 #include "preload/annotations/annotations.h"
 #include "preload/annotations/internal.h"
-#include "preload/base/log.h"
 #include "preload/config/varparse.h"
 #include "preload/core/core.h"
 #include "preload/core/feature.h"
