@@ -377,45 +377,7 @@ int hs_ann__papi_stop(void)
 	return 0;
 }
 
-/* ---- Fortran names --------------------------------------------------- */
-
-const char *hs_ann__fname(const char *s, size_t len, char *buf, char **heap)
-{
-	size_t n = 0;
-	char *d = buf;
-
-	*heap = NULL;
-	if (!s)
-		return NULL;
-	while (n < len && s[n])
-		n++;
-	while (n > 0 && s[n - 1] == ' ')
-		n--;
-	if (n >= HS_ANN_FNAME) {
-		d = *heap = malloc(n + 1);
-		if (!d)
-			return NULL;
-	}
-	memcpy(d, s, n);
-	d[n] = '\0';
-	return d;
-}
-
 /* ---- the feature ------------------------------------------------------ */
-
-static void ann__item(void *ctx, const char *item, size_t len)
-{
-	int *bits = ctx;
-
-	if (len == 6 && strncmp(item, "likwid", 6) == 0)
-		*bits |= HS_ANN_LIKWID;
-	else if (len == 4 && strncmp(item, "papi", 4) == 0)
-		*bits |= HS_ANN_PAPI;
-	else if (len == 3 && strncmp(item, "off", 3) == 0)
-		*bits |= 0x100;
-	else
-		*bits |= 0x200;
-}
 
 /* HPCSHIM_ANNOTATIONS: the APIs whose calls become hpcshim regions,
  * "likwid", "papi" (default both) or "off"; the others forward to their
@@ -423,17 +385,12 @@ static void ann__item(void *ctx, const char *item, size_t len)
 static void ann__config(struct hs_config *cfg)
 {
 	const char *v = getenv("HPCSHIM_ANNOTATIONS");
-	int bits = 0;
+	int bits = hs_ann__parse(v);
 
 	(void)cfg;
-	hs_var__each_item(v, ann__item, &bits);
-	if (bits & 0x200 || ((bits & 0x100) && (bits & 0xff))) {
+	if (bits < 0) {
 		hs_var__bad("HPCSHIM_ANNOTATIONS", v,
 			    "is not a list of likwid and papi, nor off; using likwid,papi");
-		bits = HS_ANN_LIKWID | HS_ANN_PAPI;
-	} else if (bits & 0x100) {
-		bits = 0;
-	} else if (!bits) {
 		bits = HS_ANN_LIKWID | HS_ANN_PAPI;
 	}
 	__atomic_store_n(&hs_ann__on, bits, __ATOMIC_RELAXED);

@@ -43,6 +43,12 @@ int hs_ann__papi_end(const char *name);
 int hs_ann__papi_read(const char *name);
 int hs_ann__papi_stop(void);
 
+/* ---- parse.c: what needs no process (unit-tested) ----------------------- */
+
+/* HPCSHIM_ANNOTATIONS's value: the APIs' bits (unset or empty: both;
+ * "off": 0), or -1 when it is not a list of likwid and papi, nor off. */
+int hs_ann__parse(const char *v);
+
 /* A Fortran CHARACTER argument (no NUL, blank-padded to len) as a C
  * string: trailing blanks trimmed, a CHAR(0) ends it.  In buf when it
  * fits, else malloc'd (*heap set; free it); NULL when out of memory. */
