@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "preload/annotations/annotations.h"
 #include "preload/base/real.h"
 #include "preload/core/core.h"
 #include "preload/core/feature.h"
@@ -34,6 +35,7 @@ static const struct hs_feature *const features[] = {
 	&hs_dropped_feature,
 	&hs_mpi_feature,
 	&hs_openmp_feature,
+	&hs_annotations_feature,
 	NULL,
 };
 

@@ -31,6 +31,9 @@ if [ "$1" = tests ]; then
 	# OpenMP under both runtimes (tests/shim/test_openmp.py): gcc's libgomp
 	# comes with gcc; clang -fopenmp and LLVM's libomp
 	PACKAGES="$PACKAGES clang libomp-dev"
+	# LIKWID's Marker API and PAPI's high-level API, whose calls the shim takes
+	# over (tests/shim/test_markers.py: LIKWID's shipped examples, PAPI HL)
+	PACKAGES="$PACKAGES likwid libpapi-dev papi-tools"
 fi
 missing=""
 for p in $PACKAGES; do

@@ -235,4 +235,11 @@ void hs_region__close_all(struct hs_thread *t, bool now_ok);
 void hs_region__call_begin(struct hpcshim_site *site, const char *name, uintptr_t sp);
 void hs_region__call_end(struct hpcshim_site *site, const char *name, uintptr_t sp);
 
+/* region.c: a region begun again while open, its first start discarded
+ * (LIKWID's double start, preload/annotations/): the calling thread's top
+ * frame, when it is an annotation's frame of name, is dropped with
+ * nothing accounted (its closed children stay counted); true when it
+ * was.  The caller then begins the region anew. */
+bool hs_region__drop_top(const char *name);
+
 #endif

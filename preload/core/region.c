@@ -801,6 +801,24 @@ void hs_region__call_end(struct hpcshim_site *site, const char *name, uintptr_t 
 		site__end(site, name, sp, sp);
 }
 
+/* ---- a restart (preload/annotations/: LIKWID's double start) ---------- */
+
+bool hs_region__drop_top(const char *name)
+{
+	struct hs_thread *t = hs_self;
+	struct hs_frame *f;
+
+	if (!t || !name || t->depth == 0 || t->skipped || t->nsp)
+		return false;
+	f = &t->frames[t->depth - 1];
+	if (f->sp || strcmp(f->region->name, name) != 0)
+		return false;
+	if (!f->skip) /* a sampled call not measured never counted as open */
+		f->region->open--;
+	t->depth--;
+	return true;
+}
+
 HPCSHIM_API int hpcshim_active(void)
 {
 	return hs_self != NULL;

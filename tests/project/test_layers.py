@@ -23,7 +23,8 @@ from hpctest import Tap  # noqa: E402
 BELOW = ["common/", "pmu/", "presets/", "aggregate/"]
 # preload/ folders that are one feature each: never include one another.
 FEATURES = ["preload/range/", "preload/mux/", "preload/presets/", "preload/wrap/",
-            "preload/mpi/", "preload/dropped/", "preload/openmp/"]
+            "preload/mpi/", "preload/dropped/", "preload/openmp/",
+            "preload/annotations/"]
 ANY = None
 
 # (where the including file is, what it may include): the longest matching

@@ -37,6 +37,9 @@ cases = [
     ("HPCSHIM_PRESET_PATH", "/" + "d" * BIG, "120 KiB path"),
     ("HPCSHIM_PRESET_PATH", os.fsdecode(b"::/nonexistent:\xff:/etc"), "missing and odd dirs"),
     ("HPCSHIM_LIST", "v" * BIG, "120 KiB"),
+    ("HPCSHIM_ANNOTATIONS", "likwid," * (BIG // 7), "the same API 17000 times"),
+    ("HPCSHIM_ANNOTATIONS", "x" * BIG, "120 KiB"),
+    ("HPCSHIM_ANNOTATIONS", os.fsdecode(b"papi,\xff\xfe,off"), "non-UTF-8, off among others"),
 ]
 for var, val, desc in cases:
     r = workload(*STEPS, env={var: val})

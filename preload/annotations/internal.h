@@ -1,0 +1,58 @@
+/* internal.h - the annotations feature's parts (preload/annotations/).
+ *
+ * names.c defines every interposed function of LIKWID's Marker API and of
+ * PAPI's high-level API from one table; each either forwards to the real
+ * library (the shim dormant, or the API off in HPCSHIM_ANNOTATIONS) or
+ * calls the operations below, which make hpcshim regions of the calls
+ * (annotations.c).
+ */
+#ifndef HPCSHIM_PRELOAD_ANNOTATIONS_INTERNAL_H
+#define HPCSHIM_PRELOAD_ANNOTATIONS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The APIs, bits of HPCSHIM_ANNOTATIONS. */
+enum hs_ann_api {
+	HS_ANN_LIKWID = 1,
+	HS_ANN_PAPI = 2,
+};
+
+/* The APIs the shim takes over in this process (set by the config hook;
+ * 0 until then and when the shim is dormant: every call forwards). */
+extern int hs_ann__on;
+
+static inline bool hs_ann__handles(int api)
+{
+	return (__atomic_load_n(&hs_ann__on, __ATOMIC_RELAXED) & api) != 0;
+}
+
+/* ---- LIKWID's Marker API, under the shim (return values as LIKWID's) ---- */
+void hs_ann__likwid_init(void);
+void hs_ann__likwid_close(void);
+int hs_ann__likwid_register(const char *tag);
+int hs_ann__likwid_start(const char *tag);
+int hs_ann__likwid_stop(const char *tag);
+int hs_ann__likwid_reset(const char *tag);
+void hs_ann__likwid_get(const char *tag, int *nevents, double *events, double *time,
+			int *count);
+
+/* ---- PAPI's high-level API, under the shim (PAPI_OK, 0, always) ---------- */
+int hs_ann__papi_begin(const char *name);
+int hs_ann__papi_end(const char *name);
+int hs_ann__papi_read(const char *name);
+int hs_ann__papi_stop(void);
+
+/* ---- parse.c: what needs no process (unit-tested) ----------------------- */
+
+/* HPCSHIM_ANNOTATIONS's value: the APIs' bits (unset or empty: both;
+ * "off": 0), or -1 when it is not a list of likwid and papi, nor off. */
+int hs_ann__parse(const char *v);
+
+/* A Fortran CHARACTER argument (no NUL, blank-padded to len) as a C
+ * string: trailing blanks trimmed, a CHAR(0) ends it.  In buf when it
+ * fits, else malloc'd (*heap set; free it); NULL when out of memory. */
+#define HS_ANN_FNAME 256
+const char *hs_ann__fname(const char *s, size_t len, char *buf, char **heap);
+
+#endif
