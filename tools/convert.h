@@ -1,0 +1,46 @@
+/* convert.h - the formats of hpcshim convert (tools/cmd_convert.c), one
+ * file each (tools/convert_<name>.c), and what they share.
+ *
+ * A writer reads the results only through aggregate/docread.h, writes
+ * out (a file, or a directory for an archive; NULL: stdout where the
+ * format allows it), prints its own messages as "PROG: ..." and returns
+ * 0, or -1 when the output could not be written.
+ */
+#ifndef HPCSHIM_TOOLS_CONVERT_H
+#define HPCSHIM_TOOLS_CONVERT_H
+
+#include <stddef.h>
+
+struct results;
+
+typedef int convert_fn(const struct results *s, const char *out, const char *prog);
+
+struct convert_format {
+	const char *name;
+	const char *what;
+	convert_fn *write;       /* NULL: not in this build */
+	const char *unavailable; /* then why: the library configure did not find */
+};
+
+extern const struct convert_format convert_formats[];
+extern const size_t convert_nformats;
+
+/* Chrome trace event JSON (hpcshim trace's); out NULL: stdout. */
+convert_fn convert_chrome;
+#ifdef HPCSHIM_HAVE_PPROF
+convert_fn convert_pprof;
+#endif
+convert_fn convert_speedscope;
+#ifdef HPCSHIM_HAVE_OTF2
+convert_fn convert_otf2;
+#endif
+
+/* The earliest start among the results, in ns since the epoch: time 0 of
+ * every format. */
+double convert__t0(const struct results *s);
+
+/* The rank a result's threads belong to: a process result's own rank
+ * (process.rank, or its order among rankless files). */
+int convert__rank(const struct results *s, size_t i);
+
+#endif
