@@ -11,15 +11,25 @@
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tools/cmd.h"
 #include "tools/convert.h"
 #include "tools/results.h"
+#include "tools/strtab.h"
+#include "tools/xalloc.h"
+
+#ifdef HPCSHIM_HAVE_PPROF
+#define PPROF_FN convert_pprof, NULL
+#else
+#define PPROF_FN NULL, "this build has no libprotobuf-c, protoc-c or zlib (configure)"
+#endif
 
 const struct convert_format convert_formats[] = {
 	{ "chrome", "Chrome trace event JSON (Perfetto, chrome://tracing): hpcshim trace's",
 	  convert_chrome, NULL },
+	{ "pprof", "gzipped profile.proto (go tool pprof, speedscope, Pyroscope)", PPROF_FN },
 };
 const size_t convert_nformats = sizeof(convert_formats) / sizeof(convert_formats[0]);
 
@@ -76,6 +86,44 @@ double convert__t0(const struct results *s)
 int convert__rank(const struct results *s, size_t i)
 {
 	return s->r[i].rank;
+}
+
+void convert_tree__init(struct convert_tree *t, const struct dr_thread *th,
+			const struct dr_doc *d)
+{
+	struct strtab names;
+
+	t->n = th ? dr_thread__nregions(th) : dr_doc__nregions(d);
+	t->r = xrealloc(NULL, t->n * sizeof(*t->r));
+	t->parent = xrealloc(NULL, t->n * sizeof(*t->parent));
+	strtab__init(&names);
+	/* one record per name in an owner: the name's number is its index */
+	for (size_t i = 0; i < t->n; i++) {
+		t->r[i] = th ? dr_thread__region(th, i) : dr_doc__region(d, i);
+		strtab__id(&names, dr_region__name(t->r[i]), NULL);
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		const char *p = dr_region__parent(t->r[i]);
+		size_t k = p ? strtab__find(&names, p) : (size_t)-1;
+
+		t->parent[i] = k < t->n && names.n == t->n ? (long)k : -1;
+	}
+	strtab__exit(&names);
+}
+
+void convert_tree__exit(struct convert_tree *t)
+{
+	free(t->r);
+	free(t->parent);
+}
+
+size_t convert_tree__path(const struct convert_tree *t, size_t i, size_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (long k = (long)i; k >= 0 && n < max && n <= t->n; k = t->parent[k])
+		out[n++] = (size_t)k;
+	return n;
 }
 
 int convert_main(int argc, char **argv)

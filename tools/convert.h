@@ -43,4 +43,24 @@ double convert__t0(const struct results *s);
  * (process.rank, or its order among rankless files). */
 int convert__rank(const struct results *s, size_t i);
 
+/* An owner's region tree (a thread's regions, or a job document's summary
+ * regions when it keeps no threads): each region's parent as an index
+ * into r (-1: a top-level region, or a parent whose name is not written,
+ * HPCSHIM_MAX_REGIONS). */
+struct convert_tree {
+	size_t n;
+	const struct dr_region **r;
+	long *parent;
+};
+
+struct dr_thread;
+struct dr_doc;
+/* th's regions, or d's summary regions when th is NULL. */
+void convert_tree__init(struct convert_tree *t, const struct dr_thread *th,
+			const struct dr_doc *d);
+void convert_tree__exit(struct convert_tree *t);
+/* Region i's path, leaf first, into out (at most max); its length.  The
+ * parents have no cycle (docs/schema.md); a damaged file's is cut. */
+size_t convert_tree__path(const struct convert_tree *t, size_t i, size_t *out, size_t max);
+
 #endif
