@@ -30,6 +30,7 @@ const struct convert_format convert_formats[] = {
 	{ "chrome", "Chrome trace event JSON (Perfetto, chrome://tracing): hpcshim trace's",
 	  convert_chrome, NULL },
 	{ "pprof", "gzipped profile.proto (go tool pprof, speedscope, Pyroscope)", PPROF_FN },
+	{ "speedscope", "speedscope's JSON: a profile per thread", convert_speedscope, NULL },
 };
 const size_t convert_nformats = sizeof(convert_formats) / sizeof(convert_formats[0]);
 

@@ -33,7 +33,7 @@ if [ "$1" = tests ]; then
 	# the readers the converted formats are checked with
 	# (tests/command/test_convert*.py): otf2-print and python3-otf2, Go's
 	# pprof (golang-go, above), speedscope (npm's, below, in chromium)
-	PACKAGES="$PACKAGES otf2-tools python3-otf2"
+	PACKAGES="$PACKAGES otf2-tools python3-otf2 python3-jsonschema"
 fi
 missing=""
 for p in $PACKAGES; do
