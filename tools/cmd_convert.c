@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "tools/cmd.h"
 #include "tools/convert.h"
 #include "tools/results.h"
@@ -125,6 +127,64 @@ size_t convert_tree__path(const struct convert_tree *t, size_t i, size_t *out, s
 	for (long k = (long)i; k >= 0 && n < max && n <= t->n; k = t->parent[k])
 		out[n++] = (size_t)k;
 	return n;
+}
+
+struct nest_rec {
+	long long b, e, depth;
+	size_t span;
+};
+
+static int nest_cmp(const void *a, const void *b)
+{
+	const struct nest_rec *x = a, *y = b;
+
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	if (x->e != y->e)
+		return x->e > y->e ? -1 : 1;
+	return x->span < y->span ? -1 : 1;
+}
+
+/* The records are ordered by begin, then depth (open regions below it),
+ * then the longer first; a stack of open records closes those that ended
+ * by the next one's begin. */
+size_t convert__nest(const struct dr_thread *th, struct convert_ev **out)
+{
+	size_t n = dr_thread__nspans(th), top = 0, k = 0;
+	struct nest_rec *v = xrealloc(NULL, n * sizeof(*v));
+	struct nest_rec *stack = xrealloc(NULL, (n ? n : 1) * sizeof(*stack));
+	struct convert_ev *ev = xrealloc(NULL, 2 * n * sizeof(*ev));
+
+	for (size_t i = 0; i < n; i++) {
+		const struct dr_span *sp = dr_thread__span(th, i);
+		struct json_object *d = dr_span__depth(sp);
+
+		v[i].b = dr_span__begin(sp);
+		v[i].e = dr_span__end(sp) < v[i].b ? v[i].b : dr_span__end(sp);
+		v[i].depth = d ? json_object_get_int64(d) : 0;
+		v[i].span = i;
+	}
+	qsort(v, n, sizeof(*v), nest_cmp);
+	for (size_t i = 0; i < n; i++) {
+		while (top && stack[top - 1].e <= v[i].b) {
+			top--;
+			ev[k++] = (struct convert_ev){ stack[top].e, stack[top].span, 0 };
+		}
+		if (top && v[i].e > stack[top - 1].e)
+			v[i].e = stack[top - 1].e;
+		ev[k++] = (struct convert_ev){ v[i].b, v[i].span, 1 };
+		stack[top++] = v[i];
+	}
+	while (top) {
+		top--;
+		ev[k++] = (struct convert_ev){ stack[top].e, stack[top].span, 0 };
+	}
+	free(v);
+	free(stack);
+	*out = ev;
+	return k;
 }
 
 int convert_main(int argc, char **argv)

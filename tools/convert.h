@@ -63,4 +63,16 @@ void convert_tree__exit(struct convert_tree *t);
  * parents have no cycle (docs/schema.md); a damaged file's is cut. */
 size_t convert_tree__path(const struct convert_tree *t, size_t i, size_t *out, size_t max);
 
+/* A thread's trace records as nested open and close events in time
+ * order (ns since the epoch), two per record: what OTF2's Enter/Leave and
+ * speedscope's O/C need (a close must be the innermost open region's).
+ * A record's end past its enclosing record's end (equal readings) is
+ * cut to it.  The array is allocated; its length is returned. */
+struct convert_ev {
+	long long at;
+	size_t span; /* the record's index (dr_thread__span) */
+	int open;
+};
+size_t convert__nest(const struct dr_thread *th, struct convert_ev **out);
+
 #endif

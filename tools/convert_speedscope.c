@@ -4,11 +4,9 @@
  *
  * A thread with trace records (HPCSHIM_TRACE) is an "evented" profile:
  * each record opens its region at begin_ns and closes it at end_ns, in
- * nanoseconds from the earliest start among the results.  The records
- * nest (a call's children end inside it); ordered by begin, then depth,
- * then the longer first, and a child's end past its parent's (equal
- * readings) is cut to the parent's, since speedscope refuses a close that
- * is not the innermost open frame.  A thread without records is a
+ * nanoseconds from the earliest start among the results, nested as
+ * convert__nest orders them (speedscope refuses a close that is not the
+ * innermost open frame).  A thread without records is a
  * "sampled" profile of its region tree: a sample per region, its nesting
  * path (root first) weighted by its exclusive wall time.
  */
@@ -25,23 +23,6 @@
 
 #define SS_MAX_DEPTH 4096
 
-struct ss_rec {
-	long long b, e;
-	long long depth;
-	size_t frame;
-};
-
-static int ss_rec_cmp(const void *a, const void *b)
-{
-	const struct ss_rec *x = a, *y = b;
-
-	if (x->b != y->b)
-		return x->b < y->b ? -1 : 1;
-	if (x->depth != y->depth)
-		return x->depth < y->depth ? -1 : 1;
-	return x->e > y->e ? -1 : x->e < y->e;
-}
-
 static json_object *ss_event(const char *type, size_t frame, long long at)
 {
 	json_object *o = json_object_new_object();
@@ -57,54 +38,24 @@ static size_t ss_frame(struct strtab *frames, const char *name)
 	return strtab__id(frames, name, NULL);
 }
 
-/* The thread's trace as open/close events. */
+/* The thread's trace as open/close events (convert__nest). */
 static void ss_evented(json_object *p, const struct dr_thread *th, struct strtab *frames,
 		       long long t0)
 {
-	size_t n = dr_thread__nspans(th), top = 0;
-	struct ss_rec *v = xrealloc(NULL, n * sizeof(*v));
-	static struct ss_rec stack[SS_MAX_DEPTH];
+	struct convert_ev *ev;
+	size_t n = convert__nest(th, &ev);
 	json_object *evs = json_object_new_array();
-	long long first = 0, last = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		const struct dr_span *s = dr_thread__span(th, i);
-		json_object *d = dr_span__depth(s);
-
-		v[i].b = dr_span__begin(s) - t0;
-		v[i].e = dr_span__end(s) - t0;
-		if (v[i].e < v[i].b)
-			v[i].e = v[i].b;
-		v[i].depth = d ? json_object_get_int64(d) : 0;
-		v[i].frame = ss_frame(frames, dr_span__region(s));
-	}
-	qsort(v, n, sizeof(*v), ss_rec_cmp);
-	for (size_t i = 0; i < n; i++) {
-		while (top && stack[top - 1].e <= v[i].b) {
-			top--;
-			json_object_array_add(evs, ss_event("C", stack[top].frame, stack[top].e));
-		}
-		if (top == SS_MAX_DEPTH)
-			continue;
-		if (top && v[i].e > stack[top - 1].e)
-			v[i].e = stack[top - 1].e;
-		json_object_array_add(evs, ss_event("O", v[i].frame, v[i].b));
-		stack[top++] = v[i];
-		if (!i)
-			first = v[i].b;
-		if (v[i].e > last)
-			last = v[i].e;
-	}
-	while (top) {
-		top--;
-		json_object_array_add(evs, ss_event("C", stack[top].frame, stack[top].e));
-	}
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(evs, ss_event(ev[i].open ? "O" : "C",
+						    ss_frame(frames, dr_span__region(dr_thread__span(th, ev[i].span))),
+						    ev[i].at - t0));
 	json_object_object_add(p, "type", json_object_new_string("evented"));
 	json_object_object_add(p, "unit", json_object_new_string("nanoseconds"));
-	json_object_object_add(p, "startValue", json_object_new_int64(first));
-	json_object_object_add(p, "endValue", json_object_new_int64(last));
+	json_object_object_add(p, "startValue", json_object_new_int64(n ? ev[0].at - t0 : 0));
+	json_object_object_add(p, "endValue", json_object_new_int64(n ? ev[n - 1].at - t0 : 0));
 	json_object_object_add(p, "events", evs);
-	free(v);
+	free(ev);
 }
 
 /* The thread's region tree as weighted stacks. */
