@@ -23,16 +23,22 @@
 #include "tools/xalloc.h"
 
 #ifdef HPCSHIM_HAVE_PPROF
-#define PPROF_FN convert_pprof, NULL
+#define PPROF_FN convert_pprof, NULL, NULL
 #else
-#define PPROF_FN NULL, "this build has no libprotobuf-c, protoc-c or zlib (configure)"
+#define PPROF_FN NULL, NULL, "this build has no libprotobuf-c, protoc-c or zlib (configure)"
+#endif
+#ifdef HPCSHIM_HAVE_OTF2
+#define OTF2_FN NULL, convert_otf2, NULL
+#else
+#define OTF2_FN NULL, NULL, "this build has no OTF2 library, 3.x (configure)"
 #endif
 
 const struct convert_format convert_formats[] = {
 	{ "chrome", "Chrome trace event JSON (Perfetto, chrome://tracing): hpcshim trace's",
-	  convert_chrome, NULL },
+	  convert_chrome, NULL, NULL },
 	{ "pprof", "gzipped profile.proto (go tool pprof, speedscope, Pyroscope)", PPROF_FN },
-	{ "speedscope", "speedscope's JSON: a profile per thread", convert_speedscope, NULL },
+	{ "speedscope", "speedscope's JSON: a profile per thread", convert_speedscope, NULL, NULL },
+	{ "otf2", "OTF2 archive, -o DIR: DIR/traces.otf2 (Vampir, Scalasca)", OTF2_FN },
 };
 const size_t convert_nformats = sizeof(convert_formats) / sizeof(convert_formats[0]);
 
@@ -45,8 +51,8 @@ static void convert__list(FILE *f)
 	for (size_t i = 0; i < convert_nformats; i++) {
 		const struct convert_format *c = &convert_formats[i];
 
-		fprintf(f, "  %-11s %s%s%s%s\n", c->name, c->what, c->write ? "" : " [unavailable: ",
-			c->write ? "" : c->unavailable, c->write ? "" : "]");
+		fprintf(f, "  %-11s %s%s%s%s\n", c->name, c->what, c->unavailable ? " [unavailable: " : "",
+			c->unavailable ? c->unavailable : "", c->unavailable ? "]" : "");
 	}
 }
 
@@ -225,7 +231,7 @@ int convert_main(int argc, char **argv)
 		convert__list(stderr);
 		return 2;
 	}
-	if (!fmt->write) {
+	if (fmt->unavailable) {
 		fprintf(stderr, "hpcshim convert: %s is unavailable: %s\n", fmt->name,
 			fmt->unavailable);
 		return 2;
@@ -238,6 +244,8 @@ int convert_main(int argc, char **argv)
 		fprintf(stderr, "hpcshim convert: --to %s needs -o OUTPUT\n", fmt->name);
 		return 2;
 	}
+	if (fmt->stream)
+		return fmt->stream(argc - optind, argv + optind, out, "hpcshim convert") < 0 ? 2 : 0;
 	if (results__open(&s, "hpcshim convert", argc - optind, argv + optind) < 0)
 		return 2;
 	rc = fmt->write(&s, out, "hpcshim convert") < 0 || s.nbad ? 2 : 0;

@@ -4,7 +4,7 @@
  * A writer reads the results only through aggregate/docread.h, writes
  * out (a file, or a directory for an archive; NULL: stdout where the
  * format allows it), prints its own messages as "PROG: ..." and returns
- * 0, or -1 when the output could not be written.
+ * 0, or < 0 when the output could not be written.
  */
 #ifndef HPCSHIM_TOOLS_CONVERT_H
 #define HPCSHIM_TOOLS_CONVERT_H
@@ -14,12 +14,17 @@
 struct results;
 
 typedef int convert_fn(const struct results *s, const char *out, const char *prog);
+/* A writer that reads the inputs itself, one file at a time
+ * (results__each), so that a job of any size fits in memory: < 0 when the
+ * output could not be written or an input not read. */
+typedef int convert_stream_fn(int argc, char **argv, const char *out, const char *prog);
 
 struct convert_format {
 	const char *name;
 	const char *what;
-	convert_fn *write;       /* NULL: not in this build */
-	const char *unavailable; /* then why: the library configure did not find */
+	convert_fn *write;         /* one of write and stream; neither: */
+	convert_stream_fn *stream; /* not in this build, */
+	const char *unavailable;   /* and why: the library configure did not find */
 };
 
 extern const struct convert_format convert_formats[];
@@ -32,7 +37,7 @@ convert_fn convert_pprof;
 #endif
 convert_fn convert_speedscope;
 #ifdef HPCSHIM_HAVE_OTF2
-convert_fn convert_otf2;
+convert_stream_fn convert_otf2;
 #endif
 
 /* The earliest start among the results, in ns since the epoch: time 0 of
