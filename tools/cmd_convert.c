@@ -23,7 +23,7 @@
 #include "tools/xalloc.h"
 
 #ifdef HPCSHIM_HAVE_PPROF
-#define PPROF_FN convert_pprof, NULL, NULL
+#define PPROF_FN NULL, convert_pprof, NULL
 #else
 #define PPROF_FN NULL, NULL, "this build has no libprotobuf-c, protoc-c or zlib (configure)"
 #endif

@@ -33,7 +33,7 @@ extern const size_t convert_nformats;
 /* Chrome trace event JSON (hpcshim trace's); out NULL: stdout. */
 convert_fn convert_chrome;
 #ifdef HPCSHIM_HAVE_PPROF
-convert_fn convert_pprof;
+convert_stream_fn convert_pprof;
 #endif
 convert_fn convert_speedscope;
 #ifdef HPCSHIM_HAVE_OTF2

@@ -41,10 +41,12 @@ typedef Perftools__Profiles__Line Line;
 struct pprof {
 	Profile p;
 	struct strtab str;
-	struct strtab funcs; /* region names: function and location id = number + 1 */
-	const char **events;
-	size_t nevents;
-	size_t cap;
+	struct strtab funcs;  /* region names: function and location id = number + 1 */
+	struct strtab events; /* counted events (status "ok") as the files name them */
+	int64_t *wall;        /* each sample's wall time, the last value once all */
+	size_t cap;           /* the events are known (pprof__values) */
+	double t0, tend;
+	const char *prog;
 };
 
 static int64_t pprof__str(struct pprof *w, const char *s)
@@ -117,16 +119,16 @@ static void pprof__sample(struct pprof *w, const struct convert_tree *t, size_t 
 	s->location_id = xrealloc(NULL, n * sizeof(*s->location_id));
 	for (size_t k = 0; k < n; k++)
 		s->location_id[k] = pprof__func(w, dr_region__name(t->r[path[k]]));
-	s->n_value = w->nevents + 1;
-	s->value = xrealloc(NULL, s->n_value * sizeof(*s->value));
-	for (size_t e = 0; e < w->nevents; e++) {
+	/* the events known so far; pprof__values pads and adds the wall */
+	s->n_value = w->events.n;
+	s->value = xrealloc(NULL, (s->n_value + 1) * sizeof(*s->value));
+	for (size_t e = 0; e < w->events.n; e++) {
 		struct dr_value v;
 
-		s->value[e] = dr_region__value(t->r[i], DR_EXCLUSIVE, w->events[e], &v) && v.has
+		s->value[e] = dr_region__value(t->r[i], DR_EXCLUSIVE, w->events.s[e], &v) && v.has
 				      ? pprof__round(v.v)
 				      : 0;
 	}
-	s->value[w->nevents] = wall >= 0 ? pprof__round(wall) : 0;
 	if (rank >= 0) {
 		s->label = xrealloc(NULL, 3 * sizeof(*s->label));
 		s->label[s->n_label++] = pprof__label(w, "rank", NULL, rank);
@@ -138,7 +140,9 @@ static void pprof__sample(struct pprof *w, const struct convert_tree *t, size_t 
 	if (w->p.n_sample == w->cap) {
 		w->cap = w->cap ? 2 * w->cap : 64;
 		w->p.sample = xrealloc(w->p.sample, w->cap * sizeof(*w->p.sample));
+		w->wall = xrealloc(w->wall, w->cap * sizeof(*w->wall));
 	}
+	w->wall[w->p.n_sample] = wall >= 0 ? pprof__round(wall) : 0;
 	w->p.sample[w->p.n_sample++] = s;
 }
 
@@ -159,19 +163,32 @@ static const char *pprof__unit(const char *ev)
 	return !strcmp(ev, "task-clock") || !strcmp(ev, "cpu-clock") ? "nanoseconds" : "count";
 }
 
-static void pprof__types(struct pprof *w)
+/* The sample types, every sample's values padded to them (0: an event its
+ * file did not count) and its wall time last. */
+static void pprof__values(struct pprof *w)
 {
-	w->p.n_sample_type = w->nevents + 1;
+	size_t n = w->events.n;
+
+	w->p.n_sample_type = n + 1;
 	w->p.sample_type = xrealloc(NULL, w->p.n_sample_type * sizeof(*w->p.sample_type));
-	for (size_t e = 0; e <= w->nevents; e++) {
+	for (size_t e = 0; e <= n; e++) {
 		ValueType *v = xrealloc(NULL, sizeof(*v));
 
 		perftools__profiles__value_type__init(v);
-		v->type = pprof__str(w, e < w->nevents ? w->events[e] : "wall");
-		v->unit = pprof__str(w, e < w->nevents ? pprof__unit(w->events[e]) : "nanoseconds");
+		v->type = pprof__str(w, e < n ? w->events.s[e] : "wall");
+		v->unit = pprof__str(w, e < n ? pprof__unit(w->events.s[e]) : "nanoseconds");
 		w->p.sample_type[e] = v;
 	}
 	w->p.default_sample_type = w->p.sample_type[0]->type;
+	for (size_t i = 0; i < w->p.n_sample; i++) {
+		Sample *s = w->p.sample[i];
+
+		s->value = xrealloc(s->value, (n + 1) * sizeof(*s->value));
+		for (size_t e = s->n_value; e < n; e++)
+			s->value[e] = 0;
+		s->value[n] = w->wall[i];
+		s->n_value = n + 1;
+	}
 }
 
 static void pprof__free(struct pprof *w)
@@ -199,7 +216,8 @@ static void pprof__free(struct pprof *w)
 	free(p->location);
 	free(p->function);
 	free(p->comment);
-	free(w->events);
+	free(w->wall);
+	strtab__exit(&w->events);
 	strtab__exit(&w->str);
 	strtab__exit(&w->funcs);
 }
@@ -230,36 +248,54 @@ static unsigned char *pprof__gzip(const unsigned char *buf, size_t n, size_t *ou
 	return o;
 }
 
-int convert_pprof(const struct results *s, const char *out, const char *prog)
+/* One result file: its threads' regions (a job document keeping no
+ * threads: its summary regions). */
+static int pprof__file(struct results *one, void *arg)
 {
-	struct pprof w = { .p = PERFTOOLS__PROFILES__PROFILE__INIT };
+	struct pprof *w = arg;
+	const struct dr_doc *d = one->r[0].doc;
+	struct dr_rank rk;
+	const char **evs;
+	size_t n = results__events(one, &evs);
+
+	for (size_t e = 0; e < n; e++)
+		strtab__id(&w->events, evs[e], NULL);
+	free(evs);
+	dr_doc__rank(d, 0, &rk);
+	if (w->t0 < 0 || dr_doc__start_ns(d) < w->t0)
+		w->t0 = dr_doc__start_ns(d);
+	if (rk.wall > 0 && dr_doc__start_ns(d) + rk.wall > w->tend)
+		w->tend = dr_doc__start_ns(d) + rk.wall;
+	if (dr_doc__kind(d) == DR_JOB && !dr_doc__nthreads(d))
+		pprof__owner(w, NULL, d, -1);
+	for (size_t k = 0; k < dr_doc__nthreads(d); k++)
+		pprof__owner(w, dr_doc__thread(d, k), d, rk.rank >= 0 ? rk.rank : 0);
+	return 0;
+}
+
+int convert_pprof(int argc, char **argv, const char *out, const char *prog)
+{
+	struct pprof w = { .p = PERFTOOLS__PROFILES__PROFILE__INIT, .t0 = -1, .prog = prog };
 	unsigned char *buf, *gz;
-	size_t n, ngz;
-	double t0 = convert__t0(s), tend = t0;
+	size_t n, ngz, used, nbad;
 	char err[512];
 	int rc = 0;
 
 	strtab__init(&w.str);
 	strtab__init(&w.funcs);
+	strtab__init(&w.events);
 	pprof__str(&w, ""); /* string 0 is "" */
-	w.nevents = results__events(s, &w.events);
-	pprof__types(&w);
-	for (size_t i = 0; i < s->n; i++) {
-		const struct dr_doc *d = s->r[i].doc;
-		struct dr_rank rk;
-
-		dr_doc__rank(d, 0, &rk);
-		if (rk.wall > 0 && dr_doc__start_ns(d) + rk.wall > tend)
-			tend = dr_doc__start_ns(d) + rk.wall;
-		if (dr_doc__kind(d) == DR_JOB && !dr_doc__nthreads(d))
-			pprof__owner(&w, NULL, d, -1);
-		for (size_t k = 0; k < dr_doc__nthreads(d); k++)
-			pprof__owner(&w, dr_doc__thread(d, k), d, convert__rank(s, i));
+	used = results__each(prog, argc, argv, pprof__file, &w, &nbad);
+	if (!used) {
+		fprintf(stderr, "%s: no result could be read\n", prog);
+		pprof__free(&w);
+		return -2;
 	}
+	pprof__values(&w);
 	if (!w.p.n_sample)
 		fprintf(stderr, "%s: no regions in the results: the profile has no samples\n", prog);
-	w.p.time_nanos = (int64_t)t0;
-	w.p.duration_nanos = (int64_t)(tend - t0);
+	w.p.time_nanos = (int64_t)w.t0;
+	w.p.duration_nanos = w.tend > w.t0 ? (int64_t)(w.tend - w.t0) : 0;
 	w.p.n_comment = 1;
 	w.p.comment = xrealloc(NULL, sizeof(*w.p.comment));
 	w.p.comment[0] = pprof__str(&w, "hpcshim: regions as stacks, exclusive values per thread");
@@ -279,5 +315,5 @@ int convert_pprof(const struct results *s, const char *out, const char *prog)
 	free(gz);
 	free(buf);
 	pprof__free(&w);
-	return rc;
+	return rc ? rc : nbad ? -2 : 0;
 }
