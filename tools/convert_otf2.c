@@ -163,6 +163,19 @@ static void otf2w__events(struct otf2w *w, const struct dr_thread *th, uint64_t 
 		otf2w__ok(w, OTF2_Archive_CloseDefWriter(w->ar, dw), "definition writer");
 }
 
+/* A location without events: its empty files. */
+static void otf2w__empty(struct otf2w *w, uint64_t loc)
+{
+	OTF2_EvtWriter *ew = OTF2_Archive_GetEvtWriter(w->ar, loc);
+	OTF2_DefWriter *dw;
+
+	if (ew)
+		otf2w__ok(w, OTF2_Archive_CloseEvtWriter(w->ar, ew), "event writer");
+	dw = OTF2_Archive_GetDefWriter(w->ar, loc);
+	if (dw)
+		otf2w__ok(w, OTF2_Archive_CloseDefWriter(w->ar, dw), "definition writer");
+}
+
 static void otf2w__thread_name(const struct dr_thread *th, char *name, size_t len)
 {
 	long long omp = dr_thread__omp(th);
@@ -181,6 +194,7 @@ static int otf2w__file(struct results *one, void *arg)
 	const struct dr_doc *d = one->r[0].doc;
 	char name[300];
 	uint32_t group = 0;
+	size_t first = w->ngroups;
 
 	for (size_t k = 0; k < dr_doc__nranks(d); k++) {
 		struct dr_rank rk;
@@ -210,6 +224,14 @@ static int otf2w__file(struct results *one, void *arg)
 		w->locs = xrealloc(w->locs, (w->nlocs + 1) * sizeof(*w->locs));
 		w->locs[w->nlocs] = (struct otf2w_loc){ 0, otf2w__str(w, name), group };
 		otf2w__events(w, th, w->nlocs++);
+	}
+	/* a job document keeps no threads: a location without events per rank,
+	 * since the readers want every group to have one */
+	for (size_t k = first; !dr_doc__nthreads(d) && k < w->ngroups && !w->failed; k++) {
+		w->locs = xrealloc(w->locs, (w->nlocs + 1) * sizeof(*w->locs));
+		w->locs[w->nlocs] = (struct otf2w_loc){ 0, otf2w__str(w, "no threads (a job document)"),
+							(uint32_t)k };
+		otf2w__empty(w, w->nlocs++);
 	}
 	return w->failed ? -1 : 0;
 }

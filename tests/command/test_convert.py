@@ -34,5 +34,15 @@ p = convert("--to", "chrome", job)
 t.ok(p.returncode == 0 and json.loads(p.stdout) == json.load(open(a)), "chrome without -o: stdout")
 p = convert("--to", "chrome", "-o", a, os.path.join(tmp, "nope.json"))
 t.ok(p.returncode == 2 and "nope.json" in p.stderr, "missing input: exit 2, named")
+# a job document (hpcshim merge's) is the whole job: every format reads it
+jobdoc = os.path.join(tmp, "jobdoc.json")
+subprocess.run([HPCSHIM, "merge", "-o", jobdoc, job], capture_output=True)
+avail = [l.split()[0] for l in convert("--help").stdout.splitlines()
+         if l.startswith("  ") and "[unavailable" not in l]
+okj = True
+for fmt in avail:
+    p = convert("--to", fmt, "-o", os.path.join(tmp, "jd-" + fmt), jobdoc)
+    okj &= p.returncode == 0 and os.path.exists(os.path.join(tmp, "jd-" + fmt))
+t.ok(okj, "a job document converts to every format this build has (%s)" % " ".join(avail))
 shutil.rmtree(tmp, ignore_errors=True)
 t.done()
