@@ -7,7 +7,9 @@
  * The inputs are read as every subcommand reads them (tools/results.c):
  * result files, directories of them, job documents; the ranks of a job
  * go into one output.  A format whose library this build lacks is listed
- * as unavailable, with the library (configure.ac).
+ * as unavailable, with the library (configure.ac).  Also here, what the
+ * formats share (tools/convert.h): time 0, a thread's region tree as
+ * paths, its trace records as nested open/close events.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -61,9 +63,10 @@ static void convert__help(void)
 	fputs(usage_line, stdout);
 	fputs("\nWrites the results (files, directories, job documents; a job's ranks\n"
 	      "in one output) in another tool's format.  Region spans need\n"
-	      "HPCSHIM_TRACE (hpcshim run --trace N); pprof and speedscope read the\n"
-	      "region tree.  -o: the output file (otf2: the archive's directory and\n"
-	      "NAME.otf2 beside it); chrome and speedscope write to stdout without it.\n\n",
+	      "HPCSHIM_TRACE (hpcshim run --trace N); pprof reads the region tree\n"
+	      "(speedscope too, for a thread without trace records).  -o: the output\n"
+	      "file; otf2: a new directory DIR, the archive DIR/traces.otf2.  chrome\n"
+	      "and speedscope write to stdout without -o.  docs/formats.md.\n\n",
 	      stdout);
 	convert__list(stdout);
 	fputs("\nExit status: 0; 2 for a usage error, an unknown or unavailable format,\n"
