@@ -13,7 +13,7 @@ import re
 import shutil
 import tempfile
 
-from convert_job import convert, make_job
+from convert_job import EVENTS, convert, make_job
 from hpctest import CHROMIUM, Tap, chrome
 
 t = Tap()
@@ -69,18 +69,20 @@ def open_in_speedscope(path, name, k):
     p, urls, console = chrome(url, work, "--dump-dom", "--allow-file-access-from-files",
                               "--virtual-time-budget=15000")
     txt = page_text(p.stdout)
-    names, frames = [], []
-    if "Total Weight" in txt and "Symbol Name" in txt:
+    names, rows = [], []
+    if "Total Weight" in txt:
         i = txt.index("Total Weight") + 1
         while i + 2 < len(txt) and txt[i].isdigit():
             names.append(txt[i + 1])
             i += 3
+    if "Symbol Name" in txt:
         j = txt.index("Symbol Name") + 1
         while j + 2 < len(txt):
-            frames.append(txt[j + 2])
+            rows.append((txt[j], txt[j + 1], txt[j + 2]))
             j += 3
     errors = [l for l in console if "rror" in l] + [x for x in txt if "Something went wrong" in x]
-    return names, sorted(frames), urls, errors
+    open_in_speedscope.rows = rows
+    return names, sorted(r[2] for r in rows), urls, errors
 
 
 if not CHROMIUM or not os.path.exists(os.path.join(REL, "index.html")):
@@ -121,5 +123,24 @@ else:
                  "chrome file: the first thread's frames in speedscope are its traced "
                  "regions, one per distinct (region, %s, depth)" % ev, str(got[0][1]))
         t.eq(sorted(nets), [], "%s file: no request beyond local files" % label)
+    # the pprof file in speedscope: the region tree as a flame graph, its
+    # default sample type (the first event); self = exclusive, total = inclusive
+    pp = os.path.join(tmp, "p.pb.gz")
+    p = convert("--to", "pprof", "-o", pp, job)
+    if p.returncode == 2 and "unavailable" in p.stderr:
+        t.skip("pprof in speedscope", "this build has no pprof")
+    else:
+        names, frames, urls, errs = open_in_speedscope(pp, "p.pb.gz", 99)
+        ev = EVENTS.split(",")[0]
+        want = {}
+        for d in docs:
+            for th in d["threads"]:
+                for r in th["regions"]:
+                    v = r["exclusive"].get(ev) or 0
+                    want[r["name"]] = want.get(r["name"], 0) + v
+        got = {r[2]: int(r[1].split()[0]) for r in open_in_speedscope.rows}
+        t.ok(not errs and not urls and got == {k: v for k, v in want.items() if v},
+             "pprof file: speedscope imports it, each region's self %s is the JSON's exclusive "
+             "sum" % ev, "%s %s %s" % (got, want, errs))
 shutil.rmtree(tmp, ignore_errors=True)
 t.done()
