@@ -21,12 +21,15 @@
  * definitions, written last.
  */
 #include <errno.h>
+#include <ftw.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 #include <otf2/otf2.h>
@@ -63,6 +66,8 @@ struct otf2w {
 	uint64_t tmin, tmax, last;
 	size_t records;
 	bool failed;
+	const char *out;
+	char why[400]; /* the library's first message (otf2w__error) */
 };
 
 static OTF2_FlushType otf2w__pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc,
@@ -80,14 +85,43 @@ static OTF2_TimeStamp otf2w__post_flush(void *ud, OTF2_FileType ft, OTF2_Locatio
 	return ((struct otf2w *)ud)->last;
 }
 
+/* The library's messages kept, not printed: its first one goes into
+ * ours, one line ("[OTF2] src/...: error: ..." lines otherwise, several
+ * per failure). */
+static OTF2_ErrorCode otf2w__error(void *ud, const char *file, uint64_t line, const char *fn,
+				   OTF2_ErrorCode rc, const char *fmt, va_list va)
+{
+	struct otf2w *w = ud;
+
+	(void)file, (void)line, (void)fn;
+	if (!w->why[0])
+		vsnprintf(w->why, sizeof(w->why), fmt, va);
+	return rc;
+}
+
 static bool otf2w__ok(struct otf2w *w, OTF2_ErrorCode rc, const char *what)
 {
 	if (rc == OTF2_SUCCESS)
 		return true;
 	if (!w->failed)
-		fprintf(stderr, "%s: OTF2 %s: %s\n", w->prog, what, OTF2_Error_GetDescription(rc));
+		fprintf(stderr, "%s: %s: OTF2 %s: %s%s%s\n", w->prog, w->out, what,
+			OTF2_Error_GetDescription(rc), w->why[0] ? ": " : "", w->why);
 	w->failed = true;
 	return false;
+}
+
+static int otf2w__rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* What the archive made of DIR, when nothing could be read into it or it
+ * could not be written whole: DIR did not exist before (convert_otf2), so
+ * all of it is ours. */
+static void otf2w__remove(const char *dir)
+{
+	nftw(dir, otf2w__rm, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static uint32_t otf2w__str(struct otf2w *w, const char *s)
@@ -327,7 +361,8 @@ int convert_otf2(int argc, char **argv, const char *out, const char *prog)
 		.otf2_pre_flush = otf2w__pre_flush,
 		.otf2_post_flush = otf2w__post_flush,
 	};
-	struct otf2w w = { .prog = prog, .tmin = UINT64_MAX };
+	struct otf2w w = { .prog = prog, .tmin = UINT64_MAX, .out = out };
+	OTF2_ErrorCallback was;
 	struct stat st;
 	size_t used, nbad;
 	int rc = 0;
@@ -337,10 +372,13 @@ int convert_otf2(int argc, char **argv, const char *out, const char *prog)
 			strerror(EEXIST));
 		return -1;
 	}
+	was = OTF2_Error_RegisterCallback(otf2w__error, &w);
 	w.ar = OTF2_Archive_Open(out, OTF2W_NAME, OTF2_FILEMODE_WRITE, OTF2W_CHUNK_EVENTS,
 				 OTF2W_CHUNK_DEFS, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	if (!w.ar) {
-		fprintf(stderr, "%s: %s: the OTF2 archive cannot be made\n", prog, out);
+		fprintf(stderr, "%s: %s: the OTF2 archive cannot be made%s%s\n", prog, out,
+			w.why[0] ? ": " : "", w.why);
+		OTF2_Error_RegisterCallback(was, NULL);
 		return -1;
 	}
 	strtab__init(&w.str);
@@ -358,11 +396,15 @@ int convert_otf2(int argc, char **argv, const char *out, const char *prog)
 	if (!w.failed)
 		otf2w__defs(&w);
 	otf2w__ok(&w, OTF2_Archive_Close(w.ar), "archive");
+	OTF2_Error_RegisterCallback(was, NULL);
 	if (!used && !w.failed) {
 		fprintf(stderr, "%s: no result could be read\n", prog);
+		otf2w__remove(out);
 		rc = -2;
-	} else if (w.failed)
+	} else if (w.failed) {
+		otf2w__remove(out); /* a partial archive is no archive */
 		rc = -1;
+	}
 	else if (!w.records)
 		fprintf(stderr, "%s: no trace records (run with hpcshim run --trace N, or "
 				"HPCSHIM_TRACE=N): the archive has definitions only\n",

@@ -104,6 +104,14 @@ else:
     t.ok(okm, "python3-otf2: the metric at each Leave equals the record's delta in the JSON")
     t.ok(okt, "python3-otf2: Enter times are the records' begin_ns")
 
+p = convert("--to", "otf2", "-o", os.path.join(tmp, "a3"), os.path.join(tmp, "nope.json"))
+t.ok(p.returncode == 2 and not os.path.exists(os.path.join(tmp, "a3")) and
+     len(p.stderr.splitlines()) == 2 and "nope.json" in p.stderr,
+     "no readable input: exit 2, the input named, no archive left", p.stderr)
+p = convert("--to", "otf2", "-o", "/proc/self/nope/archive", job)
+t.ok(p.returncode == 2 and len(p.stderr.splitlines()) == 1 and "/proc/self/nope/archive" in p.stderr,
+     "an archive that cannot be made: exit 2, one line (the library's own messages kept)", p.stderr)
+
 # a result without trace records: definitions only, one line
 job2 = os.path.join(tmp, "notrace")
 os.makedirs(job2)
