@@ -199,11 +199,11 @@ static bool result__fd_name(const char *path)
  * a regular file.  Opened without O_CREAT, so nothing is made; a regular
  * file reached through a descriptor's name (stdout redirected to a file)
  * is appended to, as the shell's `>` and `>>` leave it. */
-static int result__write_through(const char *path, const char *text, bool regular,
-				 char *err, size_t errlen)
+static int result__write_through(const char *path, const char *text, size_t n, bool nl,
+				 bool regular, char *err, size_t errlen)
 {
 	const int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC | (regular ? O_APPEND : 0);
-	size_t n = strlen(text), off = 0;
+	size_t off = 0;
 	int fd = hs_sys__openat(AT_FDCWD, path, flags, 0);
 	long w = 0;
 
@@ -211,7 +211,7 @@ static int result__write_through(const char *path, const char *text, bool regula
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	while (off < n + 1) {
+	while (off < n + nl) {
 		const char *b = off < n ? text + off : "\n";
 		size_t len = off < n ? n - off : 1;
 
@@ -222,7 +222,7 @@ static int result__write_through(const char *path, const char *text, bool regula
 			break;
 		off += (size_t)w;
 	}
-	if (off < n + 1) {
+	if (off < n + nl) {
 		snprintf(err, errlen, "%s: %s", path,
 			 w < 0 ? strerror(errno) : "short write");
 		hs_sys__close(fd);
@@ -242,10 +242,10 @@ static int result__write_through(const char *path, const char *text, bool regula
  * (named) that is not a regular file, or names a descriptor, is written
  * through (a device: /dev/null stays a device) or refused (a directory);
  * one the shim made up is only ever replaced. */
-int agg_result__write_text(const char *path, const char *text, bool named,
-			   char *err, size_t errlen)
+static int result__write(const char *path, const char *text, size_t n, bool nl, bool named,
+			 char *err, size_t errlen)
 {
-	size_t len = strlen(path) + 48, n = strlen(text);
+	size_t len = strlen(path) + 48;
 	char *tmp;
 	struct stat st;
 	int fd, rc = -1;
@@ -254,7 +254,7 @@ int agg_result__write_text(const char *path, const char *text, bool named,
 	if (named && stat(path, &st) == 0 &&
 	    (!S_ISREG(st.st_mode) || result__fd_name(path))) {
 		if (!S_ISDIR(st.st_mode))
-			return result__write_through(path, text, S_ISREG(st.st_mode),
+			return result__write_through(path, text, n, nl, S_ISREG(st.st_mode),
 						     err, errlen);
 		snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
 		return -1;
@@ -278,7 +278,7 @@ int agg_result__write_text(const char *path, const char *text, bool named,
 		free(tmp);
 		return -1;
 	}
-	if (fwrite(text, 1, n, f) == n && fputc('\n', f) != EOF && fflush(f) == 0 &&
+	if (fwrite(text, 1, n, f) == n && (!nl || fputc('\n', f) != EOF) && fflush(f) == 0 &&
 	    fsync(fd) == 0)
 		rc = 0;
 	if (fclose(f) != 0)
@@ -291,6 +291,18 @@ int agg_result__write_text(const char *path, const char *text, bool named,
 	}
 	free(tmp);
 	return rc;
+}
+
+int agg_result__write_text(const char *path, const char *text, bool named,
+			   char *err, size_t errlen)
+{
+	return result__write(path, text, strlen(text), true, named, err, errlen);
+}
+
+int agg_result__write_bytes(const char *path, const void *buf, size_t n, bool named,
+			    char *err, size_t errlen)
+{
+	return result__write(path, buf, n, false, named, err, errlen);
 }
 
 int agg_result__create(struct agg_result_file *f, const struct agg_process *p,

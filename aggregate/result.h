@@ -58,6 +58,10 @@ void agg_result__tmp_name(char *buf, size_t len, const char *dir, const char *ho
  * through, a directory refused.  -1 with err. */
 int agg_result__write_text(const char *path, const char *text, bool named,
 			   char *err, size_t errlen);
+/* n bytes of buf as path, as agg_result__write_text writes text (no line
+ * break added): the binary formats of hpcshim convert. */
+int agg_result__write_bytes(const char *path, const void *buf, size_t n, bool named,
+			    char *err, size_t errlen);
 /* The mode every result file and job document is created with (before the
  * process's umask): 0600 unless set (common/filemode.h, HPCSHIM_UMASK). */
 void agg_result__set_mode(unsigned mode);

@@ -9,6 +9,7 @@ int report_main(int argc, char **argv);
 int diff_main(int argc, char **argv);
 int html_main(int argc, char **argv);
 int trace_main(int argc, char **argv);
+int convert_main(int argc, char **argv);
 /* The programs hpcshim-merge, hpcshim-list and hpcshim-drilldown became
  * these; tools/alias_*.c are those programs' mains. */
 int merge_main(int argc, char **argv);

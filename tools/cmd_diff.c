@@ -80,12 +80,8 @@ struct table {
 static struct key *table__key(struct table *t, const char *name)
 {
 	bool added;
-	long i = hs_strtab__intern(&t->names, name, &added);
+	size_t i = xintern(&t->names, name, &added);
 
-	if (i < 0) {
-		fputs("hpcshim: out of memory\n", stderr);
-		exit(XALLOC_STATUS);
-	}
 	if (!added)
 		return &t->k[i];
 	if (t->n == t->cap) { /* doubling: a copy per key is quadratic */

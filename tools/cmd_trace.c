@@ -1,32 +1,15 @@
 /* cmd_trace.c - hpcshim trace: results as a Chrome trace event file, for
- * Perfetto (ui.perfetto.dev) and chrome://tracing.
+ * Perfetto (ui.perfetto.dev) and chrome://tracing; the same file as
+ * hpcshim convert --to chrome (the writer: tools/convert_chrome.c).
  *
  * Usage: hpcshim trace [-o trace.json] FILE|DIR ...
- *
- * One process per rank, named "rank R (host:pid)" (pid R+1 in the file:
- * some viewers treat 0 as the idle task), one thread track per thread
- * (named by tid, HPC_THREAD_NAME and its OpenMP number).  Region spans
- * ("X" events) come from threads[].trace (HPCSHIM_TRACE=N: the last N
- * calls of each thread); counter tracks ("C") from threads[].series
- * (HPCSHIM_INTERVAL).  Perfetto's JSON counters belong to the process,
- * so each is named with its thread: "page-faults tid 1234".  A series
- * point is placed at its thread's start plus its CPU time (the series is
- * kept in thread CPU time): exact for a thread that never waits.  All
- * times are relative to the earliest start among the results, in
- * microseconds; every result shares CLOCK_REALTIME.
  */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "aggregate/jsonutil.h"
-#include "aggregate/result.h"
 #include "tools/cmd.h"
+#include "tools/convert.h"
 #include "tools/results.h"
-
-#include "tools/xalloc.h"
 
 static const char usage_line[] = "usage: hpcshim trace [-o trace.json] FILE|DIR ...\n";
 
@@ -36,166 +19,9 @@ static void trace__help(void)
 	fputs("\nWrites a Chrome trace event file (Perfetto, chrome://tracing): a\n"
 	      "process per rank, a track per thread, region spans from HPCSHIM_TRACE\n"
 	      "(hpcshim run --trace N), counter tracks from HPCSHIM_INTERVAL series.\n"
-	      "Without -o, to stdout.  Exit status: 0; 2 for unreadable input.\n",
+	      "Without -o, to stdout.  Other formats: hpcshim convert.\n"
+	      "Exit status: 0; 2 for unreadable input.\n",
 	      stdout);
-}
-
-struct ev {
-	double ts, dur;
-	int order; /* M first; at one time, longer spans (parents) first */
-	json_object *o;
-};
-
-struct evs {
-	struct ev *v;
-	size_t n;
-};
-
-static void evs__add(struct evs *e, json_object *o, double ts, double dur, int order)
-{
-	e->v = xrealloc(e->v, (e->n + 1) * sizeof(*e->v));
-	e->v[e->n++] = (struct ev){ ts, dur, order, o };
-}
-
-static int ev_cmp(const void *a, const void *b)
-{
-	const struct ev *x = a, *y = b;
-
-	if (x->order != y->order && (x->order == 0 || y->order == 0))
-		return x->order - y->order;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;
-	return 0;
-}
-
-static json_object *meta(const char *what, int pid, long long tid, const char *key,
-			 json_object *val)
-{
-	json_object *o = json_object_new_object(), *args = json_object_new_object();
-
-	json_object_object_add(o, "ph", json_object_new_string("M"));
-	json_object_object_add(o, "name", json_object_new_string(what));
-	json_object_object_add(o, "pid", json_object_new_int(pid));
-	if (tid >= 0)
-		json_object_object_add(o, "tid", json_object_new_int64(tid));
-	json_object_object_add(args, key, val);
-	json_object_object_add(o, "args", args);
-	return o;
-}
-
-static double us(double ns, double t0)
-{
-	/* nanoseconds kept: three decimals of a microsecond */
-	return round((ns - t0)) / 1e3;
-}
-
-/* The thread's name, its sort index and its region spans. */
-static void trace__spans(struct evs *e, const struct dr_thread *th, int pid, double t0)
-{
-	long long tid = dr_thread__tid(th), omp = dr_thread__omp(th);
-	const char *evname = dr_thread__trace_event(th);
-	char name[256];
-	int n;
-
-	n = snprintf(name, sizeof(name), "tid %lld", tid);
-	if (dr_thread__name(th))
-		n += snprintf(name + n, sizeof(name) - (size_t)n, " %s", dr_thread__name(th));
-	if (omp >= 0)
-		snprintf(name + n, sizeof(name) - (size_t)n, " (OpenMP %lld)", omp);
-	evs__add(e, meta("thread_name", pid, tid, "name", json_object_new_string(name)), 0, 0,
-		 0);
-	evs__add(e, meta("thread_sort_index", pid, tid, "sort_index",
-			 json_object_new_int64(omp >= 0 ? omp : tid)),
-		 0, 0, 0);
-	for (size_t i = 0; i < dr_thread__nspans(th); i++) {
-		const struct dr_span *r = dr_thread__span(th, i);
-		json_object *o = json_object_new_object(), *args = json_object_new_object();
-		double b = (double)dr_span__begin(r), en = (double)dr_span__end(r);
-		double ts = us(b, t0), dur = us(en, t0) - ts;
-
-		json_object_object_add(o, "ph", json_object_new_string("X"));
-		json_object_object_add(o, "name", json_object_new_string(dr_span__region(r)));
-		json_object_object_add(o, "cat", json_object_new_string("region"));
-		json_object_object_add(o, "pid", json_object_new_int(pid));
-		json_object_object_add(o, "tid", json_object_new_int64(tid));
-		json_object_object_add(o, "ts", agg_json__dbl(ts));
-		json_object_object_add(o, "dur", agg_json__dbl(dur));
-		if (evname)
-			json_object_object_add(args, evname, json_object_get(dr_span__delta(r)));
-		json_object_object_add(args, "depth", json_object_get(dr_span__depth(r)));
-		json_object_object_add(o, "args", args);
-		evs__add(e, o, ts, dur, 1);
-	}
-}
-
-/* The thread's counter tracks from its series. */
-static void trace__series(struct evs *e, const struct dr_thread *th, int pid, double t0)
-{
-	const struct dr_series *se = dr_thread__series(th);
-	double start = (double)dr_thread__start_ns(th);
-	long long tid = dr_thread__tid(th);
-	const char *key;
-
-	for (size_t k = 0; se && (key = dr_series__event(se, k)); k++) {
-		double prev = 0;
-
-		for (size_t i = 0; i < dr_series__len(se, key); i++) {
-			json_object *o, *args;
-			double ts = us(start + prev, t0), v;
-			char cname[200];
-
-			dr_series__t(se, i, &prev);
-			prev = (double)(long long)prev;
-			if (!dr_series__point(se, key, i, &v))
-				continue;
-			o = json_object_new_object();
-			args = json_object_new_object();
-			snprintf(cname, sizeof(cname), "%s tid %lld", key, tid);
-			json_object_object_add(o, "ph", json_object_new_string("C"));
-			json_object_object_add(o, "name", json_object_new_string(cname));
-			json_object_object_add(o, "pid", json_object_new_int(pid));
-			json_object_object_add(o, "tid", json_object_new_int64(tid));
-			json_object_object_add(o, "ts", agg_json__dbl(ts));
-			json_object_object_add(args, "value",
-					       json_object_get(dr_series__json(se, key, i)));
-			json_object_object_add(o, "args", args);
-			evs__add(e, o, ts, 0, 1);
-		}
-	}
-}
-
-/* A process per rank: a process result's own, or each of a job
- * document's (which keeps no threads: the processes are named, empty). */
-static int trace__doc(struct evs *e, const struct result *r, double t0)
-{
-	const struct dr_doc *doc = r->doc;
-	int spans = 0;
-
-	for (size_t k = 0; k < dr_doc__nranks(doc); k++) {
-		struct dr_rank rk;
-		int rank, pid;
-		char name[300];
-
-		dr_doc__rank(doc, k, &rk);
-		rank = dr_doc__kind(doc) == DR_JOB ? rk.rank : r->rank;
-		pid = rank + 1;
-		snprintf(name, sizeof(name), "rank %d (%s:%lld)", rank, rk.host, rk.pid);
-		evs__add(e, meta("process_name", pid, -1, "name", json_object_new_string(name)),
-			 0, 0, 0);
-		evs__add(e, meta("process_sort_index", pid, -1, "sort_index",
-				 json_object_new_int(rank)),
-			 0, 0, 0);
-	}
-	for (size_t k = 0; k < dr_doc__nthreads(doc); k++) {
-		const struct dr_thread *th = dr_doc__thread(doc, k);
-
-		spans += dr_thread__has_trace(th);
-		trace__spans(e, th, r->rank + 1, t0);
-		trace__series(e, th, r->rank + 1, t0);
-	}
-	return spans;
 }
 
 int trace_main(int argc, char **argv)
@@ -205,13 +31,9 @@ int trace_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0, 0, 0, 0 },
 	};
-	const char *out = NULL, *text;
-	char err[512];
+	const char *out = NULL;
 	struct results s;
-	struct evs e = { NULL, 0 };
-	json_object *doc, *arr;
-	double t0 = -1;
-	int opt, rc = 0, spans = 0;
+	int opt, rc;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -231,38 +53,7 @@ int trace_main(int argc, char **argv)
 	}
 	if (results__open(&s, "hpcshim trace", argc - optind, argv + optind) < 0)
 		return 2;
-	for (size_t i = 0; i < s.n; i++) {
-		double st = dr_doc__start_ns(s.r[i].doc);
-
-		if (t0 < 0 || st < t0)
-			t0 = st;
-	}
-	for (size_t i = 0; i < s.n; i++)
-		spans += trace__doc(&e, &s.r[i], t0);
-	if (!spans)
-		fprintf(stderr, "hpcshim trace: no region spans: the results have no "
-				"threads[].trace (run with hpcshim run --trace N, or HPCSHIM_TRACE=N)\n");
-	qsort(e.v, e.n, sizeof(*e.v), ev_cmp);
-	doc = json_object_new_object();
-	arr = json_object_new_array();
-	for (size_t i = 0; i < e.n; i++)
-		json_object_array_add(arr, e.v[i].o);
-	json_object_object_add(doc, "traceEvents", arr);
-	json_object_object_add(doc, "displayTimeUnit", json_object_new_string("ns"));
-	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
-							 JSON_C_TO_STRING_NOSLASHESCAPE);
-	/* -o as merge writes it (aggregate/result.c): through a device or
-	 * FIFO, else a new file renamed into place, no link followed */
-	if (out && agg_result__write_text(out, text, true, err, sizeof(err)) != 0) {
-		fprintf(stderr, "hpcshim trace: %s\n", err);
-		rc = 1;
-	} else if (!out && puts(text) < 0) {
-		fprintf(stderr, "hpcshim trace: stdout: cannot write\n");
-		rc = 1;
-	}
-	json_object_put(doc);
-	free(e.v);
-	rc = rc ? 2 : s.nbad ? 2 : 0;
+	rc = convert_chrome(&s, out, "hpcshim trace") < 0 || s.nbad ? 2 : 0;
 	results__free(&s);
 	return rc;
 }

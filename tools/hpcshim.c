@@ -20,6 +20,7 @@ static const struct subcommand {
 	{ "diff", diff_main, "compare two sets of results, with significance" },
 	{ "html", html_main, "one self-contained HTML report" },
 	{ "trace", trace_main, "Chrome/Perfetto trace of regions and series" },
+	{ "convert", convert_main, "results as pprof, speedscope, OTF2, Chrome trace" },
 	{ "merge", merge_main, "the files of a job in one job document" },
 	{ "drilldown", drilldown_main, "where the cycles went: stall trees, next step" },
 	{ "list", list_main, "presets and opcode classes this host can count" },

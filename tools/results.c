@@ -180,6 +180,63 @@ size_t results__load(struct results *s, const char *prog, int argc, char **argv)
 	return s->n;
 }
 
+/* One file into one (emptied first), its messages on stderr; the bad
+ * files counted into *nbad. */
+static void results__each_file(struct results *one, const char *prog, const char *path,
+			       bool in_dir, bool *job, size_t *nbad)
+{
+	memset(one, 0, sizeof(*one));
+	one->prog = prog;
+	if (!results__add_file(one, path, in_dir) && job)
+		*job = true;
+	*nbad += one->nbad;
+}
+
+size_t results__each(const char *prog, int argc, char **argv,
+		     int (*cb)(struct results *one, void *arg), void *arg, size_t *nbad)
+{
+	struct results one;
+	struct stat st;
+	size_t used = 0;
+
+	*nbad = 0;
+	for (int i = 0; i < argc; i++) {
+		char **names = NULL;
+		ssize_t got;
+		bool jobs = false;
+		size_t before = used;
+
+		if (stat(argv[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
+			results__each_file(&one, prog, argv[i], false, NULL, nbad);
+			used += one.n && cb(&one, arg) == 0;
+			results__free(&one);
+			continue;
+		}
+		got = results__list_dir(argv[i], "hpcshim-", &names);
+		if (got <= 0) {
+			fprintf(stderr, "%s: %s: %s\n", prog, argv[i],
+				got < 0 ? "cannot open directory"
+					: "no hpcshim-*.json result files in the directory");
+			++*nbad;
+		}
+		for (ssize_t k = 0; k < got; k++) {
+			results__each_file(&one, prog, names[k], true, &jobs, nbad);
+			used += one.n && cb(&one, arg) == 0;
+			results__free(&one);
+		}
+		/* only job documents there: those, as results__load reads them */
+		for (ssize_t k = 0; k < got && jobs && used == before; k++) {
+			results__each_file(&one, prog, names[k], false, NULL, nbad);
+			used += one.n && cb(&one, arg) == 0;
+			results__free(&one);
+		}
+		for (ssize_t k = 0; k < got; k++)
+			free(names[k]);
+		free(names);
+	}
+	return used;
+}
+
 int results__open(struct results *s, const char *prog, int argc, char **argv)
 {
 	if (results__load(s, prog, argc, argv))

@@ -51,6 +51,15 @@ ssize_t results__list_dir(const char *dir, const char *prefix, char ***names);
 int results__open(struct results *s, const char *prog, int argc, char **argv);
 void results__free(struct results *s);
 
+/* The arguments read as results__load reads them, but one file at a
+ * time, for a writer whose memory must not grow with the job (hpcshim
+ * convert --to otf2): cb gets a results holding one file (rank as the
+ * file has it, -1 when none) and it is freed after.  The bad files are
+ * named on stderr and counted in *nbad.  Returns how many files cb took
+ * (returned 0 for). */
+size_t results__each(const char *prog, int argc, char **argv,
+		     int (*cb)(struct results *one, void *arg), void *arg, size_t *nbad);
+
 /* Event names with status "ok" over all results, first seen first. */
 size_t results__events(const struct results *s, const char ***names);
 

@@ -80,13 +80,7 @@ static void wall__add(struct row *r, double w)
  * their keys are first seen, so the index is the row's. */
 static long rows__intern(struct hs_strtab *t, const char *key, bool *added)
 {
-	long i = hs_strtab__intern(t, key, added);
-
-	if (i < 0) {
-		fputs("hpcshim: out of memory\n", stderr);
-		exit(XALLOC_STATUS);
-	}
-	return i;
+	return (long)xintern(t, key, added);
 }
 
 /* A region's row values: calls, threads, ranks, wall time, events. */

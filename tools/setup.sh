@@ -13,6 +13,9 @@ cd "$(dirname "$0")/.."
 
 # libdw-dev: OpenMP constructs named by file:line (optional to configure)
 PACKAGES="gcc g++ gfortran make autoconf automake libtool pkg-config libjson-c-dev libffi-dev libpfm4-dev libdw-dev linux-perf python3"
+# the optional formats of hpcshim convert (configure finds them): OTF2, and
+# pprof's gzipped profile.proto (protobuf-c, its compiler, zlib)
+PACKAGES="$PACKAGES libopen-trace-format2-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev"
 # The real programs and runtimes of tests/programs/test_programs.py: both MPIs (Open
 # MPI and MPICH, launchers and compilers), OpenBLAS for C and numpy (for
 # /usr/bin/python3), Java, node, Go (cgo).
@@ -34,6 +37,14 @@ if [ "$1" = tests ]; then
 	# LIKWID's Marker API and PAPI's high-level API, whose calls the shim takes
 	# over (tests/shim/test_markers.py: LIKWID's shipped examples, PAPI HL)
 	PACKAGES="$PACKAGES likwid libpapi-dev papi-tools"
+	# the readers the converted formats are checked with
+	# (tests/command/test_convert*.py): otf2-print and python3-otf2, Go's
+	# pprof (golang-go, above), speedscope (npm's, below, in chromium)
+	PACKAGES="$PACKAGES otf2-tools python3-otf2 python3-jsonschema"
+	# npm for speedscope, only where there is none: a new Debian root has
+	# none, while this machine kind's nodejs (nodesource's) brings its own
+	# npm and conflicts with Debian's npm package
+	command -v npm >/dev/null 2>&1 || PACKAGES="$PACKAGES npm"
 fi
 missing=""
 for p in $PACKAGES; do
@@ -50,13 +61,15 @@ if [ -n "$missing" ]; then
 fi
 
 # What configure finds depends on what is installed: the optional MPI
-# plugins, the MPI and PAPI samples, C++ and Fortran, python3 and perf
+# plugins, the MPI and PAPI samples, C++ and Fortran, python3 and perf,
+# libdw (OpenMP's source lines), OTF2 and protobuf-c (convert's formats)
 # (configure.ac).  A build configured before one of those appeared (the
 # sample's set-up, then the tests' installs) would keep "no MPI" for good, so
 # the set of what configure probes is recorded beside the build and a change
 # reconfigures from scratch (no cache is kept: configure runs without -C).
 probes() {
-	for p in gcc g++ gfortran libopenmpi-dev libmpich-dev libpapi-dev python3 linux-perf; do
+	for p in gcc g++ gfortran libopenmpi-dev libmpich-dev libpapi-dev python3 linux-perf \
+		libdw-dev libopen-trace-format2-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev; do
 		printf '%s %s\n' "$p" "$(dpkg-query -W -f='${Version} ${Status}' "$p" 2>/dev/null)"
 	done
 	for c in mpicc mpicc.openmpi mpicc.mpich g++ gfortran python3 perf; do
@@ -73,4 +86,11 @@ if [ ! -f Makefile ] || [ "$found" != "$(cat .setup-probes 2>/dev/null)" ]; then
 	printf '%s\n' "$found" >.setup-probes
 fi
 make -j"$(nproc)" >/dev/null
+# speedscope from npm for tests/command/test_convert_speedscope.py (with
+# node's npm; the test skips without it)
+if [ "$1" = tests ] && command -v npm >/dev/null 2>&1 &&
+	[ ! -f "${HOME}/.cache/hpcshim/npm/node_modules/speedscope/package.json" ]; then
+	npm install --silent --no-audit --no-fund --prefix "${HOME}/.cache/hpcshim/npm" \
+		speedscope@1.25.0 >/dev/null || echo "setup: npm speedscope not installed" >&2
+fi
 echo "setup: built $(pwd)/.libs/libhpcshim.so"
