@@ -67,8 +67,8 @@ OVH_MT = 284  # 281 before the raw counter's wall clock (session 7: the boundary
 # then 575 and 576 with the heap warmed at thread start (thread.c: malloc
 # and free are bound before the first region); 582 and 583 with the
 # clocks' recalibration test at END (its branch in the general path).
-LAZY_SYS = 598  # 634 before the wall clock's rate (session 7: cause not pinned); 603 before session 7 (glibc's read() no longer bound at the first region); 583 before the end's writer thread (wave-out2: pthread imports)
-LAZY = 566  # 602 before the wall clock's rate (session 7: the first region's path; cause not pinned); 582 before the end's writer thread (wave-out2: the library imports more); 543 with the flush thread lazy (a multi-threaded process binds more lazily before its first region); 579 before session 4's merge; 610 on main before issue 18 (603 stated, stale); 596 with
+LAZY_SYS = 614  # 598 before session 8 (the library imports and exports more: OpenMP, LIKWID/PAPI names, safe output files); 634 before the wall clock's rate (session 7: cause not pinned); 603 before session 7 (glibc's read() no longer bound at the first region); 583 before the end's writer thread (wave-out2: pthread imports)
+LAZY = 582  # 566 before session 8 (the library imports and exports more: OpenMP, LIKWID/PAPI names, safe output files); 602 before the wall clock's rate (session 7: the first region's path; cause not pinned); 582 before the end's writer thread (wave-out2: the library imports more); 543 with the flush thread lazy (a multi-threaded process binds more lazily before its first region); 579 before session 4's merge; 610 on main before issue 18 (603 stated, stale); 596 with
 # libpfm4 no longer linked (one object less in the lazy binding's scope);
 # 579 with the flush thread lazy (glibc's single-threaded paths in the
 # binding: no thread yet)
@@ -87,8 +87,8 @@ OVH_SITE_SYS = 174  # 175 before the raw counter's wall clock (session 7: the bo
 # own stack position passed down to the general path; 837 and 838 with
 # the recalibration test; 835 and 836 with a sampled region's calls on
 # the one-pass path too.
-LAZY_SITE_SYS = 857  # 858 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 864 before the wall clock's rate (session 7: cause not pinned); 865 before session 7 (as OVH_SYS); 838 before the end's writer thread; 836 before session 6's review
-LAZY_SITE = 857  # 863 before the wall clock's rate (session 7: cause not pinned); 864 before session 7 (as OVH); 837 before the end's writer thread (wave-out2); 835 before session 6's review; 770 before session 6; 744 with the flush thread lazy; 773 before session 4's merge; 765 before issue 18, 806 with its derived clocks (cause not
+LAZY_SITE_SYS = 844  # 857 before session 8 (as LAZY); 858 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 864 before the wall clock's rate (session 7: cause not pinned); 865 before session 7 (as OVH_SYS); 838 before the end's writer thread; 836 before session 6's review
+LAZY_SITE = 844  # 857 before session 8 (as LAZY); 863 before the wall clock's rate (session 7: cause not pinned); 864 before session 7 (as OVH); 837 before the end's writer thread (wave-out2); 835 before session 6's review; 770 before session 6; 744 with the flush thread lazy; 773 before session 4's merge; 765 before issue 18, 806 with its derived clocks (cause not
 # pinned), 773 with the flush thread lazy; 732 before issue 13's exports
 # A whole begin+end pair (literal name, 4 hardware events in one group),
 # user-level instructions, over PAIR_K pairs: (pairs_on - pairs_off).
