@@ -300,7 +300,10 @@ static bool gomp__team(struct gomp_team *tm, gomp_fn fn, void *data, enum omp_ki
 static void gomp__team_end(struct gomp_team *tm)
 {
 	struct omp_construct *c = tm->c;
-	uint32_t n = tm->arrived, m = __atomic_load_n(&c->team_max, __ATOMIC_RELAXED);
+	/* atomic like its writers: the runtime's barrier orders them before
+	 * this read, but it is not ours to show to a race detector */
+	uint32_t n = __atomic_load_n(&tm->arrived, __ATOMIC_RELAXED),
+		 m = __atomic_load_n(&c->team_max, __ATOMIC_RELAXED);
 
 	__atomic_fetch_add(&c->teams, 1, __ATOMIC_RELAXED);
 	while (n > m && !__atomic_compare_exchange_n(&c->team_max, &m, n, true,
