@@ -255,6 +255,14 @@ struct gomp_team {
 	long incr;
 	uint64_t last_end; /* atomic: the latest end of a share's work */
 	unsigned arrived;  /* atomic: threads that ran a share         */
+	/* Set last, with release: the fields above are the master's plain
+	 * writes, read by the team's threads after an acquire of it.  The
+	 * runtime's own hand-off orders them too, but C11 and a race detector
+	 * see only what is ours (libgomp is not instrumented). */
+	unsigned published;
+	/* Each thread's last touch of the team, with release; the master
+	 * acquires it when the team has ended, before the struct is reused. */
+	unsigned done;
 };
 
 static void gomp__share(void *arg)
@@ -264,9 +272,14 @@ static void gomp__share(void *arg)
 	struct omp_share s;
 	uint64_t t1, last;
 
+	(void)__atomic_load_n(&tm->published, __ATOMIC_ACQUIRE);
 	__atomic_fetch_add(&tm->arrived, 1, __ATOMIC_RELAXED);
 	if (!th) { /* not counted: its share runs, the barrier is the team's */
-		tm->fn(tm->data);
+		gomp_fn fn = tm->fn;
+		void *data = tm->data;
+
+		__atomic_fetch_add(&tm->done, 1, __ATOMIC_RELEASE);
+		fn(data);
 		gomp.GOMP_barrier();
 		return;
 	}
@@ -280,6 +293,7 @@ static void gomp__share(void *arg)
 	hs_omp__barrier_begin(th, &s);
 	gomp.GOMP_barrier(); /* orders every thread's last_end before the read */
 	hs_omp__barrier_end(th, &s, __atomic_load_n(&tm->last_end, __ATOMIC_RELAXED) == t1);
+	__atomic_fetch_add(&tm->done, 1, __ATOMIC_RELEASE);
 }
 
 /* A team of construct fn is about to start: false to call the runtime
@@ -294,15 +308,19 @@ static bool gomp__team(struct gomp_team *tm, gomp_fn fn, void *data, enum omp_ki
 	tm->incr = incr;
 	tm->last_end = 0;
 	tm->arrived = 0;
+	tm->done = 0;
+	__atomic_store_n(&tm->published, 1, __ATOMIC_RELEASE);
 	return true;
 }
 
 static void gomp__team_end(struct gomp_team *tm)
 {
 	struct omp_construct *c = tm->c;
-	/* atomic like its writers: the runtime's barrier orders them before
-	 * this read, but it is not ours to show to a race detector */
-	uint32_t n = __atomic_load_n(&tm->arrived, __ATOMIC_RELAXED),
+	/* every thread is done with tm (done); atomic like its writers: the
+	 * runtime's barrier orders them before this read, but it is not ours
+	 * to show to a race detector */
+	uint32_t n = (__atomic_load_n(&tm->done, __ATOMIC_ACQUIRE),
+		      __atomic_load_n(&tm->arrived, __ATOMIC_RELAXED)),
 		 m = __atomic_load_n(&c->team_max, __ATOMIC_RELAXED);
 
 	__atomic_fetch_add(&c->teams, 1, __ATOMIC_RELAXED);
