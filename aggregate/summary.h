@@ -1,0 +1,102 @@
+/* summary.h - fixed-size, exactly mergeable summaries of one value over
+ * the ranks (or threads) of a job: the in-job reduction's unit (issue 30).
+ *
+ * agg_sketch is a quantile sketch: the values themselves while there are
+ * at most AGG_SK_EXACT of them (the median is then exact), beyond that a
+ * log-bucketed histogram (DDSketch, Masson et al. 2019): bucket i holds
+ * the values in (g^(i-1), g^i], g = (1 + a) / (1 - a), and answers with
+ * 2 g^i / (g + 1), within a relative error a = AGG_SK_ALPHA of every value
+ * of the bucket.  Negative values have their own buckets, zero a count.
+ * At most AGG_SK_BUCKETS buckets per sign: beyond, the buckets of the
+ * smallest magnitudes are folded into the lowest kept one (the bound then
+ * holds for the quantiles above the folded ones).  Merging is exact and
+ * order-free: merge(a, b) holds the same buckets and counts as a sketch
+ * of the union, whatever the tree.
+ *
+ * agg_sum is one statistic: count, sum, mean, M2 (Chan's parallel
+ * variance), the multiplexing errors, min and max with who holds them
+ * (ties to the lowest rank, as job.c), and the sketch.  Plain C, no MPI,
+ * no JSON: the plugin merges them over MPI, hpcshim merge over files.
+ */
+#ifndef HPCSHIM_AGGREGATE_SUMMARY_H
+#define HPCSHIM_AGGREGATE_SUMMARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AGG_SK_ALPHA 0.01 /* the stated relative error of a quantile */
+#define AGG_SK_EXACT 16   /* values kept as they are up to this many */
+#define AGG_SK_BUCKETS 1024 /* per sign: a dynamic range of 10^8.8 at 1% */
+
+struct agg_sk_store {
+	uint32_t n, cap;
+	int32_t *idx; /* ascending */
+	uint64_t *cnt;
+};
+
+struct agg_sketch {
+	uint64_t n;
+	uint64_t zero;             /* bucket mode: the zeros */
+	uint32_t nx;               /* exact mode: n == nx <= AGG_SK_EXACT */
+	double x[AGG_SK_EXACT];    /* exact mode: the values, ascending */
+	struct agg_sk_store pos, neg; /* bucket mode: by magnitude */
+};
+
+/* Who holds a value: rank, its pid, an index into the summary's hosts,
+ * and a thread (-1: the process). */
+struct agg_who {
+	int32_t rank, pid, host;
+	int64_t tid;
+};
+
+struct agg_sum {
+	uint64_t n;
+	double sum, m2, err2; /* m2: sum of squared deviations from the mean */
+	bool has_error;
+	double min, max;
+	struct agg_who min_at, max_at;
+	struct agg_sketch q;
+};
+
+/* 0 on success, -1 out of memory (the object unchanged or still valid). */
+int agg_sketch__add(struct agg_sketch *s, double v);
+int agg_sketch__merge(struct agg_sketch *a, const struct agg_sketch *b);
+/* The k-th smallest value (0-based, k < n): exact in exact mode, else
+ * within AGG_SK_ALPHA of it (relative). */
+double agg_sketch__order(const struct agg_sketch *s, uint64_t k);
+/* The median as job.c defines it (the mean of the two middle values for
+ * an even count). */
+double agg_sketch__median(const struct agg_sketch *s);
+/* The q-quantile (0 <= q <= 1), lower order statistic floor(q (n - 1)). */
+double agg_sketch__quantile(const struct agg_sketch *s, double q);
+static inline bool agg_sketch__exact(const struct agg_sketch *s)
+{
+	return s->n <= AGG_SK_EXACT;
+}
+void agg_sketch__free(struct agg_sketch *s);
+/* The bucket index of |v| > 0 and a bucket's value. */
+int32_t agg_sketch__index(double v);
+double agg_sketch__value(int32_t i);
+
+int agg_sum__add(struct agg_sum *s, double v, double err, struct agg_who who);
+int agg_sum__merge(struct agg_sum *a, const struct agg_sum *b);
+double agg_sum__mean(const struct agg_sum *s);
+double agg_sum__sd(const struct agg_sum *s); /* the population one */
+void agg_sum__free(struct agg_sum *s);
+
+/* Serialisation: a byte buffer that grows (little-endian hosts' layout;
+ * both ends of one job run one build). */
+struct agg_buf {
+	unsigned char *p;
+	size_t len, cap, off; /* off: the reader's position */
+	bool bad;             /* out of memory, or a read past the end */
+};
+void agg_buf__put(struct agg_buf *b, const void *p, size_t n);
+bool agg_buf__get(struct agg_buf *b, void *p, size_t n);
+void agg_buf__free(struct agg_buf *b);
+void agg_sum__pack(struct agg_buf *b, const struct agg_sum *s);
+/* false: a damaged buffer (s freed and zeroed). */
+bool agg_sum__unpack(struct agg_buf *b, struct agg_sum *s);
+
+#endif
