@@ -12,6 +12,7 @@
 struct json_object;
 struct dr_doc;
 struct tree;
+struct agg_jobsum;
 
 /* The stall tree `name` for a libpfm4 model, or NULL: the job document's
  * drill-down (docs/drilldown.md) needs the tree the ranks evaluated, and
@@ -57,9 +58,23 @@ int agg_jobdoc__take(struct agg_jobdoc *j, struct dr_doc *doc, const char *file,
  * are listed on stderr, one line each). */
 int agg_jobdoc__select(struct agg_jobdoc *j, const char *want, char **id);
 /* The job document (tool: its "tool" member).  Renumbers and sorts j's
- * ranks, drops duplicates. */
+ * ranks, drops duplicates, summarises each rank (agg_jobdoc__summarise)
+ * and merges the summaries in the in-job tree's order. */
 struct json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool);
 void agg_jobdoc__free(struct agg_jobdoc *j);
+/* One rank's document into a summary (aggregate/jobsum.h): rank, its
+ * number (-1: the document's), file: where it came from (NULL: in the
+ * job); tree: for the drill-down's inputs, or NULL.  Out of memory:
+ * agg_oom(). */
+int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int rank,
+			  const char *file, agg_jobdoc_tree_fn tree, void *tree_ctx);
+/* The job document of a summary of all the ranks.  ignored: the
+ * ignored_files array (taken) or NULL; prog: the prefix of the
+ * drill-down's one line on stderr. */
+struct json_object *agg_jobdoc__from_sum(const struct agg_jobsum *s,
+					 struct json_object *ignored, const char *tool,
+					 const char *prog, agg_jobdoc_tree_fn tree,
+					 void *tree_ctx);
 /* fn(arg) with running out of memory in this file's functions turned into
  * a return of -1 (errno ENOMEM) instead of the tools' abort: for the shim,
  * which must never end the program. */

@@ -86,8 +86,8 @@ static struct agg_cell *cell__get(struct agg_jobsum *s, uint32_t region, uint32_
 	return &s->cell[s->n - 1];
 }
 
-static int cell__add(struct agg_jobsum *s, uint32_t region, uint32_t event,
-		     enum agg_what what, double v, double err, struct agg_who who)
+int agg_jobsum__add_cell(struct agg_jobsum *s, uint32_t region, uint32_t event,
+			 enum agg_what what, double v, double err, struct agg_who who)
 {
 	struct agg_cell *c = cell__get(s, region, event, what);
 
@@ -98,7 +98,7 @@ static int cell__add(struct agg_jobsum *s, uint32_t region, uint32_t event,
 	return 0;
 }
 
-static uint32_t name__intern(struct agg_jobsum *s, struct hs_strtab *t, const char *name)
+uint32_t agg_jobsum__name(struct agg_jobsum *s, struct hs_strtab *t, const char *name)
 {
 	bool added;
 	long i = hs_strtab__intern(t, name, &added);
@@ -155,12 +155,12 @@ static void incomplete__add(struct agg_jobsum *s, int32_t rank)
 int agg_jobsum__add_value(struct agg_jobsum *s, const char *region, const char *event,
 			  enum agg_what what, double v, double err, struct agg_who who)
 {
-	uint32_t r = region ? name__intern(s, &s->regions, region) : AGG_NONE;
-	uint32_t e = event ? name__intern(s, &s->events, event) : AGG_NONE;
+	uint32_t r = region ? agg_jobsum__name(s, &s->regions, region) : AGG_NONE;
+	uint32_t e = event ? agg_jobsum__name(s, &s->events, event) : AGG_NONE;
 
 	if (s->oom)
 		return -1;
-	return cell__add(s, r, e, what, v, err, who);
+	return agg_jobsum__add_cell(s, r, e, what, v, err, who);
 }
 
 int agg_jobsum__add_rank(struct agg_jobsum *s, int rank, int size, bool complete)
@@ -178,90 +178,129 @@ int agg_jobsum__add_rank(struct agg_jobsum *s, int rank, int size, bool complete
 
 int agg_jobsum__host(struct agg_jobsum *s, const char *host)
 {
-	return (int)name__intern(s, &s->hosts, host);
+	return (int)agg_jobsum__name(s, &s->hosts, host);
 }
 
-/* ---- from a rank's document --------------------------------------------------- */
+/* ---- ranks[] and the drill-down ------------------------------------------------ */
 
-int agg_jobsum__add_doc(struct agg_jobsum *s, const struct dr_doc *doc, int rank)
+static void entries__drop(struct agg_jobsum *s)
 {
-	struct dr_rank rk;
-	struct agg_who who;
-	const char *name;
-	struct dr_value x;
+	for (uint32_t i = 0; i < s->nent; i++)
+		free(s->etext[i]);
+	free(s->etext);
+	free(s->erank);
+	s->etext = NULL;
+	s->erank = NULL;
+	s->nent = 0;
+	s->ent_dropped = true;
+}
 
-	dr_doc__rank(doc, 0, &rk);
-	if (rank < 0)
-		rank = rk.rank;
-	who = (struct agg_who){ .rank = rank, .pid = (int32_t)rk.pid, .tid = -1,
-				.host = (int32_t)name__intern(s, &s->hosts,
-							      rk.host ? rk.host : "") };
-	if (!s->ranks) {
-		s->size = -1;
-		if (dr_doc__job(doc))
-			s->job = strdup(dr_doc__job(doc));
-		if (dr_doc__mpi_job(doc))
-			s->mpi_job = strdup(dr_doc__mpi_job(doc));
+/* Inserted by rank (a rank given twice keeps its first entry). */
+static int entry__put(struct agg_jobsum *s, int32_t rank, char *text)
+{
+	uint32_t i = s->nent;
+	int32_t *r;
+	char **t;
+
+	if (s->ent_dropped) {
+		free(text);
+		return 0;
 	}
-	if (dr_doc__size(doc) > s->size)
-		s->size = dr_doc__size(doc);
-	s->ranks++;
-	ranks__add(s, rank, rank);
-	if (!rk.complete)
-		incomplete__add(s, rank);
-	for (size_t e = 0; (name = dr_doc__total_event(doc, e)); e++) {
-		uint32_t ev = name__intern(s, &s->events, name);
-
-		if (dr_doc__total(doc, name, &x) && x.has)
-			cell__add(s, AGG_NONE, ev, AGG_TOTAL, x.v, x.mux && x.se >= 0 ? x.se : 0,
-				  who);
+	if (s->nent == AGG_RANKS_LISTED) {
+		free(text);
+		entries__drop(s);
+		return 0;
 	}
-	if (rk.wall >= 0)
-		cell__add(s, AGG_NONE, AGG_NONE, AGG_WALL_PROC, rk.wall, 0, who);
-	for (size_t i = 0; i < dr_doc__nregions(doc); i++) {
-		const struct dr_region *g = dr_doc__region(doc, i);
-		uint32_t r;
-		double v;
-
-		if (!(name = dr_region__id(g)))
-			continue;
-		r = name__intern(s, &s->regions, name);
-		cell__add(s, r, AGG_NONE, AGG_PRESENT, 1, 0, who);
-		if (dr_region__calls_num(g, &v))
-			cell__add(s, r, AGG_NONE, AGG_CALLS, v, 0, who);
-		if ((v = dr_region__wall(g, DR_INCLUSIVE)) >= 0)
-			cell__add(s, r, AGG_NONE, AGG_WALL_IN, v, 0, who);
-		if ((v = dr_region__wall(g, DR_EXCLUSIVE)) >= 0)
-			cell__add(s, r, AGG_NONE, AGG_WALL_EX, v, 0, who);
-		for (uint32_t e = 0; e < s->events.n; e++) {
-			if (dr_region__value(g, DR_INCLUSIVE, s->events.name[e], &x) && x.has)
-				cell__add(s, r, e, AGG_INCL, x.v,
-					  x.mux && x.se >= 0 ? x.se : 0, who);
-			if (dr_region__value(g, DR_EXCLUSIVE, s->events.name[e], &x) && x.has)
-				cell__add(s, r, e, AGG_EXCL, x.v,
-					  x.mux && x.se >= 0 ? x.se : 0, who);
-		}
+	r = realloc(s->erank, (s->nent + 1) * sizeof(*r));
+	if (r)
+		s->erank = r;
+	t = realloc(s->etext, (s->nent + 1) * sizeof(*t));
+	if (t)
+		s->etext = t;
+	if (!r || !t) {
+		free(text);
+		s->oom = true;
+		return -1;
 	}
-	for (size_t t = 0; t < dr_doc__nthreads(doc); t++) {
-		const struct dr_thread *th = dr_doc__thread(doc, t);
-		struct agg_who tw = who;
-
-		tw.tid = dr_thread__tid(th);
-		for (size_t i = 0; i < dr_thread__nregions(th); i++) {
-			const struct dr_region *g = dr_thread__region(th, i);
-			long r;
-
-			name = dr_region__id(g);
-			r = name ? hs_strtab__lookup(&s->regions, name) : -1;
-			if (r < 0)
-				continue;
-			for (uint32_t e = 0; e < s->events.n; e++)
-				if (dr_region__value(g, DR_INCLUSIVE, s->events.name[e], &x) &&
-				    x.has)
-					cell__add(s, (uint32_t)r, e, AGG_THREAD, x.v, 0, tw);
-		}
+	while (i > 0 && s->erank[i - 1] > rank) {
+		s->erank[i] = s->erank[i - 1];
+		s->etext[i] = s->etext[i - 1];
+		i--;
 	}
+	s->erank[i] = rank;
+	s->etext[i] = text;
+	s->nent++;
+	return 0;
+}
+
+int agg_jobsum__add_entry(struct agg_jobsum *s, int rank, const char *text)
+{
+	char *t = strdup(text);
+
+	if (!t) {
+		s->oom = true;
+		return -1;
+	}
+	return entry__put(s, rank, t);
+}
+
+static char *xstrdup_or(struct agg_jobsum *s, const char *str)
+{
+	char *t = str ? strdup(str) : NULL;
+
+	if (str && !t)
+		s->oom = true;
+	return t;
+}
+
+/* b's drill-down (the higher ranks) after a's. */
+static void drill__merge(struct agg_jobsum *s, struct agg_jobsum_drill *a,
+			 const struct agg_jobsum_drill *b)
+{
+	if (!b->has)
+		return;
+	if (!a->has) {
+		*a = *b;
+		a->name = xstrdup_or(s, b->name);
+		a->model = xstrdup_or(s, b->model);
+		a->other = xstrdup_or(s, b->other);
+		return;
+	}
+	if (a->kind)
+		return;
+	if (strcmp(a->name, b->name) != 0) {
+		a->kind = 1;
+		a->orank = b->first;
+		a->other = xstrdup_or(s, b->name);
+	} else if (strcmp(a->model, b->model) != 0) {
+		a->kind = 2;
+		a->orank = b->first;
+		a->other = xstrdup_or(s, b->model);
+	} else if (b->kind) {
+		a->kind = b->kind;
+		a->orank = b->orank;
+		a->other = xstrdup_or(s, b->other);
+	}
+}
+
+int agg_jobsum__add_drill(struct agg_jobsum *s, int rank, const char *name,
+			  const char *model)
+{
+	struct agg_jobsum_drill one = { .has = true, .name = (char *)name,
+					.model = (char *)model, .first = rank };
+
+	drill__merge(s, &s->drill, &one);
 	return s->oom ? -1 : 0;
+}
+
+static bool what__why(uint32_t what)
+{
+	return what >= AGG_DRILL_WHY_TOT && what <= AGG_DRILL_WHY_EX;
+}
+
+static bool what__drill(uint32_t what)
+{
+	return what >= AGG_DRILL_TOT && what <= AGG_DRILL_WHY_EX;
 }
 
 /* ---- merging -------------------------------------------------------------------- */
@@ -275,7 +314,7 @@ static uint32_t *remap(struct agg_jobsum *a, struct hs_strtab *ta, const struct 
 		return NULL;
 	}
 	for (size_t i = 0; i < tb->n; i++)
-		m[i] = name__intern(a, ta, tb->name[i]);
+		m[i] = agg_jobsum__name(a, ta, tb->name[i]);
 	return m;
 }
 
@@ -288,7 +327,7 @@ static struct agg_who who__map(struct agg_who w, const uint32_t *hosts)
 
 int agg_jobsum__merge(struct agg_jobsum *a, const struct agg_jobsum *b)
 {
-	uint32_t *mr = NULL, *me = NULL, *mh = NULL;
+	uint32_t *mr = NULL, *me = NULL, *mh = NULL, *mw = NULL;
 	int rc = -1;
 
 	if (!b->ranks)
@@ -301,17 +340,23 @@ int agg_jobsum__merge(struct agg_jobsum *a, const struct agg_jobsum *b)
 	mr = remap(a, &a->regions, &b->regions);
 	me = remap(a, &a->events, &b->events);
 	mh = remap(a, &a->hosts, &b->hosts);
-	if (!mr || !me || !mh || a->oom)
+	mw = remap(a, &a->whys, &b->whys);
+	if (!mr || !me || !mh || !mw || a->oom)
 		goto out;
 	for (size_t k = 0; k < b->n; k++) {
 		const struct agg_cell *cb = &b->cell[k];
 		struct agg_sum sb = cb->s;
-		struct agg_cell *ca = cell__get(a, cb->region == AGG_NONE ? AGG_NONE : mr[cb->region],
-						cb->event == AGG_NONE ? AGG_NONE : me[cb->event],
-						cb->what);
+		struct agg_cell *ca = cell__get(
+			a, cb->region == AGG_NONE ? AGG_NONE : mr[cb->region],
+			cb->event == AGG_NONE || what__drill(cb->what) ? cb->event : me[cb->event],
+			cb->what);
 
 		sb.min_at = who__map(sb.min_at, mh);
 		sb.max_at = who__map(sb.max_at, mh);
+		if (what__why(cb->what)) {
+			sb.min_at.tid = mw[sb.min_at.tid];
+			sb.max_at.tid = mw[sb.max_at.tid];
+		}
 		if (!ca || agg_sum__merge(&ca->s, &sb))
 			goto out;
 	}
@@ -323,11 +368,18 @@ int agg_jobsum__merge(struct agg_jobsum *a, const struct agg_jobsum *b)
 	a->lost_intervals |= b->lost_intervals;
 	for (uint64_t i = 0; i < b->nincomplete; i++)
 		incomplete__add(a, i < AGG_INCOMPLETE_LISTED ? b->incomplete[i] : -1);
-	rc = 0;
+	if (b->ent_dropped && !a->ent_dropped)
+		entries__drop(a);
+	for (uint32_t i = 0; i < b->nent && !a->ent_dropped; i++)
+		if (agg_jobsum__add_entry(a, b->erank[i], b->etext[i]))
+			goto out;
+	drill__merge(a, &a->drill, &b->drill);
+	rc = a->oom ? -1 : 0;
 out:
 	free(mr);
 	free(me);
 	free(mh);
+	free(mw);
 	if (rc)
 		a->oom = true;
 	return rc;
@@ -342,6 +394,14 @@ void agg_jobsum__free(struct agg_jobsum *s)
 	hs_strtab__free(&s->regions);
 	hs_strtab__free(&s->events);
 	hs_strtab__free(&s->hosts);
+	hs_strtab__free(&s->whys);
+	for (uint32_t i = 0; i < s->nent; i++)
+		free(s->etext[i]);
+	free(s->etext);
+	free(s->erank);
+	free(s->drill.name);
+	free(s->drill.model);
+	free(s->drill.other);
 	free(s->job);
 	free(s->mpi_job);
 	memset(s, 0, sizeof(*s));
@@ -400,7 +460,7 @@ static bool tab__unpack(struct agg_buf *b, struct hs_strtab *t)
 
 int agg_jobsum__pack(const struct agg_jobsum *s, struct agg_buf *b)
 {
-	uint32_t magic = JOBSUM_MAGIC, flags = s->lost_intervals;
+	uint32_t magic = JOBSUM_MAGIC, flags = s->lost_intervals | (s->ent_dropped << 1);
 	uint64_t n = s->n;
 
 	agg_buf__put(b, &magic, sizeof(magic));
@@ -420,6 +480,21 @@ int agg_jobsum__pack(const struct agg_jobsum *s, struct agg_buf *b)
 	tab__pack(b, &s->regions);
 	tab__pack(b, &s->events);
 	tab__pack(b, &s->hosts);
+	tab__pack(b, &s->whys);
+	agg_buf__put(b, &s->nent, sizeof(s->nent));
+	for (uint32_t i = 0; i < s->nent; i++) {
+		agg_buf__put(b, &s->erank[i], sizeof(s->erank[i]));
+		str__pack(b, s->etext[i]);
+	}
+	agg_buf__put(b, &s->drill.has, 1);
+	if (s->drill.has) {
+		str__pack(b, s->drill.name);
+		str__pack(b, s->drill.model);
+		str__pack(b, s->drill.other);
+		agg_buf__put(b, &s->drill.first, sizeof(int32_t));
+		agg_buf__put(b, &s->drill.orank, sizeof(int32_t));
+		agg_buf__put(b, &s->drill.kind, sizeof(int32_t));
+	}
 	agg_buf__put(b, &n, sizeof(n));
 	for (size_t k = 0; k < s->n; k++) {
 		agg_buf__put(b, &s->cell[k].region, sizeof(uint32_t));
@@ -434,6 +509,8 @@ int agg_jobsum__unpack(struct agg_jobsum *s, struct agg_buf *b)
 {
 	uint32_t magic = 0, flags = 0;
 	uint64_t n = 0, ni;
+	uint32_t ne = 0;
+	uint8_t dh = 0;
 	bool ok = true;
 
 	memset(s, 0, sizeof(*s));
@@ -445,6 +522,7 @@ int agg_jobsum__unpack(struct agg_jobsum *s, struct agg_buf *b)
 	if (magic != JOBSUM_MAGIC || s->nint > AGG_INTERVALS)
 		goto bad;
 	s->lost_intervals = flags & 1;
+	s->ent_dropped = flags & 2;
 	agg_buf__get(b, s->lo, s->nint * sizeof(*s->lo));
 	agg_buf__get(b, s->hi, s->nint * sizeof(*s->hi));
 	agg_buf__get(b, &s->nincomplete, sizeof(s->nincomplete));
@@ -453,7 +531,33 @@ int agg_jobsum__unpack(struct agg_jobsum *s, struct agg_buf *b)
 	s->job = str__unpack(b, &ok);
 	s->mpi_job = str__unpack(b, &ok);
 	if (!ok || !tab__unpack(b, &s->regions) || !tab__unpack(b, &s->events) ||
-	    !tab__unpack(b, &s->hosts) || !agg_buf__get(b, &n, sizeof(n)))
+	    !tab__unpack(b, &s->hosts) || !tab__unpack(b, &s->whys) ||
+	    !agg_buf__get(b, &ne, sizeof(ne)) || ne > AGG_RANKS_LISTED)
+		goto bad;
+	for (uint32_t i = 0; i < ne; i++) {
+		int32_t r = 0;
+		char *t;
+
+		agg_buf__get(b, &r, sizeof(r));
+		t = str__unpack(b, &ok);
+		if (!ok || !t || entry__put(s, r, t))
+			goto bad;
+	}
+	if (!agg_buf__get(b, &dh, 1))
+		goto bad;
+	if (dh) {
+		s->drill.has = true;
+		s->drill.name = str__unpack(b, &ok);
+		s->drill.model = str__unpack(b, &ok);
+		s->drill.other = str__unpack(b, &ok);
+		agg_buf__get(b, &s->drill.first, sizeof(int32_t));
+		agg_buf__get(b, &s->drill.orank, sizeof(int32_t));
+		agg_buf__get(b, &s->drill.kind, sizeof(int32_t));
+		if (!ok || !s->drill.name || !s->drill.model ||
+		    (s->drill.kind && !s->drill.other))
+			goto bad;
+	}
+	if (!agg_buf__get(b, &n, sizeof(n)))
 		goto bad;
 	for (uint64_t k = 0; k < n; k++) {
 		uint32_t key[3];
@@ -461,12 +565,17 @@ int agg_jobsum__unpack(struct agg_jobsum *s, struct agg_buf *b)
 
 		if (!agg_buf__get(b, key, sizeof(key)) ||
 		    (key[0] != AGG_NONE && key[0] >= s->regions.n) ||
-		    (key[1] != AGG_NONE && key[1] >= s->events.n) || key[2] >= AGG_NWHAT ||
+		    (key[1] != AGG_NONE && !what__drill(key[2]) && key[1] >= s->events.n) ||
+		    key[2] >= AGG_NWHAT ||
 		    agg_jobsum__cell(s, key[0], key[1], key[2]) ||
 		    !(c = cell__get(s, key[0], key[1], key[2])))
 			goto bad;
 		if (!agg_sum__unpack(b, &c->s) || c->s.min_at.host >= (int32_t)s->hosts.n ||
-		    c->s.max_at.host >= (int32_t)s->hosts.n)
+		    c->s.max_at.host >= (int32_t)s->hosts.n ||
+		    (what__why(key[2]) && (c->s.min_at.tid < 0 ||
+					   c->s.min_at.tid >= (int64_t)s->whys.n ||
+					   c->s.max_at.tid < 0 ||
+					   c->s.max_at.tid >= (int64_t)s->whys.n)))
 			goto bad;
 	}
 	return 0;

@@ -38,6 +38,18 @@ enum agg_what {
 	AGG_WALL_PROC,
 	AGG_THREAD,
 	AGG_PRESENT,
+	/* the drill-down's inputs, event: the tree event's index; region
+	 * AGG_NONE with AGG_DRILL_TOT: the process totals */
+	AGG_DRILL_TOT, /* a rank's number: its value and error */
+	AGG_DRILL_IN,
+	AGG_DRILL_EX,
+	AGG_DRILL_NOERR_TOT, /* a rank's estimate without an error figure */
+	AGG_DRILL_NOERR_IN,
+	AGG_DRILL_NOERR_EX,
+	AGG_DRILL_WHY_TOT, /* a rank without a number: value its rank, the
+			    * holder's tid the index of the reason in whys */
+	AGG_DRILL_WHY_IN,
+	AGG_DRILL_WHY_EX,
 	AGG_NWHAT
 };
 #define AGG_NONE UINT32_MAX /* no region (process) or no event */
@@ -50,6 +62,19 @@ struct agg_cell {
 
 #define AGG_INCOMPLETE_LISTED 64
 #define AGG_INTERVALS 64 /* rank intervals kept; beyond, the gaps are counted only */
+
+/* Ranks listed in the job document's ranks[] with their totals: every
+ * rank up to this many, beyond only the ranks the document names. */
+#define AGG_RANKS_LISTED 256
+
+/* The drill-down the ranks carry: the tree's name and CPU model of the
+ * lowest rank with one, and the first rank that disagrees (kind 1: its
+ * tree, 2: its model; other: its tree or model). */
+struct agg_jobsum_drill {
+	bool has;
+	char *name, *model, *other;
+	int32_t first, orank, kind;
+};
 
 struct agg_jobsum {
 	struct hs_strtab regions, events, hosts;
@@ -64,11 +89,27 @@ struct agg_jobsum {
 	uint64_t nincomplete;
 	int32_t incomplete[AGG_INCOMPLETE_LISTED];
 	char *job, *mpi_job; /* the lowest rank's */
+	/* ranks[] of the document: rank and its entry (JSON text), by rank;
+	 * none once there are more than AGG_RANKS_LISTED ranks */
+	uint32_t nent;
+	int32_t *erank;
+	char **etext;
+	bool ent_dropped;
+	struct agg_jobsum_drill drill;
+	struct hs_strtab whys; /* the drill-down's reasons */
 	bool oom;
 };
 
-/* One rank's document into s (rank: MPI's numbering, or -1 for its own). */
-int agg_jobsum__add_doc(struct agg_jobsum *s, const struct dr_doc *doc, int rank);
+/* The index of a name in a table of s (AGG_NONE out of memory). */
+uint32_t agg_jobsum__name(struct agg_jobsum *s, struct hs_strtab *t, const char *name);
+/* One value into the cell (region, event, what) (indices). */
+int agg_jobsum__add_cell(struct agg_jobsum *s, uint32_t region, uint32_t event,
+			 enum agg_what what, double v, double err, struct agg_who who);
+/* A rank's entry of ranks[] (text copied). */
+int agg_jobsum__add_entry(struct agg_jobsum *s, int rank, const char *text);
+/* The drill-down of a rank (name, model: its tree's and CPU's). */
+int agg_jobsum__add_drill(struct agg_jobsum *s, int rank, const char *name,
+			  const char *model);
 /* Pieces of the same, for callers that have no document (the bench's
  * simulated ranks, the tests): a rank, a host's index, one value. */
 int agg_jobsum__add_rank(struct agg_jobsum *s, int rank, int size, bool complete);
