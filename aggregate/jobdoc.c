@@ -319,7 +319,7 @@ static json_object *num(double v)
 }
 
 /* Its entry of ranks[]: who, where from, and its totals as written. */
-static char *rank_entry(const struct dr_doc *doc, int rank, const char *file)
+char *agg_jobdoc__entry(const struct dr_doc *doc, int rank, const char *file)
 {
 	json_object *o = json_object_new_object();
 	struct dr_rank rk;
@@ -366,7 +366,7 @@ int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int ra
 		s->mpi_job = dr_doc__mpi_job(doc) ? agg_xstrdup(dr_doc__mpi_job(doc)) : NULL;
 	}
 	agg_jobsum__add_rank(s, rank, dr_doc__size(doc), rk.complete);
-	entry = rank_entry(doc, rank, file);
+	entry = agg_jobdoc__entry(doc, rank, file);
 	agg_jobsum__add_entry(s, rank, entry);
 	free(entry);
 	for (size_t e = 0; (name = dr_doc__total_event(doc, e)); e++) {
@@ -658,11 +658,24 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 
 		agg_jobdoc__summarise(one, j->r[k].doc, j->r[k].rank, j->r[k].path, j->tree,
 				      j->tree_ctx);
-		/* a rank's size as its launcher gave it */
 		if (agg_jobsum_stack__push(&st, one))
 			agg_oom();
 	}
 	all = agg_jobsum_stack__finish(&st);
+	if (all && all->ent_dropped) {
+		/* too many ranks to list: the ones the document names */
+		int named[64], n = agg_jobsum__named(all, named, 64);
+
+		for (int i = 0; i < n; i++)
+			for (size_t k = 0; k < j->n; k++)
+				if (j->r[k].rank == named[i]) {
+					char *e = agg_jobdoc__entry(j->r[k].doc, named[i], j->r[k].path);
+
+					agg_jobsum__add_named(all, named[i], e);
+					free(e);
+					break;
+				}
+	}
 	j->ignored = NULL; /* the document's now */
 	doc = agg_jobdoc__from_sum(all ? all : &empty, dup, tool, j->prog, j->tree,
 				   j->tree_ctx);

@@ -68,6 +68,8 @@ void agg_jobdoc__free(struct agg_jobdoc *j);
  * agg_oom(). */
 int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int rank,
 			  const char *file, agg_jobdoc_tree_fn tree, void *tree_ctx);
+/* A rank's entry of the document's ranks[] (JSON text, malloc'd). */
+char *agg_jobdoc__entry(const struct dr_doc *doc, int rank, const char *file);
 /* The job document of a summary of all the ranks.  ignored: the
  * ignored_files array (taken) or NULL; prog: the prefix of the
  * drill-down's one line on stderr. */

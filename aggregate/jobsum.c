@@ -181,6 +181,16 @@ int agg_jobsum__host(struct agg_jobsum *s, const char *host)
 	return (int)agg_jobsum__name(s, &s->hosts, host);
 }
 
+static bool what__why(uint32_t what)
+{
+	return what >= AGG_DRILL_WHY_TOT && what <= AGG_DRILL_WHY_EX;
+}
+
+static bool what__drill(uint32_t what)
+{
+	return what >= AGG_DRILL_TOT && what <= AGG_DRILL_WHY_EX;
+}
+
 /* ---- ranks[] and the drill-down ------------------------------------------------ */
 
 static void entries__drop(struct agg_jobsum *s)
@@ -195,18 +205,24 @@ static void entries__drop(struct agg_jobsum *s)
 	s->ent_dropped = true;
 }
 
-/* Inserted by rank (a rank given twice keeps its first entry). */
-static int entry__put(struct agg_jobsum *s, int32_t rank, char *text)
+/* Inserted by rank (a rank given twice keeps its first entry); named: a
+ * rank the document names, listed when the others are not. */
+static int entry__put(struct agg_jobsum *s, int32_t rank, char *text, bool named)
 {
 	uint32_t i = s->nent;
 	int32_t *r;
 	char **t;
 
-	if (s->ent_dropped) {
+	for (uint32_t k = 0; k < s->nent; k++)
+		if (s->erank[k] == rank) {
+			free(text);
+			return 0;
+		}
+	if (s->ent_dropped && !named) {
 		free(text);
 		return 0;
 	}
-	if (s->nent == AGG_RANKS_LISTED) {
+	if (s->nent == AGG_RANKS_LISTED && !named) {
 		free(text);
 		entries__drop(s);
 		return 0;
@@ -241,7 +257,58 @@ int agg_jobsum__add_entry(struct agg_jobsum *s, int rank, const char *text)
 		s->oom = true;
 		return -1;
 	}
-	return entry__put(s, rank, t);
+	return entry__put(s, rank, t, false);
+}
+
+int agg_jobsum__add_named(struct agg_jobsum *s, int rank, const char *text)
+{
+	char *t = strdup(text);
+
+	if (!t) {
+		s->oom = true;
+		return -1;
+	}
+	return entry__put(s, rank, t, true);
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Adds r to the set list[0..*n) while there is room. */
+static void named__add(int *list, int *n, int max, int r)
+{
+	for (int i = 0; i < *n; i++)
+		if (list[i] == r)
+			return;
+	if (*n < max)
+		list[(*n)++] = r;
+}
+
+int agg_jobsum__named(const struct agg_jobsum *s, int *ranks, int max)
+{
+	int n = 0;
+
+	if (!s->ent_dropped)
+		return 0;
+	/* the process-level holders first, then the regions' (in order) */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t k = 0; k < s->n; k++) {
+			const struct agg_cell *c = &s->cell[k];
+			bool proc = c->region == AGG_NONE &&
+				    (c->what == AGG_TOTAL || c->what == AGG_WALL_PROC);
+
+			if ((pass == 0) != proc || what__drill(c->what) || c->what == AGG_PRESENT ||
+			    !c->s.n)
+				continue;
+			named__add(ranks, &n, max, c->s.min_at.rank);
+			named__add(ranks, &n, max, c->s.max_at.rank);
+		}
+	qsort(ranks, (size_t)n, sizeof(*ranks), int_cmp);
+	return n;
 }
 
 static char *xstrdup_or(struct agg_jobsum *s, const char *str)
@@ -291,16 +358,6 @@ int agg_jobsum__add_drill(struct agg_jobsum *s, int rank, const char *name,
 
 	drill__merge(s, &s->drill, &one);
 	return s->oom ? -1 : 0;
-}
-
-static bool what__why(uint32_t what)
-{
-	return what >= AGG_DRILL_WHY_TOT && what <= AGG_DRILL_WHY_EX;
-}
-
-static bool what__drill(uint32_t what)
-{
-	return what >= AGG_DRILL_TOT && what <= AGG_DRILL_WHY_EX;
 }
 
 /* ---- merging -------------------------------------------------------------------- */
@@ -540,7 +597,7 @@ int agg_jobsum__unpack(struct agg_jobsum *s, struct agg_buf *b)
 
 		agg_buf__get(b, &r, sizeof(r));
 		t = str__unpack(b, &ok);
-		if (!ok || !t || entry__put(s, r, t))
+		if (!ok || !t || entry__put(s, r, t, s->ent_dropped))
 			goto bad;
 	}
 	if (!agg_buf__get(b, &dh, 1))
