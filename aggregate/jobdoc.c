@@ -92,7 +92,41 @@ int agg_jobdoc__take(struct agg_jobdoc *j, struct dr_doc *doc, const char *file,
 		.complete = rk.complete,
 		.start_ns = dr_doc__start_ns(doc),
 	};
+	if (j->stream && file) {
+		const char **str[4] = { &r->host, &r->end, &r->job, &r->mpi_job };
+
+		for (int i = 0; i < 4; i++)
+			if (*str[i])
+				*str[i] = r->own[i] = agg_xstrdup(*str[i]);
+		dr_doc__free(doc);
+		r->doc = NULL;
+	}
 	return 0;
+}
+
+static void rank__release(struct agg_jobdoc_rank *r)
+{
+	dr_doc__free(r->doc);
+	free(r->path);
+	for (int i = 0; i < 4; i++)
+		free(r->own[i]);
+}
+
+/* Rank k's document: the one taken, or (streaming) its file read again;
+ * NULL with a line when the file no longer reads as it did. */
+static struct dr_doc *rank__doc(const struct agg_jobdoc *j, const struct agg_jobdoc_rank *r)
+{
+	char why[512];
+	struct dr_doc *d;
+
+	if (r->doc)
+		return r->doc;
+	d = dr_doc__load(r->path, why, sizeof(why));
+	if (d && dr_doc__is_result(d) && !dr_doc__check_partial(d, why, sizeof(why)))
+		return d;
+	fprintf(stderr, "%s: %s: changed while merging; left out\n", j->prog, r->path);
+	dr_doc__free(d);
+	return NULL;
 }
 
 bool agg_jobdoc__add(struct agg_jobdoc *j, json_object *doc, const char *file)
@@ -107,10 +141,8 @@ bool agg_jobdoc__add(struct agg_jobdoc *j, json_object *doc, const char *file)
 
 void agg_jobdoc__free(struct agg_jobdoc *j)
 {
-	for (size_t k = 0; k < j->n; k++) {
-		dr_doc__free(j->r[k].doc);
-		free(j->r[k].path);
-	}
+	for (size_t k = 0; k < j->n; k++)
+		rank__release(&j->r[k]);
 	free(j->r);
 	j->r = NULL;
 	j->n = j->cap = 0;
@@ -204,8 +236,7 @@ static void job__keep(struct agg_jobdoc *j, const char *pick)
 			o, "file", r->path ? json_object_new_string(r->path) : NULL);
 		json_object_object_add(o, "why", json_object_new_string(why));
 		json_object_array_add(job__ignored(j), o);
-		dr_doc__free(r->doc);
-		free(r->path);
+		rank__release(r);
 	}
 	j->n = w;
 }
@@ -295,8 +326,7 @@ static json_object *job__number(struct agg_jobdoc *j)
 				fprintf(stderr, "%s: %s: rank %d also in %s; ignored\n",
 					j->prog, j->r[i].path ? j->r[i].path : "?",
 					j->r[i].rank, prev->path ? prev->path : "?");
-			dr_doc__free(drop->doc);
-			free(drop->path);
+			rank__release(drop);
 			if (gen)
 				*prev = j->r[i];
 			continue;
@@ -654,10 +684,16 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 	struct agg_jobsum *all, empty = { .size = -1 };
 
 	for (size_t k = 0; k < j->n; k++) {
-		struct agg_jobsum *one = agg_xcalloc(1, sizeof(*one));
+		struct dr_doc *d = rank__doc(j, &j->r[k]);
+		struct agg_jobsum *one;
 
-		agg_jobdoc__summarise(one, j->r[k].doc, j->r[k].rank, j->r[k].path, j->tree,
+		if (!d)
+			continue;
+		one = agg_xcalloc(1, sizeof(*one));
+		agg_jobdoc__summarise(one, d, j->r[k].rank, j->r[k].path, j->tree,
 				      j->tree_ctx);
+		if (d != j->r[k].doc)
+			dr_doc__free(d);
 		if (agg_jobsum_stack__push(&st, one))
 			agg_oom();
 	}
@@ -669,10 +705,15 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 		for (int i = 0; i < n; i++)
 			for (size_t k = 0; k < j->n; k++)
 				if (j->r[k].rank == named[i]) {
-					char *e = agg_jobdoc__entry(j->r[k].doc, named[i], j->r[k].path);
+					struct dr_doc *d = rank__doc(j, &j->r[k]);
+					char *e = d ? agg_jobdoc__entry(d, named[i], j->r[k].path) :
+						      NULL;
 
-					agg_jobsum__add_named(all, named[i], e);
+					if (e)
+						agg_jobsum__add_named(all, named[i], e);
 					free(e);
+					if (d != j->r[k].doc)
+						dr_doc__free(d);
 					break;
 				}
 	}

@@ -29,6 +29,7 @@ struct agg_jobdoc_rank {
 	int pid, generation;
 	bool complete;
 	double start_ns; /* the process's start */
+	char *own[4];    /* streaming: the strings above, copied */
 };
 
 struct agg_jobdoc {
@@ -38,6 +39,10 @@ struct agg_jobdoc {
 	struct json_object *ignored; /* files left out so far, or NULL */
 	agg_jobdoc_tree_fn tree;     /* or NULL: no job drill-down */
 	void *tree_ctx;
+	/* Streaming (the offline merge): a document taken is read for who it
+	 * is and released; the build reads each file again, one at a time,
+	 * so the memory does not grow with the ranks' documents. */
+	bool stream;
 };
 
 /* Adds one process result document (taken: released when it is not an

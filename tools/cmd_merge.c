@@ -156,7 +156,7 @@ static void merge__mode(void)
 /* `hpcshim merge`; the program hpcshim-merge is its alias (alias_merge.c). */
 int merge_main(int argc, char **argv)
 {
-	struct job j = { .d = { .prog = PROG, .tree = job__tree } };
+	struct job j = { .d = { .prog = PROG, .tree = job__tree, .stream = true } };
 	const char *out = NULL, *want = NULL, *text;
 	char err[4400], *jobid;
 	json_object *doc;
