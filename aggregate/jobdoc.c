@@ -651,6 +651,14 @@ json_object *agg_jobdoc__from_sum(const struct agg_jobsum *s, json_object *ignor
 			json_object_array_add(ranks, e);
 	}
 	json_object_object_add(doc, "ranks", ranks);
+	{
+		int named[64], n = agg_jobsum__named(s, named, 64);
+
+		arr = json_object_new_array();
+		for (int i = 0; i < n; i++)
+			json_object_array_add(arr, json_object_new_int(named[i]));
+		json_object_object_add(doc, "named_ranks", arr);
+	}
 	json_object_object_add(doc, "missing_ranks", missing_json(s, &nmissing));
 	json_object_object_add(doc, "missing_count", json_object_new_int64(nmissing));
 	inc = json_object_new_array();

@@ -292,8 +292,6 @@ int agg_jobsum__named(const struct agg_jobsum *s, int *ranks, int max)
 {
 	int n = 0;
 
-	if (!s->ent_dropped)
-		return 0;
 	/* the process-level holders first, then the regions' (in order) */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t k = 0; k < s->n; k++) {

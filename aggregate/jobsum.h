@@ -110,9 +110,9 @@ int agg_jobsum__add_entry(struct agg_jobsum *s, int rank, const char *text);
 /* The same for a rank the document names (the holders of extremes),
  * listed also when the others are not. */
 int agg_jobsum__add_named(struct agg_jobsum *s, int rank, const char *text);
-/* The ranks whose entries the document wants when not every rank is
- * listed: the holders of the process totals' and wall time's extremes,
- * then the regions', at most max, ascending; 0 when every rank is. */
+/* The ranks the document names: the holders of the process totals' and
+ * wall time's extremes, then the regions', at most max, ascending (their
+ * entries are listed when not every rank is). */
 int agg_jobsum__named(const struct agg_jobsum *s, int *ranks, int max);
 /* The drill-down of a rank (name, model: its tree's and CPU's). */
 int agg_jobsum__add_drill(struct agg_jobsum *s, int rank, const char *name,

@@ -19,7 +19,8 @@
  * ranks), then the ranks that hold the extremes send rank 0 their own
  * entries, and rank 0 writes hpcshim-job-<host>-<pid>[-j<job>].json beside
  * the rank files.  Then every rank learns whether it was written: with
- * HPCSHIM_MPI_FILES=job a rank writes no file of its own only then.  Any
+ * HPCSHIM_MPI_FILES=job (or auto above its threshold, for the ranks the
+ * document does not name) a rank writes no file of its own only then.  Any
  * failure leaves the per-rank files, with one line.  All ranks take the
  * same path: a plugin is found or not alike on every rank (one
  * installation), and inside the plugin every decision goes through an
@@ -88,7 +89,19 @@ static void *mpi__need(const char *name)
 /* ---- the state ------------------------------------------------------------ */
 
 static int finalized; /* the reduction ran (or was declined), atomic */
-static bool job_only; /* HPCSHIM_MPI_FILES=job (mpi__config)       */
+enum files_mode { FILES_ALL, FILES_JOB, FILES_AUTO };
+static int files_mode = FILES_AUTO; /* HPCSHIM_MPI_FILES (mpi__config) */
+static uint64_t files_ranks = 256; /* HPCSHIM_MPI_FILES_RANKS: auto's threshold */
+
+/* Whether this rank writes no file of its own once the job document is
+ * written: job, or auto above the threshold unless the document names it. */
+static bool mpi__no_file(int size, bool named)
+{
+	if (files_mode == FILES_JOB)
+		return true;
+	return files_mode == FILES_AUTO && size >= 0 && (uint64_t)size > files_ranks &&
+	       !named;
+}
 static bool in_child; /* a fork child of a rank: never takes part */
 
 static bool mpi__running(void)
@@ -99,10 +112,11 @@ static bool mpi__running(void)
 
 /* A rank that has a file from the start: a job that is killed (an abort
  * elsewhere, the launcher's SIGKILL) leaves every rank's results so far.
- * Not with HPCSHIM_MPI_FILES=job, whose point is no file per rank. */
+ * Not with HPCSHIM_MPI_FILES=job, nor auto above its threshold (the
+ * launcher's size), whose point is no file per rank. */
 static void mpi__after_init(void)
 {
-	if (mpi__running() && !job_only)
+	if (mpi__running() && !mpi__no_file(hs_proc.size, false))
 		hs_flush__now();
 }
 
@@ -207,6 +221,7 @@ static const struct tree *mpi__tree(void *ctx, const char *name, const char *mod
 /* The reduction's state on this rank (plugin.h's callbacks). */
 struct mpi_red {
 	struct agg_jobsum s;
+	bool named; /* the document names this rank (its entry was asked for) */
 	struct dr_doc *doc; /* this rank's results, for its entry */
 	int rank, size;
 	struct mpi_trees trees;
@@ -322,6 +337,7 @@ static int mpi__entry_fn(void *arg)
 	struct mpi_red *m = arg;
 	char *e = agg_jobdoc__entry(m->doc, m->rank, NULL);
 
+	m->named = true;
 	*m->out = e;
 	*m->out_len = strlen(e);
 	return 0;
@@ -412,6 +428,7 @@ static void mpi__before_finalize(void)
 	int (*fin)(int *) = (int (*)(int *))mpi__any("MPI_Finalized");
 	const struct hs_mpi_plugin *plugin;
 	int ini = 0, done = 1, rank = hs_proc.rank, size = 0, rounds = 0;
+	bool named = false;
 	char why[512] = "";
 	struct mpi_red *m;
 	struct hs_mpi_ops ops = { .start = mpi__start, .pack = mpi__pack,
@@ -447,6 +464,7 @@ static void mpi__before_finalize(void)
 	if (rank == 0)
 		done = mpi__guard(mpi__document_fn, m) == 0;
 	snprintf(why, sizeof(why), "%s", m->why);
+	named = m->named;
 	mpi__red_free(m);
 	free(m);
 	done = plugin->finish(done);
@@ -457,7 +475,7 @@ static void mpi__before_finalize(void)
 	hs_log(HS_LOG_DEBUG,
 	       "MPI_Finalize: in-job reduction of rank %d took %.3f ms (%d rounds)", rank,
 	       (double)(mpi__now() - t0) / 1e6, rounds);
-	if (job_only)
+	if (mpi__no_file(size, named))
 		hs_publish__suppress();
 }
 
@@ -589,19 +607,31 @@ bool hs_mpi__is_wrapper(const void *f)
 
 /* ---- the feature -------------------------------------------------------------- */
 
-/* HPCSHIM_MPI_FILES: which files an MPI job leaves.  "all" (the default):
- * every rank's own file, and the job document that rank 0 writes at
- * MPI_Finalize.  "job": only the job document; a rank still writes its
- * own file when the in-job reduction failed, so no result is ever lost
- * to the choice.  One file per rank overwhelms the metadata servers of
- * parallel file systems at scale. */
+/* HPCSHIM_MPI_FILES: which files an MPI job leaves.  "auto" (the
+ * default): up to HPCSHIM_MPI_FILES_RANKS ranks (256) as "all", above only
+ * the job document and the files of the ranks it names (the holders of
+ * extremes).  "all": every rank's own file, and the job document that
+ * rank 0 writes at MPI_Finalize.  "job": only the job document.  A rank
+ * still writes its own file when the in-job reduction failed, so no
+ * result is ever lost to the choice.  One file per rank overwhelms the
+ * metadata servers of parallel file systems at scale. */
 static void mpi__config(struct hs_config *cfg)
 {
-	static const char *const names[] = { "all", "job" };
+	static const char *const names[] = { "all", "job", "auto" };
+	const char *v = getenv("HPCSHIM_MPI_FILES_RANKS");
+	uint64_t n;
 
 	(void)cfg;
-	job_only = hs_var__choice("HPCSHIM_MPI_FILES", getenv("HPCSHIM_MPI_FILES"),
-				  names, 2, 0) == 1;
+	files_mode = hs_var__choice("HPCSHIM_MPI_FILES", getenv("HPCSHIM_MPI_FILES"), names,
+				    3, FILES_AUTO);
+	files_ranks = 256;
+	if (v && *v) {
+		if (hs_var__uint(v, 0, 1u << 30, &n))
+			files_ranks = n;
+		else
+			hs_var__bad("HPCSHIM_MPI_FILES_RANKS", v,
+				    "is not a number of ranks (0 to 2^30); using 256");
+	}
 }
 
 /* A fork child of a rank is no rank: it never takes part in a reduction. */
