@@ -486,8 +486,7 @@ static json_object *quantiles_json(const struct agg_sketch *q)
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
 		json_object_object_add(o, qs[i].key, num(agg_sketch__quantile(q, qs[i].q)));
 	json_object_object_add(o, "exact", json_object_new_boolean(agg_sketch__exact(q)));
-	json_object_object_add(o, "rel_error",
-			       agg_json__dbl(agg_sketch__exact(q) ? 0 : AGG_SK_ALPHA));
+	json_object_object_add(o, "rel_error", agg_json__dbl(agg_sketch__error(q)));
 	return o;
 }
 

@@ -90,8 +90,10 @@ int agg_jobsum__add_cell(struct agg_jobsum *s, uint32_t region, uint32_t event,
 			 enum agg_what what, double v, double err, struct agg_who who)
 {
 	struct agg_cell *c = cell__get(s, region, event, what);
+	/* quantiles only where the document shows a median */
+	bool noq = what == AGG_THREAD || what == AGG_PRESENT || what >= AGG_DRILL_TOT;
 
-	if (!c || agg_sum__add(&c->s, v, err, who)) {
+	if (!c || (noq ? agg_sum__add_noq(&c->s, v, err, who) : agg_sum__add(&c->s, v, err, who))) {
 		s->oom = true;
 		return -1;
 	}

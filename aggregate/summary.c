@@ -49,148 +49,144 @@ void agg_buf__free(struct agg_buf *b)
 
 /* ---- the buckets ---------------------------------------------------------- */
 
-static double sk__lg(void)
+static double sk__lg0(void)
 {
-	static double lg; /* log(g), g = (1 + a) / (1 - a) */
+	static double lg; /* log(g0), g0 = (1 + a) / (1 - a) */
 
 	if (lg == 0)
 		lg = log((1 + AGG_SK_ALPHA) / (1 - AGG_SK_ALPHA));
 	return lg;
 }
 
-int32_t agg_sketch__index(double v)
+/* ceil(i / 2): the bucket of the next level that holds bucket i. */
+static int32_t half_up(int32_t i)
 {
-	double i = ceil(log(fabs(v)) / sk__lg());
-
-	/* subnormals to the largest doubles: within +-36000 at 1% */
-	return (int32_t)(i < -1e9 ? -1e9 : i > 1e9 ? 1e9 : i);
+	return i >= 0 ? (i + 1) / 2 : -((-i) / 2);
 }
 
-double agg_sketch__value(int32_t i)
+/* The level-0 index, then halved up per level in integers: a value added
+ * at level L lands where it lands added at 0 and collapsed L times. */
+int32_t agg_sketch__index(double v, int level)
 {
-	double g = (1 + AGG_SK_ALPHA) / (1 - AGG_SK_ALPHA);
+	double x = ceil(log(fabs(v)) / sk__lg0());
+	int32_t i = (int32_t)(x < -1e9 ? -1e9 : x > 1e9 ? 1e9 : x);
 
-	return 2 * exp((double)i * sk__lg()) / (g + 1);
+	while (level-- > 0)
+		i = half_up(i);
+	return i;
 }
 
-static int store__reserve(struct agg_sk_store *s, uint32_t n)
+double agg_sketch__value(int32_t i, int level)
 {
-	int32_t *idx;
-	uint64_t *cnt;
-	uint32_t cap = s->cap ? s->cap : 8;
+	double lg = sk__lg0() * (double)(1u << level), g = exp(lg);
 
-	if (n <= s->cap)
+	return 2 * exp((double)i * lg) / (g + 1);
+}
+
+double agg_sketch__error(const struct agg_sketch *s)
+{
+	double g;
+
+	if (agg_sketch__exact(s))
 		return 0;
-	while (cap < n)
-		cap *= 2;
-	idx = realloc(s->idx, cap * sizeof(*idx));
-	if (!idx)
-		return -1;
-	s->idx = idx;
-	cnt = realloc(s->cnt, cap * sizeof(*cnt));
-	if (!cnt)
-		return -1;
-	s->cnt = cnt;
-	s->cap = cap;
-	return 0;
+	g = exp(sk__lg0() * (double)(1u << s->level));
+	return (g - 1) / (g + 1);
 }
 
-/* Folds the buckets below the AGG_SK_BUCKETS highest into the lowest kept. */
-static void store__collapse(struct agg_sk_store *s)
+/* One level up: adjacent buckets joined (both signs). */
+static void sk__collapse(struct agg_sketch *s)
 {
-	uint32_t drop;
-	uint64_t c = 0;
+	struct agg_sk_buckets *b = s->b;
 
-	if (s->n <= AGG_SK_BUCKETS)
-		return;
-	drop = s->n - AGG_SK_BUCKETS;
-	for (uint32_t i = 0; i < drop; i++)
-		c += s->cnt[i];
-	memmove(s->idx, s->idx + drop, AGG_SK_BUCKETS * sizeof(*s->idx));
-	memmove(s->cnt, s->cnt + drop, AGG_SK_BUCKETS * sizeof(*s->cnt));
-	s->cnt[0] += c;
-	s->n = AGG_SK_BUCKETS;
+	for (int g = 0; g < 2; g++) {
+		uint32_t c[AGG_SK_SPAN] = { 0 };
+		int32_t lo = half_up(b->lo[g]);
+
+		if (!b->used[g])
+			continue;
+		for (int k = 0; k < AGG_SK_SPAN; k++)
+			if (b->cnt[g][k])
+				c[half_up(b->lo[g] + k) - lo] += b->cnt[g][k];
+		memcpy(b->cnt[g], c, sizeof(c));
+		b->lo[g] = lo;
+	}
+	s->level++;
 }
 
-static int store__add(struct agg_sk_store *s, int32_t i, uint64_t c)
+/* The span of sign g if bucket i (at the sketch's level) were added. */
+static bool sk__fits(const struct agg_sk_buckets *b, int g, int32_t i)
 {
-	uint32_t lo = 0, hi = s->n;
+	int32_t lo = b->lo[g], hi = lo;
 
-	while (lo < hi) {
-		uint32_t m = (lo + hi) / 2;
-
-		if (s->idx[m] < i)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	if (lo < s->n && s->idx[lo] == i) {
-		s->cnt[lo] += c;
-		return 0;
-	}
-	/* below the folded range of a full store: into its lowest bucket */
-	if (s->n >= AGG_SK_BUCKETS && lo == 0) {
-		s->cnt[0] += c;
-		return 0;
-	}
-	if (store__reserve(s, s->n + 1))
-		return -1;
-	memmove(s->idx + lo + 1, s->idx + lo, (s->n - lo) * sizeof(*s->idx));
-	memmove(s->cnt + lo + 1, s->cnt + lo, (s->n - lo) * sizeof(*s->cnt));
-	s->idx[lo] = i;
-	s->cnt[lo] = c;
-	s->n++;
-	store__collapse(s);
-	return 0;
-}
-
-static int store__merge(struct agg_sk_store *a, const struct agg_sk_store *b)
-{
-	struct agg_sk_store m = { 0 };
-	uint32_t i = 0, k = 0;
-
-	if (!b->n)
-		return 0;
-	if (store__reserve(&m, a->n + b->n)) {
-		free(m.idx);
-		free(m.cnt);
-		return -1;
-	}
-	while (i < a->n || k < b->n) {
-		if (k == b->n || (i < a->n && a->idx[i] < b->idx[k])) {
-			m.idx[m.n] = a->idx[i];
-			m.cnt[m.n++] = a->cnt[i++];
-		} else if (i == a->n || b->idx[k] < a->idx[i]) {
-			m.idx[m.n] = b->idx[k];
-			m.cnt[m.n++] = b->cnt[k++];
-		} else {
-			m.idx[m.n] = a->idx[i];
-			m.cnt[m.n++] = a->cnt[i++] + b->cnt[k++];
+	if (!b->used[g])
+		return true;
+	for (int k = AGG_SK_SPAN - 1; k >= 0; k--)
+		if (b->cnt[g][k]) {
+			hi = lo + k;
+			break;
 		}
-	}
-	store__collapse(&m);
-	free(a->idx);
-	free(a->cnt);
-	*a = m;
-	return 0;
+	for (int k = 0; k < AGG_SK_SPAN; k++)
+		if (b->cnt[g][k]) {
+			lo = b->lo[g] + k;
+			break;
+		}
+	if (i < lo)
+		lo = i;
+	if (i > hi)
+		hi = i;
+	return (int64_t)hi - lo < AGG_SK_SPAN;
 }
 
-/* A value into the buckets (bucket mode). */
-static int sk__bucket(struct agg_sketch *s, double v, uint64_t c)
+/* c values in bucket i of sign g at the current level (it fits). */
+static void sk__put(struct agg_sk_buckets *b, int g, int32_t i, uint64_t c)
 {
+	if (!b->used[g]) {
+		b->used[g] = 1;
+		b->lo[g] = i;
+	} else if (i < b->lo[g]) {
+		/* shift the window down so that i is its first bucket */
+		int32_t d = b->lo[g] - i;
+
+		memmove(b->cnt[g] + d, b->cnt[g], (AGG_SK_SPAN - (size_t)d) * sizeof(uint32_t));
+		memset(b->cnt[g], 0, (size_t)d * sizeof(uint32_t));
+		b->lo[g] = i;
+	} else if (i >= b->lo[g] + AGG_SK_SPAN) {
+		/* shift up: the low end is empty (it fits) */
+		int32_t d = i - (b->lo[g] + AGG_SK_SPAN - 1);
+
+		memmove(b->cnt[g], b->cnt[g] + d, (AGG_SK_SPAN - (size_t)d) * sizeof(uint32_t));
+		memset(b->cnt[g] + AGG_SK_SPAN - d, 0, (size_t)d * sizeof(uint32_t));
+		b->lo[g] += d;
+	}
+	b->cnt[g][i - b->lo[g]] += (uint32_t)c;
+}
+
+/* c copies of a value into the buckets (bucket mode), collapsing as
+ * needed. */
+static void sk__bucket(struct agg_sketch *s, double v, uint64_t c)
+{
+	int g;
+
 	if (v == 0 || v != v) { /* NaN: counted with the zeros, never seen */
 		s->zero += c;
-		return 0;
+		return;
 	}
-	return store__add(v > 0 ? &s->pos : &s->neg, agg_sketch__index(v), c);
+	g = v < 0;
+	while (!sk__fits(s->b, g, agg_sketch__index(v, s->level)))
+		sk__collapse(s);
+	sk__put(s->b, g, agg_sketch__index(v, s->level), c);
 }
 
 /* Exact mode to bucket mode. */
 static int sk__to_buckets(struct agg_sketch *s)
 {
+	s->b = calloc(1, sizeof(*s->b));
+	if (!s->b)
+		return -1;
+	s->level = 0;
+	s->zero = 0;
 	for (uint32_t i = 0; i < s->nx; i++)
-		if (sk__bucket(s, s->x[i], 1))
-			return -1;
+		sk__bucket(s, s->x[i], 1);
 	s->nx = 0;
 	return 0;
 }
@@ -216,10 +212,65 @@ int agg_sketch__add(struct agg_sketch *s, double v)
 	}
 	if (s->n == AGG_SK_EXACT && sk__to_buckets(s))
 		return -1;
-	if (sk__bucket(s, v, 1))
-		return -1;
+	sk__bucket(s, v, 1);
 	s->n++;
 	return 0;
+}
+
+/* The lowest and highest non-empty bucket of sign g; false: none. */
+static bool sk__range(const struct agg_sk_buckets *b, int g, int32_t *lo, int32_t *hi)
+{
+	int k0 = -1, k1 = -1;
+
+	for (int k = 0; b->used[g] && k < AGG_SK_SPAN; k++)
+		if (b->cnt[g][k]) {
+			if (k0 < 0)
+				k0 = k;
+			k1 = k;
+		}
+	if (k0 < 0)
+		return false;
+	*lo = b->lo[g] + k0;
+	*hi = b->lo[g] + k1;
+	return true;
+}
+
+/* Whether t's buckets fit a's windows (the same level). */
+static bool sk__fits_all(const struct agg_sketch *a, const struct agg_sketch *t)
+{
+	for (int g = 0; g < 2; g++) {
+		int32_t alo, ahi, tlo, thi;
+
+		if (!sk__range(t->b, g, &tlo, &thi) || !sk__range(a->b, g, &alo, &ahi))
+			continue;
+		if ((int64_t)(thi > ahi ? thi : ahi) - (tlo < alo ? tlo : alo) >= AGG_SK_SPAN)
+			return false;
+	}
+	return true;
+}
+
+/* b's buckets (bucket mode) into a's (bucket mode): both brought to the
+ * lowest level at which the union fits. */
+static void sk__merge_buckets(struct agg_sketch *a, const struct agg_sketch *b)
+{
+	struct agg_sketch t = *b;
+	struct agg_sk_buckets tb = *b->b;
+
+	t.b = &tb;
+	for (;;) {
+		while (t.level < a->level)
+			sk__collapse(&t);
+		while (a->level < t.level)
+			sk__collapse(a);
+		if (sk__fits_all(a, &t))
+			break;
+		sk__collapse(a);
+	}
+	for (int g = 0; g < 2; g++)
+		for (int k = 0; tb.used[g] && k < AGG_SK_SPAN; k++)
+			if (tb.cnt[g][k])
+				sk__put(a->b, g, tb.lo[g] + k, tb.cnt[g][k]);
+	a->zero += b->zero;
 }
 
 int agg_sketch__merge(struct agg_sketch *a, const struct agg_sketch *b)
@@ -234,12 +285,9 @@ int agg_sketch__merge(struct agg_sketch *a, const struct agg_sketch *b)
 		return -1;
 	if (agg_sketch__exact(b)) {
 		for (uint32_t i = 0; i < b->nx; i++)
-			if (sk__bucket(a, b->x[i], 1))
-				return -1;
+			sk__bucket(a, b->x[i], 1);
 	} else {
-		if (store__merge(&a->pos, &b->pos) || store__merge(&a->neg, &b->neg))
-			return -1;
-		a->zero += b->zero;
+		sk__merge_buckets(a, b);
 	}
 	a->n += b->n;
 	return 0;
@@ -247,6 +295,7 @@ int agg_sketch__merge(struct agg_sketch *a, const struct agg_sketch *b)
 
 double agg_sketch__order(const struct agg_sketch *s, uint64_t k)
 {
+	const struct agg_sk_buckets *b = s->b;
 	uint64_t seen = 0;
 
 	if (!s->n)
@@ -256,20 +305,20 @@ double agg_sketch__order(const struct agg_sketch *s, uint64_t k)
 	if (agg_sketch__exact(s))
 		return s->x[k];
 	/* the negatives, most negative first */
-	for (uint32_t i = s->neg.n; i-- > 0;) {
-		seen += s->neg.cnt[i];
+	for (int i = AGG_SK_SPAN - 1; b->used[1] && i >= 0; i--) {
+		seen += b->cnt[1][i];
 		if (k < seen)
-			return -agg_sketch__value(s->neg.idx[i]);
+			return -agg_sketch__value(b->lo[1] + i, s->level);
 	}
 	seen += s->zero;
 	if (k < seen)
 		return 0;
-	for (uint32_t i = 0; i < s->pos.n; i++) {
-		seen += s->pos.cnt[i];
+	for (int i = 0; b->used[0] && i < AGG_SK_SPAN; i++) {
+		seen += b->cnt[0][i];
 		if (k < seen)
-			return agg_sketch__value(s->pos.idx[i]);
+			return agg_sketch__value(b->lo[0] + i, s->level);
 	}
-	return agg_sketch__value(s->pos.idx[s->pos.n - 1]);
+	return NAN; /* counts short of n: a damaged sketch */
 }
 
 double agg_sketch__median(const struct agg_sketch *s)
@@ -291,10 +340,7 @@ double agg_sketch__quantile(const struct agg_sketch *s, double q)
 
 void agg_sketch__free(struct agg_sketch *s)
 {
-	free(s->pos.idx);
-	free(s->pos.cnt);
-	free(s->neg.idx);
-	free(s->neg.cnt);
+	free(s->b);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -306,14 +352,24 @@ static bool who__before(const struct agg_who *a, const struct agg_who *b)
 	return a->rank != b->rank ? a->rank < b->rank : a->tid < b->tid;
 }
 
-int agg_sum__add(struct agg_sum *s, double v, double err, struct agg_who who)
+static int sum__add(struct agg_sum *s, double v, double err, struct agg_who who, bool noq)
 {
 	struct agg_sum one = { .n = 1, .sum = v, .err2 = err * err, .has_error = err > 0,
-				.min = v, .max = v, .min_at = who, .max_at = who };
+			       .noq = noq, .min = v, .max = v, .min_at = who, .max_at = who };
 
-	if (agg_sketch__add(&one.q, v))
+	if (!noq && agg_sketch__add(&one.q, v))
 		return -1;
 	return agg_sum__merge(s, &one);
+}
+
+int agg_sum__add(struct agg_sum *s, double v, double err, struct agg_who who)
+{
+	return sum__add(s, v, err, who, false);
+}
+
+int agg_sum__add_noq(struct agg_sum *s, double v, double err, struct agg_who who)
+{
+	return sum__add(s, v, err, who, true);
 }
 
 int agg_sum__merge(struct agg_sum *a, const struct agg_sum *b)
@@ -323,7 +379,12 @@ int agg_sum__merge(struct agg_sum *a, const struct agg_sum *b)
 
 	if (!b->n)
 		return 0;
-	if (agg_sketch__merge(&a->q, &b->q))
+	if (!a->n)
+		a->noq = b->noq;
+	a->noq |= b->noq;
+	if (a->noq)
+		agg_sketch__free(&a->q);
+	else if (agg_sketch__merge(&a->q, &b->q))
 		return -1;
 	if (!a->n) {
 		struct agg_sketch q = a->q;
@@ -371,28 +432,9 @@ void agg_sum__free(struct agg_sum *s)
 
 /* ---- serialisation -------------------------------------------------------- */
 
-static void store__pack(struct agg_buf *b, const struct agg_sk_store *s)
-{
-	agg_buf__put(b, &s->n, sizeof(s->n));
-	agg_buf__put(b, s->idx, s->n * sizeof(*s->idx));
-	agg_buf__put(b, s->cnt, s->n * sizeof(*s->cnt));
-}
-
-static bool store__unpack(struct agg_buf *b, struct agg_sk_store *s)
-{
-	uint32_t n;
-
-	if (!agg_buf__get(b, &n, sizeof(n)) || n > AGG_SK_BUCKETS ||
-	    (size_t)n * 12 > b->len - b->off || store__reserve(s, n))
-		return false;
-	s->n = n;
-	return agg_buf__get(b, s->idx, n * sizeof(*s->idx)) &&
-	       agg_buf__get(b, s->cnt, n * sizeof(*s->cnt));
-}
-
 void agg_sum__pack(struct agg_buf *b, const struct agg_sum *s)
 {
-	uint8_t e = s->has_error;
+	uint8_t e = (uint8_t)(s->has_error | s->noq << 1);
 
 	agg_buf__put(b, &s->n, sizeof(s->n));
 	agg_buf__put(b, &s->sum, sizeof(s->sum));
@@ -403,13 +445,23 @@ void agg_sum__pack(struct agg_buf *b, const struct agg_sum *s)
 	agg_buf__put(b, &s->max, sizeof(s->max));
 	agg_buf__put(b, &s->min_at, sizeof(s->min_at));
 	agg_buf__put(b, &s->max_at, sizeof(s->max_at));
+	if (s->noq)
+		return;
 	if (agg_sketch__exact(&s->q)) {
 		agg_buf__put(b, s->q.x, s->q.nx * sizeof(double));
 		return;
 	}
+	/* one size, whatever the values: the level, the zeros, per sign
+	 * the window's first bucket (or none) and its counts */
+	agg_buf__put(b, &s->q.level, 1);
 	agg_buf__put(b, &s->q.zero, sizeof(s->q.zero));
-	store__pack(b, &s->q.pos);
-	store__pack(b, &s->q.neg);
+	for (int g = 0; g < 2; g++) {
+		agg_buf__put(b, &s->q.b->used[g], 1);
+		if (!s->q.b->used[g])
+			continue;
+		agg_buf__put(b, &s->q.b->lo[g], sizeof(int32_t));
+		agg_buf__put(b, s->q.b->cnt[g], sizeof(s->q.b->cnt[g]));
+	}
 }
 
 bool agg_sum__unpack(struct agg_buf *b, struct agg_sum *s)
@@ -427,22 +479,34 @@ bool agg_sum__unpack(struct agg_buf *b, struct agg_sum *s)
 	agg_buf__get(b, &s->max, sizeof(s->max));
 	agg_buf__get(b, &s->min_at, sizeof(s->min_at));
 	ok = agg_buf__get(b, &s->max_at, sizeof(s->max_at));
-	s->has_error = e;
-	s->q.n = s->n;
-	if (ok && s->n <= AGG_SK_EXACT) {
+	s->has_error = e & 1;
+	s->noq = e >> 1 & 1;
+	if (ok && !s->noq)
+		s->q.n = s->n;
+	if (!ok || s->noq) {
+		/* nothing more */
+	} else if (s->n <= AGG_SK_EXACT) {
 		s->q.nx = (uint32_t)s->n;
 		ok = agg_buf__get(b, s->q.x, s->q.nx * sizeof(double));
-	} else if (ok) {
+	} else if ((s->q.b = calloc(1, sizeof(*s->q.b)))) {
 		uint64_t c;
 
-		ok = agg_buf__get(b, &s->q.zero, sizeof(s->q.zero)) &&
-		     store__unpack(b, &s->q.pos) && store__unpack(b, &s->q.neg);
+		ok = agg_buf__get(b, &s->q.level, 1) &&
+		     agg_buf__get(b, &s->q.zero, sizeof(s->q.zero)) && s->q.level < 31;
+		for (int g = 0; ok && g < 2; g++) {
+			ok = agg_buf__get(b, &s->q.b->used[g], 1) && s->q.b->used[g] <= 1;
+			if (ok && s->q.b->used[g])
+				ok = agg_buf__get(b, &s->q.b->lo[g], sizeof(int32_t)) &&
+				     agg_buf__get(b, s->q.b->cnt[g], sizeof(s->q.b->cnt[g])) &&
+				     s->q.b->lo[g] > -1000000000 && s->q.b->lo[g] < 1000000000;
+		}
 		c = s->q.zero;
-		for (uint32_t i = 0; ok && i < s->q.pos.n; i++)
-			c += s->q.pos.cnt[i];
-		for (uint32_t i = 0; ok && i < s->q.neg.n; i++)
-			c += s->q.neg.cnt[i];
+		for (int g = 0; ok && g < 2; g++)
+			for (int k = 0; k < AGG_SK_SPAN; k++)
+				c += s->q.b->cnt[g][k];
 		ok = ok && c == s->n;
+	} else {
+		ok = false;
 	}
 	if (!ok) {
 		agg_sum__free(s);

@@ -7,7 +7,7 @@ rank r touches (r+1) x 1000 pages in region `work`, then opens regions):
 - HPCSHIM_MPI_FILES unset (auto) with HPCSHIM_MPI_FILES_RANKS=8: the job
   document and only the files of the ranks it names (the holders of the
   extremes, listed in its ranks[]); its figures exact (sum, min at rank 0,
-  max at rank 19), the median within the sketch's 1%; hpcshim report,
+  max at rank 19), the median within the sketch's stated error; hpcshim report,
   html and merge work on that directory (report and html read the job
   document, merge the named ranks' files);
 - HPCSHIM_MPI_FILES=all: every rank's file, and the job document's regions
@@ -67,9 +67,11 @@ def check_work(what, doc):
     t.eq((pf["n"], pf["sum"], pf["min"], pf["min_at"]["rank"], pf["max"], pf["max_at"]["rank"]),
          (NP, sum(vals), PAGES, 0, NP * PAGES, NP - 1),
          "%s: work's page faults: n, sum, min at rank 0, max at rank %d, exact" % (what, NP - 1))
-    t.ok(abs(pf["median"] - med) <= 0.01 * med and not pf["quantiles"]["exact"] and
-         pf["quantiles"]["rel_error"] == 0.01,
-         "%s: median %s within the sketch's 1%% of %s" % (what, pf["median"], med))
+    err = pf["quantiles"]["rel_error"]
+    t.ok(abs(pf["median"] - med) <= err * med and not pf["quantiles"]["exact"] and
+         0 < err <= 0.04,
+         "%s: median %s within the sketch's stated %s of %s (a spread of 20: 4%% at most)"
+         % (what, pf["median"], err, med))
     return pf
 
 
