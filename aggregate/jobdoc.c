@@ -493,14 +493,14 @@ static json_object *quantiles_json(const struct agg_sketch *q)
 /* The statistics of one cell over the ranks, NULL when it has none. */
 static json_object *stat_json(const struct agg_jobsum *s, const struct agg_cell *c)
 {
-	const struct agg_sum *x;
+	const struct agg_rstat *x;
 	json_object *o;
 	double mean, se;
 
 	if (!c || !c->s.n)
 		return NULL;
 	x = &c->s;
-	mean = agg_sum__mean(x);
+	mean = agg_rstat__mean(x);
 	o = json_object_new_object();
 	json_object_object_add(o, "n", json_object_new_int((int)x->n));
 	json_object_object_add(o, "sum", num(x->sum));
@@ -509,7 +509,7 @@ static json_object *stat_json(const struct agg_jobsum *s, const struct agg_cell 
 	json_object_object_add(o, "max", num(x->max));
 	json_object_object_add(o, "median", num(agg_sketch__median(&x->q)));
 	json_object_object_add(o, "quantiles", quantiles_json(&x->q));
-	json_object_object_add(o, "sd", agg_json__dbl(agg_sum__sd(x)));
+	json_object_object_add(o, "sd", agg_json__dbl(agg_rstat__sd(x)));
 	/* max/mean - 1 as (max - mean)/mean: one rounding, not two */
 	json_object_object_add(o, "imbalance",
 			       agg_json__dbl(mean != 0 ? (x->max - mean) / mean : 0.0));

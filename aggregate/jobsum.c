@@ -93,7 +93,7 @@ int agg_jobsum__add_cell(struct agg_jobsum *s, uint32_t region, uint32_t event,
 	/* quantiles only where the document shows a median */
 	bool noq = what == AGG_THREAD || what == AGG_PRESENT || what >= AGG_DRILL_TOT;
 
-	if (!c || (noq ? agg_sum__add_noq(&c->s, v, err, who) : agg_sum__add(&c->s, v, err, who))) {
+	if (!c || (noq ? agg_rstat__add_noq(&c->s, v, err, who) : agg_rstat__add(&c->s, v, err, who))) {
 		s->oom = true;
 		return -1;
 	}
@@ -402,7 +402,7 @@ int agg_jobsum__merge(struct agg_jobsum *a, const struct agg_jobsum *b)
 		goto out;
 	for (size_t k = 0; k < b->n; k++) {
 		const struct agg_cell *cb = &b->cell[k];
-		struct agg_sum sb = cb->s;
+		struct agg_rstat sb = cb->s;
 		struct agg_cell *ca = cell__get(
 			a, cb->region == AGG_NONE ? AGG_NONE : mr[cb->region],
 			cb->event == AGG_NONE || what__drill(cb->what) ? cb->event : me[cb->event],
@@ -414,7 +414,7 @@ int agg_jobsum__merge(struct agg_jobsum *a, const struct agg_jobsum *b)
 			sb.min_at.tid = mw[sb.min_at.tid];
 			sb.max_at.tid = mw[sb.max_at.tid];
 		}
-		if (!ca || agg_sum__merge(&ca->s, &sb))
+		if (!ca || agg_rstat__merge(&ca->s, &sb))
 			goto out;
 	}
 	a->ranks += b->ranks;
@@ -445,7 +445,7 @@ out:
 void agg_jobsum__free(struct agg_jobsum *s)
 {
 	for (size_t k = 0; k < s->n; k++)
-		agg_sum__free(&s->cell[k].s);
+		agg_rstat__free(&s->cell[k].s);
 	free(s->cell);
 	free(s->slot);
 	hs_strtab__free(&s->regions);
@@ -557,7 +557,7 @@ int agg_jobsum__pack(const struct agg_jobsum *s, struct agg_buf *b)
 		agg_buf__put(b, &s->cell[k].region, sizeof(uint32_t));
 		agg_buf__put(b, &s->cell[k].event, sizeof(uint32_t));
 		agg_buf__put(b, &s->cell[k].what, sizeof(uint32_t));
-		agg_sum__pack(b, &s->cell[k].s);
+		agg_rstat__pack(b, &s->cell[k].s);
 	}
 	return b->bad ? -1 : 0;
 }
@@ -627,7 +627,7 @@ int agg_jobsum__unpack(struct agg_jobsum *s, struct agg_buf *b)
 		    agg_jobsum__cell(s, key[0], key[1], key[2]) ||
 		    !(c = cell__get(s, key[0], key[1], key[2])))
 			goto bad;
-		if (!agg_sum__unpack(b, &c->s) || c->s.min_at.host >= (int32_t)s->hosts.n ||
+		if (!agg_rstat__unpack(b, &c->s) || c->s.min_at.host >= (int32_t)s->hosts.n ||
 		    c->s.max_at.host >= (int32_t)s->hosts.n ||
 		    (what__why(key[2]) && (c->s.min_at.tid < 0 ||
 					   c->s.min_at.tid >= (int64_t)s->whys.n ||

@@ -1,5 +1,5 @@
 /* jobsum.h - a job's results as mergeable summaries (issue 30): for every
- * (region, what, event) one agg_sum (summary.h) over the ranks, region
+ * (region, what, event) one agg_rstat (summary.h) over the ranks, region
  * and event names joined by name, plus what the job document says of the
  * ranks in bounded space (how many, which are missing as intervals, the
  * incomplete ones up to a cap).  Its size depends on the regions, events
@@ -57,7 +57,7 @@ enum agg_what {
 struct agg_cell {
 	uint32_t region, event; /* indices into the summary's tables */
 	uint32_t what;
-	struct agg_sum s;
+	struct agg_rstat s;
 };
 
 #define AGG_INCOMPLETE_LISTED 64

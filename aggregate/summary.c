@@ -352,27 +352,27 @@ static bool who__before(const struct agg_who *a, const struct agg_who *b)
 	return a->rank != b->rank ? a->rank < b->rank : a->tid < b->tid;
 }
 
-static int sum__add(struct agg_sum *s, double v, double err, struct agg_who who, bool noq)
+static int sum__add(struct agg_rstat *s, double v, double err, struct agg_who who, bool noq)
 {
-	struct agg_sum one = { .n = 1, .sum = v, .err2 = err * err, .has_error = err > 0,
+	struct agg_rstat one = { .n = 1, .sum = v, .err2 = err * err, .has_error = err > 0,
 			       .noq = noq, .min = v, .max = v, .min_at = who, .max_at = who };
 
 	if (!noq && agg_sketch__add(&one.q, v))
 		return -1;
-	return agg_sum__merge(s, &one);
+	return agg_rstat__merge(s, &one);
 }
 
-int agg_sum__add(struct agg_sum *s, double v, double err, struct agg_who who)
+int agg_rstat__add(struct agg_rstat *s, double v, double err, struct agg_who who)
 {
 	return sum__add(s, v, err, who, false);
 }
 
-int agg_sum__add_noq(struct agg_sum *s, double v, double err, struct agg_who who)
+int agg_rstat__add_noq(struct agg_rstat *s, double v, double err, struct agg_who who)
 {
 	return sum__add(s, v, err, who, true);
 }
 
-int agg_sum__merge(struct agg_sum *a, const struct agg_sum *b)
+int agg_rstat__merge(struct agg_rstat *a, const struct agg_rstat *b)
 {
 	double ma, mb, d;
 	uint64_t n;
@@ -414,17 +414,17 @@ int agg_sum__merge(struct agg_sum *a, const struct agg_sum *b)
 	return 0;
 }
 
-double agg_sum__mean(const struct agg_sum *s)
+double agg_rstat__mean(const struct agg_rstat *s)
 {
 	return s->n ? s->sum / (double)s->n : 0;
 }
 
-double agg_sum__sd(const struct agg_sum *s)
+double agg_rstat__sd(const struct agg_rstat *s)
 {
 	return s->n ? sqrt(s->m2 > 0 ? s->m2 / (double)s->n : 0) : 0;
 }
 
-void agg_sum__free(struct agg_sum *s)
+void agg_rstat__free(struct agg_rstat *s)
 {
 	agg_sketch__free(&s->q);
 	memset(s, 0, sizeof(*s));
@@ -432,7 +432,7 @@ void agg_sum__free(struct agg_sum *s)
 
 /* ---- serialisation -------------------------------------------------------- */
 
-void agg_sum__pack(struct agg_buf *b, const struct agg_sum *s)
+void agg_rstat__pack(struct agg_buf *b, const struct agg_rstat *s)
 {
 	uint8_t e = (uint8_t)(s->has_error | s->noq << 1);
 
@@ -464,7 +464,7 @@ void agg_sum__pack(struct agg_buf *b, const struct agg_sum *s)
 	}
 }
 
-bool agg_sum__unpack(struct agg_buf *b, struct agg_sum *s)
+bool agg_rstat__unpack(struct agg_buf *b, struct agg_rstat *s)
 {
 	uint8_t e = 0;
 	bool ok;
@@ -509,7 +509,7 @@ bool agg_sum__unpack(struct agg_buf *b, struct agg_sum *s)
 		ok = false;
 	}
 	if (!ok) {
-		agg_sum__free(s);
+		agg_rstat__free(s);
 		b->bad = true;
 	}
 	return ok;

@@ -17,7 +17,7 @@
  * at which all the values fit, and the counts those of a sketch of the
  * union, whatever the tree.
  *
- * agg_sum is one statistic: count, sum, mean, M2 (Chan's parallel
+ * agg_rstat is one statistic: count, sum, mean, M2 (Chan's parallel
  * variance), the multiplexing errors, min and max with who holds them
  * (ties to the lowest rank, as job.c), and the sketch.  Plain C, no MPI,
  * no JSON: the plugin merges them over MPI, hpcshim merge over files.
@@ -57,7 +57,7 @@ struct agg_who {
 	int64_t tid;
 };
 
-struct agg_sum {
+struct agg_rstat {
 	uint64_t n;
 	double sum, m2, err2; /* m2: sum of squared deviations from the mean */
 	bool has_error;
@@ -89,13 +89,13 @@ void agg_sketch__free(struct agg_sketch *s);
 int32_t agg_sketch__index(double v, int level);
 double agg_sketch__value(int32_t i, int level);
 
-int agg_sum__add(struct agg_sum *s, double v, double err, struct agg_who who);
+int agg_rstat__add(struct agg_rstat *s, double v, double err, struct agg_who who);
 /* The same without quantiles (a statistic whose median no one reads). */
-int agg_sum__add_noq(struct agg_sum *s, double v, double err, struct agg_who who);
-int agg_sum__merge(struct agg_sum *a, const struct agg_sum *b);
-double agg_sum__mean(const struct agg_sum *s);
-double agg_sum__sd(const struct agg_sum *s); /* the population one */
-void agg_sum__free(struct agg_sum *s);
+int agg_rstat__add_noq(struct agg_rstat *s, double v, double err, struct agg_who who);
+int agg_rstat__merge(struct agg_rstat *a, const struct agg_rstat *b);
+double agg_rstat__mean(const struct agg_rstat *s);
+double agg_rstat__sd(const struct agg_rstat *s); /* the population one */
+void agg_rstat__free(struct agg_rstat *s);
 
 /* Serialisation: a byte buffer that grows (little-endian hosts' layout;
  * both ends of one job run one build). */
@@ -107,8 +107,8 @@ struct agg_buf {
 void agg_buf__put(struct agg_buf *b, const void *p, size_t n);
 bool agg_buf__get(struct agg_buf *b, void *p, size_t n);
 void agg_buf__free(struct agg_buf *b);
-void agg_sum__pack(struct agg_buf *b, const struct agg_sum *s);
+void agg_rstat__pack(struct agg_buf *b, const struct agg_rstat *s);
 /* false: a damaged buffer (s freed and zeroed). */
-bool agg_sum__unpack(struct agg_buf *b, struct agg_sum *s);
+bool agg_rstat__unpack(struct agg_buf *b, struct agg_rstat *s);
 
 #endif

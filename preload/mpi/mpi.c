@@ -41,6 +41,7 @@
 #include "aggregate/docread.h"
 #include "aggregate/jobdoc.h"
 #include "aggregate/jobsum.h"
+#include "aggregate/oom.h"
 #include "aggregate/result.h"
 #include "common/dl.h"
 #include "presets/preset.h"
@@ -218,14 +219,25 @@ static const struct tree *mpi__tree(void *ctx, const char *name, const char *mod
 	return pmu_tree_table__find(&t->tt, name, model);
 }
 
+static uint64_t mpi__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* The reduction's state on this rank (plugin.h's callbacks). */
 struct mpi_red {
 	struct agg_jobsum s;
 	bool named; /* the document names this rank (its entry was asked for) */
-	struct dr_doc *doc; /* this rank's results, for its entry */
+	char *entry; /* this rank's entry of ranks[] (its results are freed
+		      * once summarised: rank 0's peak is then the larger of
+		      * its own results and the document, not their sum) */
 	int rank, size;
 	struct mpi_trees trees;
 	char why[256];
+	uint64_t t_start, t_merge, t_doc; /* ns in the phases (the debug line) */
 	/* the callback's arguments under agg_jobdoc__guard */
 	const void *in;
 	size_t in_len;
@@ -239,9 +251,13 @@ static int mpi__start_fn(void *arg)
 {
 	struct mpi_red *m = arg;
 	size_t len = 0;
+	uint64_t t0 = mpi__now(), t1, t2;
 	char *text = hs_flush__snapshot(&len);
 	json_tokener *tok;
 	json_object *d = NULL, *proc = NULL;
+	struct dr_doc *doc;
+
+	t1 = mpi__now();
 
 	if (!text) {
 		snprintf(m->why, sizeof(m->why), "rank %d could not render its results", m->rank);
@@ -260,10 +276,17 @@ static int mpi__start_fn(void *arg)
 	/* MPI's own numbering, whatever the launcher's variables said. */
 	json_object_object_add(proc, "rank", json_object_new_int(m->rank));
 	json_object_object_add(proc, "size", json_object_new_int(m->size));
-	m->doc = dr_doc__wrap(d);
-	if (!m->doc || dr_doc__check_partial(m->doc, m->why, sizeof(m->why)))
+	doc = dr_doc__wrap(d);
+	if (!doc || dr_doc__check_partial(doc, m->why, sizeof(m->why))) {
+		dr_doc__free(doc);
 		return -1;
-	agg_jobdoc__summarise(&m->s, m->doc, m->rank, NULL, mpi__tree, &m->trees);
+	}
+	t2 = mpi__now();
+	agg_jobdoc__summarise(&m->s, doc, m->rank, NULL, mpi__tree, &m->trees);
+	m->entry = agg_jobdoc__entry(doc, m->rank, NULL);
+	dr_doc__free(doc);
+	hs_log(HS_LOG_DEBUG, "MPI_Finalize: rank %d: rendered %.1f ms, parsed %.1f ms, summarised %.1f ms",
+	       m->rank, (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6, (double)(mpi__now() - t2) / 1e6);
 	return 0;
 }
 
@@ -280,9 +303,14 @@ static int mpi__start(void *ctx, int rank, int size)
 {
 	struct mpi_red *m = ctx;
 
+	uint64_t t0 = mpi__now();
+	int rc;
+
 	m->rank = rank;
 	m->size = size;
-	return mpi__guard(mpi__start_fn, m);
+	rc = mpi__guard(mpi__start_fn, m);
+	m->t_start = mpi__now() - t0;
+	return rc;
 }
 
 static int mpi__pack(void *ctx, void **buf, size_t *len)
@@ -320,9 +348,14 @@ static int mpi__merge(void *ctx, const void *buf, size_t len)
 {
 	struct mpi_red *m = ctx;
 
+	uint64_t t0 = mpi__now();
+	int rc;
+
 	m->in = buf;
 	m->in_len = len;
-	return mpi__guard(mpi__merge_fn, m);
+	rc = mpi__guard(mpi__merge_fn, m);
+	m->t_merge += mpi__now() - t0;
+	return rc;
 }
 
 static int mpi__named(void *ctx, int *ranks, int max)
@@ -335,7 +368,7 @@ static int mpi__named(void *ctx, int *ranks, int max)
 static int mpi__entry_fn(void *arg)
 {
 	struct mpi_red *m = arg;
-	char *e = agg_jobdoc__entry(m->doc, m->rank, NULL);
+	char *e = agg_xstrdup(m->entry);
 
 	m->named = true;
 	*m->out = e;
@@ -408,18 +441,11 @@ static int mpi__document_fn(void *arg)
 static void mpi__red_free(struct mpi_red *m)
 {
 	agg_jobsum__free(&m->s);
-	dr_doc__free(m->doc);
+	free(m->entry);
 	if (m->trees.read)
 		pmu_tree_table__free(&m->trees.tt);
 }
 
-static uint64_t mpi__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Before the real MPI_Finalize, once per process. */
 static void mpi__before_finalize(void)
@@ -461,8 +487,16 @@ static void mpi__before_finalize(void)
 		return;
 	}
 	done = 0;
-	if (rank == 0)
+	if (rank == 0) {
+		uint64_t t1 = mpi__now();
+
 		done = mpi__guard(mpi__document_fn, m) == 0;
+		m->t_doc = mpi__now() - t1;
+	}
+	hs_log(HS_LOG_DEBUG,
+	       "MPI_Finalize: rank %d: summary %.1f ms, merges %.1f ms, document %.1f ms",
+	       rank, (double)m->t_start / 1e6, (double)m->t_merge / 1e6,
+	       (double)m->t_doc / 1e6);
 	snprintf(why, sizeof(why), "%s", m->why);
 	named = m->named;
 	mpi__red_free(m);

@@ -191,38 +191,38 @@ int main(void)
 	}
 	/* statistics: holders, ties to the lowest rank, spread */
 	{
-		struct agg_sum a = { 0 }, b = { 0 }, all = { 0 };
+		struct agg_rstat a = { 0 }, b = { 0 }, all = { 0 };
 		double val[8] = { 5, 1, 9, 1, 9, 3, 7, 2 }, mean = 37.0 / 8, var = 0;
 
 		for (int r = 0; r < 8; r++) {
 			struct agg_who w = { .rank = r, .pid = 100 + r, .tid = -1 };
 
-			agg_sum__add(r % 2 ? &b : &a, val[r], 0, w);
-			agg_sum__add(&all, val[r], 0, w);
+			agg_rstat__add(r % 2 ? &b : &a, val[r], 0, w);
+			agg_rstat__add(&all, val[r], 0, w);
 			var += (val[r] - mean) * (val[r] - mean);
 		}
-		agg_sum__merge(&b, &a); /* the higher ranks first: holders still the lowest */
+		agg_rstat__merge(&b, &a); /* the higher ranks first: holders still the lowest */
 		TAP_OK(b.n == 8 && b.sum == 37 && b.min == 1 && b.min_at.rank == 1 &&
 			       b.max == 9 && b.max_at.rank == 2,
 		       "merged: n, sum, min at rank 1, max at rank 2 (ties to the lowest)");
-		TAP_OK(fabs(agg_sum__sd(&b) - sqrt(var / 8)) < 1e-12, "sd %.6f", agg_sum__sd(&b));
+		TAP_OK(fabs(agg_rstat__sd(&b) - sqrt(var / 8)) < 1e-12, "sd %.6f", agg_rstat__sd(&b));
 		TAP_OK(agg_sketch__median(&b.q) == 4, "median exact: 4");
 
 		struct agg_buf buf = { 0 };
-		struct agg_sum u;
+		struct agg_rstat u;
 
-		agg_sum__pack(&buf, &b);
-		TAP_OK(agg_sum__unpack(&buf, &u) && u.n == b.n && u.sum == b.sum &&
+		agg_rstat__pack(&buf, &b);
+		TAP_OK(agg_rstat__unpack(&buf, &u) && u.n == b.n && u.sum == b.sum &&
 			       u.m2 == b.m2 && u.max_at.rank == 2 && same_sketch(&u.q, &b.q),
 		       "packed and unpacked equal");
 		buf.len -= 3;
 		buf.off = 0;
-		agg_sum__free(&u);
-		TAP_OK(!agg_sum__unpack(&buf, &u), "a truncated buffer refused");
+		agg_rstat__free(&u);
+		TAP_OK(!agg_rstat__unpack(&buf, &u), "a truncated buffer refused");
 		agg_buf__free(&buf);
-		agg_sum__free(&a);
-		agg_sum__free(&b);
-		agg_sum__free(&all);
+		agg_rstat__free(&a);
+		agg_rstat__free(&b);
+		agg_rstat__free(&all);
 	}
 
 	/* job summaries: names joined, the binomial stack = the tree */
