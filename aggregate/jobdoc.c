@@ -429,12 +429,16 @@ int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int ra
 				agg_jobsum__add_cell(s, r, e, AGG_EXCL, x.v, value_err(&x), who);
 		}
 	}
-	/* the thread extremes: every thread's region entries */
+	/* the thread extremes and the roles: every thread's region entries */
 	for (size_t t = 0; t < dr_doc__nthreads(doc); t++) {
 		const struct dr_thread *th = dr_doc__thread(doc, t);
 		struct agg_who tw = who;
+		enum agg_what role;
 
 		tw.tid = dr_thread__tid(th);
+		role = tw.tid == rk.pid		? AGG_ROLE_MAIN :
+		       dr_thread__omp(th) >= 0 ? AGG_ROLE_OMP :
+						 AGG_ROLE_OTHER;
 		for (size_t i = 0; i < dr_thread__nregions(th); i++) {
 			const struct dr_region *g = dr_thread__region(th, i);
 			long r;
@@ -445,9 +449,11 @@ int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int ra
 				continue;
 			for (uint32_t e = 0; e < s->events.n; e++)
 				if (dr_region__value(g, DR_INCLUSIVE, s->events.name[e], &x) &&
-				    x.has)
+				    x.has) {
 					agg_jobsum__add_cell(s, (uint32_t)r, e, AGG_THREAD, x.v, 0,
 							     tw);
+					agg_jobsum__add_cell(s, (uint32_t)r, e, role, x.v, 0, tw);
+				}
 		}
 	}
 	jobdoc_drill__facts(s, doc, rank, who, tree, tree_ctx);
@@ -566,6 +572,41 @@ static json_object *extremes_json(const struct agg_jobsum *s, uint32_t r)
 	return o;
 }
 
+/* {"main"|"openmp"|"other": {"event": stats over those threads}}: the
+ * roles some thread of the region has. */
+static json_object *roles_json(const struct agg_jobsum *s, uint32_t r)
+{
+	static const struct {
+		enum agg_what what;
+		const char *key;
+	} roles[] = { { AGG_ROLE_MAIN, "main" }, { AGG_ROLE_OMP, "openmp" },
+		      { AGG_ROLE_OTHER, "other" } };
+	json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		json_object *x = json_object_new_object();
+
+		for (uint32_t e = 0; e < s->events.n; e++) {
+			const struct agg_cell *c = cell(s, r, e, roles[i].what);
+			json_object *st = stat_json(s, c);
+
+			if (st) {
+				/* the holders are threads */
+				json_object_object_add(st, "min_at",
+						       who_json(s, &c->s.min_at, true));
+				json_object_object_add(st, "max_at",
+						       who_json(s, &c->s.max_at, true));
+				json_object_object_add(x, s->events.name[e], st);
+			}
+		}
+		if (json_object_object_length(x))
+			json_object_object_add(o, roles[i].key, x);
+		else
+			json_object_put(x);
+	}
+	return o;
+}
+
 static json_object *region_json(const struct agg_jobsum *s, uint32_t r,
 				const struct jobdrill *d)
 {
@@ -590,6 +631,7 @@ static json_object *region_json(const struct agg_jobsum *s, uint32_t r,
 	}
 	json_object_object_add(o, "wall_ns", wall);
 	json_object_object_add(o, "threads", extremes_json(s, r));
+	json_object_object_add(o, "thread_roles", roles_json(s, r));
 	return o;
 }
 

@@ -91,7 +91,8 @@ int agg_jobsum__add_cell(struct agg_jobsum *s, uint32_t region, uint32_t event,
 {
 	struct agg_cell *c = cell__get(s, region, event, what);
 	/* quantiles only where the document shows a median */
-	bool noq = what == AGG_THREAD || what == AGG_PRESENT || what >= AGG_DRILL_TOT;
+	bool noq = what == AGG_THREAD || what == AGG_PRESENT ||
+		   (what >= AGG_DRILL_TOT && what <= AGG_DRILL_WHY_EX);
 
 	if (!c || (noq ? agg_rstat__add_noq(&c->s, v, err, who) : agg_rstat__add(&c->s, v, err, who))) {
 		s->oom = true;

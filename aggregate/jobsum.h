@@ -50,6 +50,12 @@ enum agg_what {
 			    * holder's tid the index of the reason in whys */
 	AGG_DRILL_WHY_IN,
 	AGG_DRILL_WHY_EX,
+	/* a thread's inclusive value by its role: the process's main thread,
+	 * an OpenMP thread (omp_thread set), any other (MPI's progress
+	 * threads, the program's pthreads) */
+	AGG_ROLE_MAIN,
+	AGG_ROLE_OMP,
+	AGG_ROLE_OTHER,
 	AGG_NWHAT
 };
 #define AGG_NONE UINT32_MAX /* no region (process) or no event */

@@ -9,7 +9,7 @@ percentile within the sketch's stated error (quantiles.rel_error, from its level
 of the exact order statistic
 (and exactly, with "exact": true, at 16 ranks and below); ranks[] lists
 every rank up to 256 and beyond only the ranks the document names (the
-holders of extremes); missing ranks; the merge's peak memory does not grow
+holders of extremes); per thread role (main, OpenMP) the same statistics; missing ranks; the merge's peak memory does not grow
 with the number of rank files beyond their list."""
 import json
 import math
@@ -48,8 +48,12 @@ def rank_file(d, rank, size, cyc, skip=()):
                        "exec_generation": 0},
            "events": [{"name": k, "status": "ok"} for k in EVENTS],
            "totals": tot,
-           "threads": [{"tid": 200000 + rank, "totals": tot,
-                        "regions": [dict(r) for r in regs]}],
+           "threads": [{"tid": 100000 + rank, "totals": tot,
+                        "regions": [dict(r) for r in regs]},
+                       {"tid": 200000 + rank, "omp_thread": 1, "totals": {"cycles": rank},
+                        "regions": [{"name": "work", "parent": None, "calls": 1,
+                                     "threads": 1, "inclusive": {"cycles": 3 * rank},
+                                     "exclusive": {"cycles": 3 * rank}}]}],
            "regions": regs}
     with open(os.path.join(d, "hpcshim-n-%d-j77.0-r%d.json" % (100000 + rank, rank)), "w") as f:
         json.dump(doc, f)
@@ -97,7 +101,8 @@ def check_stat(t, what, st, vals, holders):
     exact = len(v) <= 16
     # the sketch's level: the lowest at which the spread fits 64 buckets
     lg0 = math.log(1.01 / 0.99)
-    spread = math.log(max(v) / min(v)) if min(v) > 0 else float("inf")
+    pos = [x for x in v if x > 0]  # zeros have a count of their own
+    spread = math.log(max(pos) / min(pos)) if pos else 0
     level = 0
     while spread / (lg0 * 2 ** level) >= 63:
         level += 1
@@ -140,9 +145,17 @@ def main():
             t.eq(named(doc["regions"], "only1")["ranks"], len([r for r in vals if r % 3 == 1]),
                  "%d ranks: only1 in every third rank" % p)
             th = work["threads"]["cycles"]
+            top = max(vals, key=lambda r: (vals[r], -r))
             t.eq((th["n"], th["max_at"]["rank"], th["max_at"]["tid"]),
-                 (p, max(vals, key=lambda r: (vals[r], -r)), 200000 + max(vals, key=lambda r: (vals[r], -r))),
-                 "%d ranks: thread extremes with rank and tid" % p)
+                 (2 * p, top, 100000 + top), "%d ranks: thread extremes with rank and tid" % p)
+            roles = work["thread_roles"]
+            t.eq(sorted(roles), ["main", "openmp"], "%d ranks: thread roles main and openmp" % p)
+            check_stat(t, "%d ranks, work cycles of the main threads" % p, roles["main"]["cycles"],
+                       {r: c / 2 for r, c in vals.items()}, holders)
+            check_stat(t, "%d ranks, work cycles of the OpenMP threads" % p,
+                       roles["openmp"]["cycles"], {r: 3 * r for r in vals}, holders)
+            t.eq((roles["openmp"]["cycles"]["max_at"]["tid"], roles["main"]["cycles"]["max_at"]["tid"]),
+                 (200000 + p - 1, 100000 + top), "%d ranks: the roles' holders with their tids" % p)
             listed = [r["rank"] for r in doc["ranks"]]
             if p <= 256:
                 t.eq((doc["job"]["ranks_listed"], listed), ("all", list(range(p))),
