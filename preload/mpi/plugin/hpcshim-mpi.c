@@ -14,13 +14,16 @@
  * then the bytes in pieces of at most 1 GiB (MPI counts are int).  Errors
  * return (MPI_ERRORS_RETURN on the duplicate), and every decision that
  * could differ between ranks goes through an allreduce, so all ranks fall
- * back together and none waits for a message that will not come.
+ * back together and none waits for a message that will not come.  Every
+ * wait is a test and a short sleep (wait_req), not a blocking call that
+ * polls: the waiting ranks leave the cores to those still working.
  */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "preload/mpi/plugin.h"
 
@@ -29,9 +32,47 @@
 
 static MPI_Comm comm = MPI_COMM_NULL;
 
+/* Waits for a request sleeping between tests (50 us, doubling to 2 ms):
+ * a rank that waits for its children or for the others gives its core
+ * to the ranks still summarising (MPICH's blocking calls poll, which on
+ * an oversubscribed node takes the cores from the ranks with work). */
+static int wait_req(MPI_Request *r, MPI_Status *st)
+{
+	long ns = 50000;
+	int done = 0, rc;
+
+	for (;;) {
+		rc = MPI_Test(r, &done, st ? st : MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS || done)
+			return rc;
+		nanosleep(&(struct timespec){ 0, ns }, NULL);
+		if (ns < 2000000)
+			ns *= 2;
+	}
+}
+
+static int send_part(const void *buf, int n, int to)
+{
+	MPI_Request r;
+	int rc = MPI_Isend(buf, n, MPI_BYTE, to, TAG, comm, &r);
+
+	return rc == MPI_SUCCESS ? wait_req(&r, NULL) : rc;
+}
+
+static int recv_part(void *buf, int n, int from)
+{
+	MPI_Request r;
+	int rc = MPI_Irecv(buf, n, MPI_BYTE, from, TAG, comm, &r);
+
+	return rc == MPI_SUCCESS ? wait_req(&r, NULL) : rc;
+}
+
+/* The length waits sleeping (the receiver may still be summarising); the
+ * bytes then go with blocking calls: the receiver is there, and a large
+ * message's fragments need both sides' progress without naps between. */
 static int send_buf(const void *buf, uint64_t len, int to)
 {
-	int rc = MPI_Send(&len, 8, MPI_BYTE, to, TAG, comm);
+	int rc = send_part(&len, 8, to);
 
 	for (uint64_t off = 0; rc == MPI_SUCCESS && off < len; off += PIECE) {
 		uint64_t n = len - off < PIECE ? len - off : PIECE;
@@ -45,7 +86,7 @@ static int recv_buf(void **buf, uint64_t *len, int from)
 {
 	uint64_t n = 0;
 	char *b;
-	int rc = MPI_Recv(&n, 8, MPI_BYTE, from, TAG, comm, MPI_STATUS_IGNORE);
+	int rc = recv_part(&n, 8, from);
 
 	*buf = NULL;
 	*len = 0;
@@ -75,7 +116,12 @@ static void why_mpi(char *why, size_t whylen, const char *what, int rc)
 /* Every rank's good, or the first failure: -1 on all ranks. */
 static int all_good(int good, const char *what, char *why, size_t whylen)
 {
-	int allgood = 0, rc = MPI_Allreduce(&good, &allgood, 1, MPI_INT, MPI_MIN, comm);
+	int allgood = 0, rc;
+	MPI_Request r;
+
+	rc = MPI_Iallreduce(&good, &allgood, 1, MPI_INT, MPI_MIN, comm, &r);
+	if (rc == MPI_SUCCESS)
+		rc = wait_req(&r, NULL);
 
 	if (rc != MPI_SUCCESS) {
 		why_mpi(why, whylen, "MPI_Allreduce", rc);
@@ -126,6 +172,14 @@ static int tree(const struct hs_mpi_ops *ops, int rank, int size, int *rounds)
 	return good;
 }
 
+static int bcast(int *v, int n)
+{
+	MPI_Request r;
+	int rc = MPI_Ibcast(v, n, MPI_INT, 0, comm, &r);
+
+	return rc == MPI_SUCCESS ? wait_req(&r, NULL) : rc;
+}
+
 /* The named ranks' own entries to rank 0. */
 static int named(const struct hs_mpi_ops *ops, int rank, int good)
 {
@@ -135,7 +189,7 @@ static int named(const struct hs_mpi_ops *ops, int rank, int good)
 		n = good ? ops->named(ops->ctx, list + 1, HS_MPI_NAMED_MAX) : 0;
 		list[0] = n < 0 ? 0 : n > HS_MPI_NAMED_MAX ? HS_MPI_NAMED_MAX : n;
 	}
-	if (MPI_Bcast(list, HS_MPI_NAMED_MAX + 1, MPI_INT, 0, comm) != MPI_SUCCESS)
+	if (bcast(list, HS_MPI_NAMED_MAX + 1) != MPI_SUCCESS)
 		return 0;
 	for (int i = 1; i <= list[0]; i++) {
 		if (list[i] == 0 && rank == 0) {
@@ -198,7 +252,7 @@ fail:
 
 static int plugin__finish(int done)
 {
-	int rc = MPI_Bcast(&done, 1, MPI_INT, 0, comm);
+	int rc = bcast(&done, 1);
 
 	MPI_Comm_free(&comm);
 	return rc == MPI_SUCCESS ? done : -1;
