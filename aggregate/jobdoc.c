@@ -662,9 +662,69 @@ static json_object *missing_json(const struct agg_jobsum *s, long long *count)
 	return arr;
 }
 
-json_object *agg_jobdoc__from_sum(const struct agg_jobsum *s, json_object *ignored,
-				  const char *tool, const char *prog, agg_jobdoc_tree_fn tree,
-				  void *tree_ctx)
+static json_object *jobdoc__head(const struct agg_jobsum *s, json_object *ignored,
+				 const char *tool, const char *prog, agg_jobdoc_tree_fn tree,
+				 void *tree_ctx);
+
+/* The text of a JSON value, as the documents are written. */
+static const char *text_of(json_object *o)
+{
+	const char *t = json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	if (!t)
+		agg_oom();
+	return t;
+}
+
+static void text__put(char **buf, size_t *len, size_t *cap, const char *t, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		while (*len + n + 1 > *cap)
+			*cap = *cap ? 2 * *cap : 1 << 16;
+		*buf = agg_xrealloc(*buf, *cap);
+	}
+	memcpy(*buf + *len, t, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+}
+
+char *agg_jobdoc__render(const struct agg_jobsum *s, json_object *ignored, const char *tool,
+			 const char *prog, agg_jobdoc_tree_fn tree, void *tree_ctx, size_t *len)
+{
+	/* The document without its regions as a tree, then each region's
+	 * tree written and freed in turn: the memory holds the text and one
+	 * region, never the whole document as json-c objects (several
+	 * hundred bytes each). */
+	json_object *doc = jobdoc__head(s, ignored, tool, prog, tree, tree_ctx);
+	struct jobdrill drill;
+	const char *t = text_of(doc);
+	size_t n = strlen(t), cap = 0;
+	char *buf = NULL;
+
+	*len = 0;
+	jobdoc_drill__find(s, NULL, tree, tree_ctx, &drill); /* said by the head */
+	/* {"schema":...,"wall_ns":...} -> {"schema":...,"wall_ns":...,"regions":[...]} */
+	text__put(&buf, len, &cap, t, n - 1);
+	text__put(&buf, len, &cap, ",\"regions\":[", 12);
+	json_object_put(doc);
+	for (uint32_t r = 0; r < s->regions.n; r++) {
+		json_object *o = region_json(s, r, &drill);
+
+		if (r)
+			text__put(&buf, len, &cap, ",", 1);
+		t = text_of(o);
+		text__put(&buf, len, &cap, t, strlen(t));
+		json_object_put(o);
+	}
+	text__put(&buf, len, &cap, "]}", 2);
+	return buf;
+}
+
+/* The document up to its regions (regions written by the caller). */
+static json_object *jobdoc__head(const struct agg_jobsum *s, json_object *ignored,
+				 const char *tool, const char *prog, agg_jobdoc_tree_fn tree,
+				 void *tree_ctx)
 {
 	json_object *doc = json_object_new_object(), *info = json_object_new_object();
 	json_object *hosts = json_object_new_array(), *arr, *ranks, *inc;
@@ -719,16 +779,13 @@ json_object *agg_jobdoc__from_sum(const struct agg_jobsum *s, json_object *ignor
 	/* The ranks' process wall times: who ran longest, the spread. */
 	json_object_object_add(doc, "wall_ns",
 			       stat_json(s, cell(s, AGG_NONE, AGG_NONE, AGG_WALL_PROC)));
-	arr = json_object_new_array();
-	for (uint32_t r = 0; r < s->regions.n; r++)
-		json_object_array_add(arr, region_json(s, r, &drill));
-	json_object_object_add(doc, "regions", arr);
 	return doc;
 }
 
-json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
+char *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool, size_t *len)
 {
-	json_object *dup = job__number(j), *doc;
+	json_object *dup = job__number(j);
+	char *doc;
 	struct agg_jobsum_stack st = { .depth = 0 };
 	struct agg_jobsum *all, empty = { .size = -1 };
 
@@ -767,8 +824,8 @@ json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
 				}
 	}
 	j->ignored = NULL; /* the document's now */
-	doc = agg_jobdoc__from_sum(all ? all : &empty, dup, tool, j->prog, j->tree,
-				   j->tree_ctx);
+	doc = agg_jobdoc__render(all ? all : &empty, dup, tool, j->prog, j->tree, j->tree_ctx,
+				 len);
 	if (all) {
 		if (all->oom)
 			agg_oom();

@@ -62,10 +62,11 @@ int agg_jobdoc__take(struct agg_jobdoc *j, struct dr_doc *doc, const char *file,
  * chosen: want is not there, or there are several and no want (the jobs
  * are listed on stderr, one line each). */
 int agg_jobdoc__select(struct agg_jobdoc *j, const char *want, char **id);
-/* The job document (tool: its "tool" member).  Renumbers and sorts j's
- * ranks, drops duplicates, summarises each rank (agg_jobdoc__summarise)
- * and merges the summaries in the in-job tree's order. */
-struct json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool);
+/* The job document's text (tool: its "tool" member; *len its length;
+ * malloc'd).  Renumbers and sorts j's ranks, drops duplicates, summarises
+ * each rank (agg_jobdoc__summarise) and merges the summaries in the
+ * in-job tree's order. */
+char *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool, size_t *len);
 void agg_jobdoc__free(struct agg_jobdoc *j);
 /* One rank's document into a summary (aggregate/jobsum.h): rank, its
  * number (-1: the document's), file: where it came from (NULL: in the
@@ -75,13 +76,13 @@ int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int ra
 			  const char *file, agg_jobdoc_tree_fn tree, void *tree_ctx);
 /* A rank's entry of the document's ranks[] (JSON text, malloc'd). */
 char *agg_jobdoc__entry(const struct dr_doc *doc, int rank, const char *file);
-/* The job document of a summary of all the ranks.  ignored: the
+/* The job document of a summary of all the ranks, as text (malloc'd,
+ * *len its length), one region's objects at a time.  ignored: the
  * ignored_files array (taken) or NULL; prog: the prefix of the
  * drill-down's one line on stderr. */
-struct json_object *agg_jobdoc__from_sum(const struct agg_jobsum *s,
-					 struct json_object *ignored, const char *tool,
-					 const char *prog, agg_jobdoc_tree_fn tree,
-					 void *tree_ctx);
+char *agg_jobdoc__render(const struct agg_jobsum *s, struct json_object *ignored,
+			 const char *tool, const char *prog, agg_jobdoc_tree_fn tree,
+			 void *tree_ctx, size_t *len);
 /* fn(arg) with running out of memory in this file's functions turned into
  * a return of -1 (errno ENOMEM) instead of the tools' abort: for the shim,
  * which must never end the program. */

@@ -56,7 +56,7 @@ bool jobdoc_drill__find(const struct agg_jobsum *s, const char *prog,
 				 "preset path",
 				 x->model);
 	}
-	if (!d->t)
+	if (!d->t && prog)
 		fprintf(stderr, "%s: job drill-down: %s\n", prog, d->why);
 	return true;
 }

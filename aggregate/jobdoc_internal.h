@@ -23,7 +23,7 @@ struct jobdrill {
 
 /* jobdoc_drill.c: a rank's inputs of the drill-down (its tree found by
  * its CPU model) into the summary; whether any rank carries a drill-down,
- * and the tree (or why none); then "<key>_drilldown" of the totals
+ * and the tree (or why none; said on stderr after prog unless NULL); then "<key>_drilldown" of the totals
  * (region AGG_NONE) or of a region, on the sums over the ranks. */
 void jobdoc_drill__facts(struct agg_jobsum *s, const struct dr_doc *doc, int rank,
 			 struct agg_who who, agg_jobdoc_tree_fn tree, void *tree_ctx);

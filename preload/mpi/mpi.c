@@ -406,8 +406,8 @@ static int mpi__document_fn(void *arg)
 {
 	struct mpi_red *m = arg;
 	char host[256] = "unknown", path[PATH_MAX + 320], jobsfx[72];
-	const char *text;
-	json_object *doc;
+	char *text;
+	size_t len;
 	int rc;
 
 	if (m->s.ranks != (uint64_t)m->size) {
@@ -415,15 +415,8 @@ static int mpi__document_fn(void *arg)
 			 (unsigned long long)m->s.ranks, m->size);
 		return -1;
 	}
-	doc = agg_jobdoc__from_sum(&m->s, NULL, "hpcshim (MPI_Finalize)", "hpcshim", mpi__tree,
-				   &m->trees);
-	text = json_object_to_json_string_ext(
-		doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!text) {
-		snprintf(m->why, sizeof(m->why), "out of memory");
-		json_object_put(doc);
-		return -1;
-	}
+	text = agg_jobdoc__render(&m->s, NULL, "hpcshim (MPI_Finalize)", "hpcshim", mpi__tree,
+				  &m->trees, &len);
 	gethostname(host, sizeof(host) - 1);
 	for (char *c = host; *c; c++)
 		if (*c == '/')
@@ -432,7 +425,7 @@ static int mpi__document_fn(void *arg)
 	snprintf(path, sizeof(path), "%s/hpcshim-job-%s-%d%s.json", hs_proc.cfg.output, host,
 		 (int)getpid(), jobsfx);
 	rc = agg_jobdoc__write(path, text, false, m->why, sizeof(m->why));
-	json_object_put(doc);
+	free(text);
 	if (rc == 0)
 		hs_log(HS_LOG_INFO, "job document of %d ranks written to %s", m->size, path);
 	return rc;
@@ -445,7 +438,6 @@ static void mpi__red_free(struct mpi_red *m)
 	if (m->trees.read)
 		pmu_tree_table__free(&m->trees.tt);
 }
-
 
 /* Before the real MPI_Finalize, once per process. */
 static void mpi__before_finalize(void)
