@@ -251,7 +251,7 @@ static int mpi__start_fn(void *arg)
 {
 	struct mpi_red *m = arg;
 	size_t len = 0;
-	uint64_t t0 = mpi__now(), t1, t2;
+	uint64_t t0 = mpi__now(), t1, t2, t3 = 0;
 	char *text = hs_flush__snapshot(&len);
 	json_tokener *tok;
 	json_object *d = NULL, *proc = NULL;
@@ -277,6 +277,7 @@ static int mpi__start_fn(void *arg)
 	json_object_object_add(proc, "rank", json_object_new_int(m->rank));
 	json_object_object_add(proc, "size", json_object_new_int(m->size));
 	doc = dr_doc__wrap(d);
+	t3 = mpi__now();
 	if (!doc || dr_doc__check_partial(doc, m->why, sizeof(m->why))) {
 		dr_doc__free(doc);
 		return -1;
@@ -285,8 +286,11 @@ static int mpi__start_fn(void *arg)
 	agg_jobdoc__summarise(&m->s, doc, m->rank, NULL, mpi__tree, &m->trees);
 	m->entry = agg_jobdoc__entry(doc, m->rank, NULL);
 	dr_doc__free(doc);
-	hs_log(HS_LOG_DEBUG, "MPI_Finalize: rank %d: rendered %.1f ms, parsed %.1f ms, summarised %.1f ms",
-	       m->rank, (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6, (double)(mpi__now() - t2) / 1e6);
+	hs_log(HS_LOG_DEBUG,
+	       "MPI_Finalize: rank %d: rendered %.1f ms, parsed %.1f ms (checked %.1f ms), "
+	       "summarised %.1f ms",
+	       m->rank, (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6,
+	       (double)(t2 - t3) / 1e6, (double)(mpi__now() - t2) / 1e6);
 	return 0;
 }
 
