@@ -40,7 +40,7 @@
 #include "common/fmath.h"
 #include "aggregate/docread.h"
 #include "aggregate/drill.h"
-#include "aggregate/job.h"
+#include "aggregate/jobsum.h"
 #include "aggregate/jobdoc.h"
 #include "aggregate/jobdoc_internal.h"
 #include "aggregate/jsonutil.h"
@@ -57,17 +57,6 @@
 int agg_jobdoc__guard(int (*fn)(void *), void *arg)
 {
 	return agg_oom__guard(fn, arg);
-}
-
-/* The index of s in names (events, regions, hosts in order seen), added
- * if new. */
-static size_t names__intern(struct hs_strtab *t, const char *s, bool *added)
-{
-	long i = hs_strtab__intern(t, s, added);
-
-	if (i < 0)
-		agg_oom();
-	return (size_t)i;
 }
 
 /* ---- the inputs -------------------------------------------------------- */
@@ -103,7 +92,41 @@ int agg_jobdoc__take(struct agg_jobdoc *j, struct dr_doc *doc, const char *file,
 		.complete = rk.complete,
 		.start_ns = dr_doc__start_ns(doc),
 	};
+	if (j->stream && file) {
+		const char **str[4] = { &r->host, &r->end, &r->job, &r->mpi_job };
+
+		for (int i = 0; i < 4; i++)
+			if (*str[i])
+				*str[i] = r->own[i] = agg_xstrdup(*str[i]);
+		dr_doc__free(doc);
+		r->doc = NULL;
+	}
 	return 0;
+}
+
+static void rank__release(struct agg_jobdoc_rank *r)
+{
+	dr_doc__free(r->doc);
+	free(r->path);
+	for (int i = 0; i < 4; i++)
+		free(r->own[i]);
+}
+
+/* Rank k's document: the one taken, or (streaming) its file read again;
+ * NULL with a line when the file no longer reads as it did. */
+static struct dr_doc *rank__doc(const struct agg_jobdoc *j, const struct agg_jobdoc_rank *r)
+{
+	char why[512];
+	struct dr_doc *d;
+
+	if (r->doc)
+		return r->doc;
+	d = dr_doc__load(r->path, why, sizeof(why));
+	if (d && dr_doc__is_result(d) && !dr_doc__check_partial(d, why, sizeof(why)))
+		return d;
+	fprintf(stderr, "%s: %s: changed while merging; left out\n", j->prog, r->path);
+	dr_doc__free(d);
+	return NULL;
 }
 
 bool agg_jobdoc__add(struct agg_jobdoc *j, json_object *doc, const char *file)
@@ -118,10 +141,8 @@ bool agg_jobdoc__add(struct agg_jobdoc *j, json_object *doc, const char *file)
 
 void agg_jobdoc__free(struct agg_jobdoc *j)
 {
-	for (size_t k = 0; k < j->n; k++) {
-		dr_doc__free(j->r[k].doc);
-		free(j->r[k].path);
-	}
+	for (size_t k = 0; k < j->n; k++)
+		rank__release(&j->r[k]);
 	free(j->r);
 	j->r = NULL;
 	j->n = j->cap = 0;
@@ -215,8 +236,7 @@ static void job__keep(struct agg_jobdoc *j, const char *pick)
 			o, "file", r->path ? json_object_new_string(r->path) : NULL);
 		json_object_object_add(o, "why", json_object_new_string(why));
 		json_object_array_add(job__ignored(j), o);
-		dr_doc__free(r->doc);
-		free(r->path);
+		rank__release(r);
 	}
 	j->n = w;
 }
@@ -306,8 +326,7 @@ static json_object *job__number(struct agg_jobdoc *j)
 				fprintf(stderr, "%s: %s: rank %d also in %s; ignored\n",
 					j->prog, j->r[i].path ? j->r[i].path : "?",
 					j->r[i].rank, prev->path ? prev->path : "?");
-			dr_doc__free(drop->doc);
-			free(drop->path);
+			rank__release(drop);
 			if (gen)
 				*prev = j->r[i];
 			continue;
@@ -318,69 +337,7 @@ static json_object *job__number(struct agg_jobdoc *j)
 	return dup;
 }
 
-/* ---- one statistic over the ranks ------------------------------------- */
-
-/* What a statistic is over: each rank's process (region NULL) or its
- * region of that name; which values; which event. */
-struct want {
-	const char *region;
-	enum dr_key which;
-	const char *ev;
-};
-
-
-/* One rank's value and its standard error (0: none), false when it has
- * none. */
-typedef bool (*rank_get_fn)(const struct agg_jobdoc *j, size_t k, const struct want *w,
-			    double *v, double *err);
-
-/* An event's value: the process totals, or a region's inclusive or
- * exclusive (a summary's sum over the threads), with the error of its
- * _multiplexed sibling. */
-static bool get_value(const struct agg_jobdoc *j, size_t k, const struct want *w, double *v,
-		      double *err)
-{
-	const struct dr_region *g = w->region ? jobdoc__rank_region(j, k, w->region) : NULL;
-	struct dr_value x;
-
-	if (w->region && !g)
-		return false;
-	if (g)
-		dr_region__value(g, w->which, w->ev, &x);
-	else
-		dr_doc__total(j->r[k].doc, w->ev, &x);
-	*v = x.v;
-	*err = x.mux && x.se >= 0 ? x.se : 0.0;
-	return x.has;
-}
-
-/* Wall time: the process's, or a region's inclusive or exclusive (summed
- * over its threads); none in files written before wall time. */
-static bool get_wall(const struct agg_jobdoc *j, size_t k, const struct want *w, double *v,
-		     double *err)
-{
-	const struct dr_region *g = w->region ? jobdoc__rank_region(j, k, w->region) : NULL;
-	struct dr_rank rk;
-
-	*err = 0;
-	if (w->region) {
-		*v = g ? dr_region__wall(g, w->which) : -1;
-		return *v >= 0;
-	}
-	dr_doc__rank(j->r[k].doc, 0, &rk);
-	*v = rk.wall;
-	return *v >= 0;
-}
-
-/* A region's calls. */
-static bool get_calls(const struct agg_jobdoc *j, size_t k, const struct want *w, double *v,
-		      double *err)
-{
-	const struct dr_region *g = jobdoc__rank_region(j, k, w->region);
-
-	*err = 0;
-	return g && dr_region__calls_num(g, v);
-}
+/* ---- one rank's summary ------------------------------------------------- */
 
 /* A statistic: an integer when whole, null when not finite (sums of
  * huge values overflow; JSON has no NaN or Infinity). */
@@ -391,274 +348,291 @@ static json_object *num(double v)
 	return agg_json__dbl(v);
 }
 
-static json_object *who_rank(const struct agg_jobdoc *j, int k)
+/* Its entry of ranks[]: who, where from, and its totals as written. */
+char *agg_jobdoc__entry(const struct dr_doc *doc, int rank, const char *file)
 {
 	json_object *o = json_object_new_object();
+	struct dr_rank rk;
+	char *text;
 
-	json_object_object_add(o, "rank", json_object_new_int(j->r[k].rank));
-	json_object_object_add(o, "host", json_object_new_string(j->r[k].host));
-	json_object_object_add(o, "pid", json_object_new_int(j->r[k].pid));
-	return o;
+	dr_doc__rank(doc, 0, &rk);
+	json_object_object_add(o, "rank", json_object_new_int(rank));
+	json_object_object_add(o, "host", json_object_new_string(rk.host ? rk.host : ""));
+	json_object_object_add(o, "pid", json_object_new_int((int)rk.pid));
+	json_object_object_add(o, "file", file ? json_object_new_string(file) : NULL);
+	json_object_object_add(o, "complete", json_object_new_boolean(rk.complete));
+	json_object_object_add(o, "end", rk.end ? json_object_new_string(rk.end) : NULL);
+	json_object_object_add(o, "wall_ns",
+			       json_object_get(dr_doc__as_written(doc, DR_WRITTEN_WALL)));
+	json_object_object_add(o, "totals",
+			       json_object_get(dr_doc__as_written(doc, DR_WRITTEN_TOTALS)));
+	text = agg_xstrdup(json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return text;
 }
 
-static json_object *stats_json(const struct agg_job_stats *s)
+static double value_err(const struct dr_value *x)
 {
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "n", json_object_new_int((int)s->n));
-	json_object_object_add(o, "sum", num(s->sum));
-	json_object_object_add(o, "mean", agg_json__dbl(s->mean));
-	json_object_object_add(o, "min", num(s->min));
-	json_object_object_add(o, "max", num(s->max));
-	json_object_object_add(o, "median", num(s->median));
-	json_object_object_add(o, "sd", agg_json__dbl(s->sd));
-	json_object_object_add(o, "imbalance", agg_json__dbl(s->imbalance));
-	if (s->has_error) {
-		json_object_object_add(o, "sum_stderr",
-				       agg_json__dbl(s->sum_stderr));
-		json_object_object_add(o, "mean_stderr",
-				       agg_json__dbl(s->mean_stderr));
-	}
-	return o;
+	return x->mux && x->se >= 0 ? x->se : 0.0;
 }
 
-/* The statistics of one value over the ranks (get reads a rank's): NULL
- * when no rank has one. */
-static json_object *rank_stats(const struct agg_jobdoc *j, rank_get_fn fn,
-			       const struct want *w, struct agg_job_sample *buf)
+int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int rank,
+			  const char *file, agg_jobdoc_tree_fn tree, void *tree_ctx)
 {
-	struct agg_job_stats s;
-	size_t n = 0;
-	json_object *o;
-
-	for (size_t k = 0; k < j->n; k++) {
-		double v, err;
-
-		if (fn(j, k, w, &v, &err))
-			buf[n++] = (struct agg_job_sample){ v, err, (int)k };
-	}
-	if (!n)
-		return NULL;
-	agg_job__stats(buf, n, &s);
-	o = stats_json(&s);
-	json_object_object_add(o, "min_at", who_rank(j, s.min_who));
-	json_object_object_add(o, "max_at", who_rank(j, s.max_who));
-	return o;
-}
-
-/* ---- process totals and regions --------------------------------------- */
-
-/* Interns the event names (the processes' totals) and region names in
- * order of appearance. */
-static void job__index(struct agg_jobdoc *j, struct hs_strtab *regions,
-		       struct hs_strtab *events)
-{
+	struct dr_rank rk;
+	struct agg_who who;
 	const char *name;
-	bool added;
+	struct dr_value x;
+	char *entry;
 
-	for (size_t k = 0; k < j->n; k++) {
-		const struct dr_doc *doc = j->r[k].doc;
+	dr_doc__rank(doc, 0, &rk);
+	if (rank < 0)
+		rank = rk.rank;
+	who = (struct agg_who){ .rank = rank, .pid = (int32_t)rk.pid, .tid = -1 };
+	who.host = (int32_t)agg_jobsum__name(s, &s->hosts, rk.host ? rk.host : "");
+	if (!s->ranks) {
+		s->job = dr_doc__job(doc) ? agg_xstrdup(dr_doc__job(doc)) : NULL;
+		s->mpi_job = dr_doc__mpi_job(doc) ? agg_xstrdup(dr_doc__mpi_job(doc)) : NULL;
+	}
+	agg_jobsum__add_rank(s, rank, dr_doc__size(doc), rk.complete);
+	entry = agg_jobdoc__entry(doc, rank, file);
+	agg_jobsum__add_entry(s, rank, entry);
+	free(entry);
+	for (size_t e = 0; (name = dr_doc__total_event(doc, e)); e++) {
+		uint32_t ev = agg_jobsum__name(s, &s->events, name);
 
-		for (size_t e = 0; (name = dr_doc__total_event(doc, e)); e++)
-			names__intern(events, name, &added);
-		for (size_t i = 0; i < dr_doc__nregions(doc); i++) {
-			name = dr_region__id(dr_doc__region(doc, i));
-			if (name)
-				names__intern(regions, name, &added);
+		if (dr_doc__total(doc, name, &x) && x.has)
+			agg_jobsum__add_cell(s, AGG_NONE, ev, AGG_TOTAL, x.v, value_err(&x), who);
+	}
+	if (rk.wall >= 0)
+		agg_jobsum__add_cell(s, AGG_NONE, AGG_NONE, AGG_WALL_PROC, rk.wall, 0, who);
+	for (size_t i = 0; i < dr_doc__nregions(doc); i++) {
+		const struct dr_region *g = dr_doc__region(doc, i);
+		uint32_t r;
+		double v;
+
+		if (!(name = dr_region__id(g)))
+			continue;
+		r = agg_jobsum__name(s, &s->regions, name);
+		agg_jobsum__add_cell(s, r, AGG_NONE, AGG_PRESENT, 1, 0, who);
+		if (dr_region__calls_num(g, &v))
+			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_CALLS, v, 0, who);
+		if ((v = dr_region__wall(g, DR_INCLUSIVE)) >= 0)
+			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_WALL_IN, v, 0, who);
+		if ((v = dr_region__wall(g, DR_EXCLUSIVE)) >= 0)
+			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_WALL_EX, v, 0, who);
+		for (uint32_t e = 0; e < s->events.n; e++) {
+			if (dr_region__value(g, DR_INCLUSIVE, s->events.name[e], &x) && x.has)
+				agg_jobsum__add_cell(s, r, e, AGG_INCL, x.v, value_err(&x), who);
+			if (dr_region__value(g, DR_EXCLUSIVE, s->events.name[e], &x) && x.has)
+				agg_jobsum__add_cell(s, r, e, AGG_EXCL, x.v, value_err(&x), who);
 		}
 	}
+	/* the thread extremes and the roles: every thread's region entries */
+	for (size_t t = 0; t < dr_doc__nthreads(doc); t++) {
+		const struct dr_thread *th = dr_doc__thread(doc, t);
+		struct agg_who tw = who;
+		enum agg_what role;
+
+		tw.tid = dr_thread__tid(th);
+		role = tw.tid == rk.pid		? AGG_ROLE_MAIN :
+		       dr_thread__omp(th) >= 0 ? AGG_ROLE_OMP :
+						 AGG_ROLE_OTHER;
+		for (size_t i = 0; i < dr_thread__nregions(th); i++) {
+			const struct dr_region *g = dr_thread__region(th, i);
+			long r;
+
+			name = dr_region__id(g);
+			r = name ? hs_strtab__lookup(&s->regions, name) : -1;
+			if (r < 0) /* not in regions[]: not a region of the file */
+				continue;
+			for (uint32_t e = 0; e < s->events.n; e++)
+				if (dr_region__value(g, DR_INCLUSIVE, s->events.name[e], &x) &&
+				    x.has) {
+					agg_jobsum__add_cell(s, (uint32_t)r, e, AGG_THREAD, x.v, 0,
+							     tw);
+					agg_jobsum__add_cell(s, (uint32_t)r, e, role, x.v, 0, tw);
+				}
+		}
+	}
+	jobdoc_drill__facts(s, doc, rank, who, tree, tree_ctx);
+	if (s->oom)
+		agg_oom();
+	return 0;
 }
 
-/* {"event": stats, ...} of the process totals (region NULL) or a
- * region's inclusive or exclusive values. */
-static json_object *event_stats(const struct agg_jobdoc *j, const struct hs_strtab *events,
-				const char *region, enum dr_key which,
-				struct agg_job_sample *buf)
+/* ---- the document from the summary -------------------------------------- */
+
+static json_object *who_json(const struct agg_jobsum *s, const struct agg_who *w, bool tid)
 {
 	json_object *o = json_object_new_object();
 
-	for (size_t e = 0; e < events->n; e++) {
-		struct want w = { region, which, events->name[e] };
-		json_object *s = rank_stats(j, get_value, &w, buf);
-
-		if (s)
-			json_object_object_add(o, events->name[e], s);
-	}
+	json_object_object_add(o, "rank", json_object_new_int(w->rank));
+	json_object_object_add(o, "host",
+			       json_object_new_string(w->host >= 0 && (size_t)w->host < s->hosts.n ?
+							      s->hosts.name[w->host] :
+							      ""));
+	json_object_object_add(o, "pid", json_object_new_int(w->pid));
+	if (tid)
+		json_object_object_add(o, "tid", json_object_new_int64(w->tid));
 	return o;
 }
 
-/* The thread extremes of a region's event: the thread with the least and
- * the most over all ranks' threads[].regions[] entries of that name. */
-struct extreme {
-	double min, max;
-	int min_k, max_k;
-	int64_t min_tid, max_tid;
-	size_t n;
-};
-
-static void extreme__add(struct extreme *x, double v, int k, int64_t tid)
+/* The quantiles the sketch gives, and how exact they are. */
+static json_object *quantiles_json(const struct agg_sketch *q)
 {
-	if (x->n == 0 || v < x->min) {
-		x->min = v;
-		x->min_k = k;
-		x->min_tid = tid;
-	}
-	if (x->n == 0 || v > x->max) {
-		x->max = v;
-		x->max_k = k;
-		x->max_tid = tid;
-	}
-	x->n++;
-}
+	static const struct {
+		const char *key;
+		double q;
+	} qs[] = { { "p10", 0.10 }, { "p25", 0.25 }, { "p75", 0.75 }, { "p90", 0.90 },
+		   { "p99", 0.99 } };
+	json_object *o = json_object_new_object();
 
-static json_object *who_thread(const struct agg_jobdoc *j, int k, int64_t tid)
-{
-	json_object *o = who_rank(j, k);
-
-	json_object_object_add(o, "tid", json_object_new_int64(tid));
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++)
+		json_object_object_add(o, qs[i].key, num(agg_sketch__quantile(q, qs[i].q)));
+	json_object_object_add(o, "exact", json_object_new_boolean(agg_sketch__exact(q)));
+	json_object_object_add(o, "rel_error", agg_json__dbl(agg_sketch__error(q)));
 	return o;
 }
 
-/* The thread extremes of every region's events in one pass over all the
- * ranks' threads[].regions[] entries: x[region * nevents + event]. */
-static struct extreme *thread_extremes(const struct agg_jobdoc *j,
-				       const struct hs_strtab *events,
-				       const struct hs_strtab *regions)
+/* The statistics of one cell over the ranks, NULL when it has none. */
+static json_object *stat_json(const struct agg_jobsum *s, const struct agg_cell *c)
 {
-	struct extreme *x = agg_xcalloc(regions->n * events->n, sizeof(*x));
+	const struct agg_rstat *x;
+	json_object *o;
+	double mean, se;
 
-	for (size_t k = 0; k < j->n; k++) {
-		const struct dr_doc *doc = j->r[k].doc;
-
-		for (size_t t = 0; t < dr_doc__nthreads(doc); t++) {
-			const struct dr_thread *th = dr_doc__thread(doc, t);
-			int64_t tid = dr_thread__tid(th);
-
-			for (size_t i = 0; i < dr_thread__nregions(th); i++) {
-				const struct dr_region *g = dr_thread__region(th, i);
-				const char *name = dr_region__id(g);
-				long r = name ? hs_strtab__lookup(regions, name) : -1;
-
-				if (r < 0) /* not in regions[]: not a region of the file */
-					continue;
-				for (size_t e = 0; e < events->n; e++) {
-					struct dr_value v;
-
-					if (dr_region__value(g, DR_INCLUSIVE, events->name[e], &v))
-						extreme__add(&x[(size_t)r * events->n + e], v.v,
-							     (int)k, tid);
-				}
-			}
-		}
+	if (!c || !c->s.n)
+		return NULL;
+	x = &c->s;
+	mean = agg_rstat__mean(x);
+	o = json_object_new_object();
+	json_object_object_add(o, "n", json_object_new_int((int)x->n));
+	json_object_object_add(o, "sum", num(x->sum));
+	json_object_object_add(o, "mean", agg_json__dbl(mean));
+	json_object_object_add(o, "min", num(x->min));
+	json_object_object_add(o, "max", num(x->max));
+	json_object_object_add(o, "median", num(agg_sketch__median(&x->q)));
+	json_object_object_add(o, "quantiles", quantiles_json(&x->q));
+	json_object_object_add(o, "sd", agg_json__dbl(agg_rstat__sd(x)));
+	/* max/mean - 1 as (max - mean)/mean: one rounding, not two */
+	json_object_object_add(o, "imbalance",
+			       agg_json__dbl(mean != 0 ? (x->max - mean) / mean : 0.0));
+	if (x->has_error) {
+		se = sqrt(x->err2);
+		json_object_object_add(o, "sum_stderr", agg_json__dbl(se));
+		json_object_object_add(o, "mean_stderr", agg_json__dbl(se / (double)x->n));
 	}
-	return x;
+	json_object_object_add(o, "min_at", who_json(s, &x->min_at, false));
+	json_object_object_add(o, "max_at", who_json(s, &x->max_at, false));
+	return o;
+}
+
+static const struct agg_cell *cell(const struct agg_jobsum *s, uint32_t r, uint32_t e,
+				   enum agg_what w)
+{
+	return agg_jobsum__cell(s, r, e, w);
+}
+
+/* {"event": stats, ...} of the process totals (region AGG_NONE) or a
+ * region's inclusive or exclusive values. */
+static json_object *event_stats(const struct agg_jobsum *s, uint32_t r, enum agg_what w)
+{
+	json_object *o = json_object_new_object();
+
+	for (uint32_t e = 0; e < s->events.n; e++) {
+		json_object *x = stat_json(s, cell(s, r, e, w));
+
+		if (x)
+			json_object_object_add(o, s->events.name[e], x);
+	}
+	return o;
 }
 
 /* {"event": {"n", "min", "max", "min_at", "max_at"}} over threads. */
-static json_object *extremes_json(const struct agg_jobdoc *j,
-				  const struct hs_strtab *events, const struct extreme *x)
+static json_object *extremes_json(const struct agg_jobsum *s, uint32_t r)
 {
 	json_object *o = json_object_new_object();
 
-	for (size_t e = 0; e < events->n; e++) {
-		json_object *s;
-		if (!x[e].n)
+	for (uint32_t e = 0; e < s->events.n; e++) {
+		const struct agg_cell *c = cell(s, r, e, AGG_THREAD);
+		json_object *x;
+
+		if (!c || !c->s.n)
 			continue;
-		s = json_object_new_object();
-		json_object_object_add(s, "n", json_object_new_int((int)x[e].n));
-		json_object_object_add(s, "min", num(x[e].min));
-		json_object_object_add(s, "max", num(x[e].max));
-		json_object_object_add(s, "min_at",
-				       who_thread(j, x[e].min_k, x[e].min_tid));
-		json_object_object_add(s, "max_at",
-				       who_thread(j, x[e].max_k, x[e].max_tid));
-		json_object_object_add(o, events->name[e], s);
+		x = json_object_new_object();
+		json_object_object_add(x, "n", json_object_new_int((int)c->s.n));
+		json_object_object_add(x, "min", num(c->s.min));
+		json_object_object_add(x, "max", num(c->s.max));
+		json_object_object_add(x, "min_at", who_json(s, &c->s.min_at, true));
+		json_object_object_add(x, "max_at", who_json(s, &c->s.max_at, true));
+		json_object_object_add(o, s->events.name[e], x);
 	}
 	return o;
 }
 
-/* The calls of a region per rank, as a statistic like an event's. */
-static json_object *calls_json(const struct agg_jobdoc *j, const char *name,
-			       struct agg_job_sample *buf)
+/* {"main"|"openmp"|"other": {"event": stats over those threads}}: the
+ * roles some thread of the region has. */
+static json_object *roles_json(const struct agg_jobsum *s, uint32_t r)
 {
-	struct want w = { .region = name };
-
-	return rank_stats(j, get_calls, &w, buf);
-}
-
-/* A region's wall time over the ranks (each rank's summed over its
- * threads): {"inclusive": stats, "exclusive": stats}, null in files
- * written before wall time. */
-static json_object *wall_stats(const struct agg_jobdoc *j, const char *name,
-			       struct agg_job_sample *buf)
-{
-	struct want win = { name, DR_INCLUSIVE, NULL }, wex = { name, DR_EXCLUSIVE, NULL };
-	json_object *o, *in, *ex;
-
-	in = rank_stats(j, get_wall, &win, buf);
-	ex = rank_stats(j, get_wall, &wex, buf);
-	if (!in && !ex)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "inclusive", in);
-	json_object_object_add(o, "exclusive", ex);
-	return o;
-}
-
-static json_object *region_json(const struct agg_jobdoc *j, const struct hs_strtab *events,
-				const char *name, const struct extreme *x,
-				const struct jobdrill *d, struct agg_job_sample *buf)
-{
+	static const struct {
+		enum agg_what what;
+		const char *key;
+	} roles[] = { { AGG_ROLE_MAIN, "main" }, { AGG_ROLE_OMP, "openmp" },
+		      { AGG_ROLE_OTHER, "other" } };
 	json_object *o = json_object_new_object();
-	int present = 0;
 
-	for (size_t k = 0; k < j->n; k++)
-		present += jobdoc__rank_region(j, k, name) != NULL;
-	json_object_object_add(o, "name", json_object_new_string(name));
-	json_object_object_add(o, "ranks", json_object_new_int(present));
-	json_object_object_add(o, "calls", calls_json(j, name, buf));
-	json_object_object_add(o, "inclusive",
-			       event_stats(j, events, name, DR_INCLUSIVE, buf));
-	json_object_object_add(o, "exclusive",
-			       event_stats(j, events, name, DR_EXCLUSIVE, buf));
-	if (d->name) {
-		jobdoc_drill__scope(j, d, o, name, DR_INCLUSIVE, "inclusive", buf);
-		jobdoc_drill__scope(j, d, o, name, DR_EXCLUSIVE, "exclusive", buf);
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		json_object *x = json_object_new_object();
+
+		for (uint32_t e = 0; e < s->events.n; e++) {
+			const struct agg_cell *c = cell(s, r, e, roles[i].what);
+			json_object *st = stat_json(s, c);
+
+			if (st) {
+				/* the holders are threads */
+				json_object_object_add(st, "min_at",
+						       who_json(s, &c->s.min_at, true));
+				json_object_object_add(st, "max_at",
+						       who_json(s, &c->s.max_at, true));
+				json_object_object_add(x, s->events.name[e], st);
+			}
+		}
+		if (json_object_object_length(x))
+			json_object_object_add(o, roles[i].key, x);
+		else
+			json_object_put(x);
 	}
-	json_object_object_add(o, "wall_ns", wall_stats(j, name, buf));
-	json_object_object_add(o, "threads", extremes_json(j, events, x));
 	return o;
 }
 
-/* ---- the document ----------------------------------------------------- */
-
-static json_object *ranks_json(const struct agg_jobdoc *j, json_object **incomplete)
+static json_object *region_json(const struct agg_jobsum *s, uint32_t r,
+				const struct jobdrill *d)
 {
-	json_object *arr = json_object_new_array();
+	json_object *o = json_object_new_object(), *in, *ex, *wall = NULL;
+	const struct agg_cell *p = cell(s, r, AGG_NONE, AGG_PRESENT);
 
-	*incomplete = json_object_new_array();
-	for (size_t k = 0; k < j->n; k++) {
-		const struct agg_jobdoc_rank *r = &j->r[k];
-		json_object *o = json_object_new_object();
-		json_object_object_add(o, "rank", json_object_new_int(r->rank));
-		json_object_object_add(o, "host", json_object_new_string(r->host));
-		json_object_object_add(o, "pid", json_object_new_int(r->pid));
-		json_object_object_add(
-			o, "file", r->path ? json_object_new_string(r->path) : NULL);
-		json_object_object_add(o, "complete",
-				       json_object_new_boolean(r->complete));
-		json_object_object_add(o, "end", json_object_new_string(r->end));
-		json_object_object_add(
-			o, "wall_ns",
-			json_object_get(dr_doc__as_written(r->doc, DR_WRITTEN_WALL)));
-		json_object_object_add(o, "totals",
-				       json_object_get(dr_doc__as_written(r->doc, DR_WRITTEN_TOTALS)));
-		json_object_array_add(arr, o);
-		if (!r->complete)
-			json_object_array_add(*incomplete,
-					      json_object_new_int(r->rank));
+	json_object_object_add(o, "name", json_object_new_string(s->regions.name[r]));
+	json_object_object_add(o, "ranks", json_object_new_int(p ? (int)p->s.n : 0));
+	json_object_object_add(o, "calls", stat_json(s, cell(s, r, AGG_NONE, AGG_CALLS)));
+	json_object_object_add(o, "inclusive", event_stats(s, r, AGG_INCL));
+	json_object_object_add(o, "exclusive", event_stats(s, r, AGG_EXCL));
+	if (d->name) {
+		jobdoc_drill__scope(s, d, o, r, DR_INCLUSIVE, "inclusive");
+		jobdoc_drill__scope(s, d, o, r, DR_EXCLUSIVE, "exclusive");
 	}
-	return arr;
+	in = stat_json(s, cell(s, r, AGG_NONE, AGG_WALL_IN));
+	ex = stat_json(s, cell(s, r, AGG_NONE, AGG_WALL_EX));
+	if (in || ex) {
+		wall = json_object_new_object();
+		json_object_object_add(wall, "inclusive", in);
+		json_object_object_add(wall, "exclusive", ex);
+	}
+	json_object_object_add(o, "wall_ns", wall);
+	json_object_object_add(o, "threads", extremes_json(s, r));
+	json_object_object_add(o, "thread_roles", roles_json(s, r));
+	return o;
 }
 
 /* Ranks listed in missing_ranks at most: a size of millions in one
@@ -666,100 +640,198 @@ static json_object *ranks_json(const struct agg_jobdoc *j, json_object **incompl
  * missing_count has them all. */
 #define JOB_MISSING_LISTED 1024
 
-/* Ranks below the job's size (the largest a launcher gave) or below the
- * highest rank seen that have no file: the first JOB_MISSING_LISTED,
- * *count all of them. */
-static json_object *missing_json(const struct agg_jobdoc *j, int *size, long long *count)
+/* Ranks below the job's size or below the highest rank seen that are not
+ * among the ranks summarised. */
+static json_object *missing_json(const struct agg_jobsum *s, long long *count)
 {
 	json_object *arr = json_object_new_array();
-	int top = -1;
-	size_t k = 0;
+	int64_t top = s->nint ? s->hi[s->nint - 1] : -1, r = 0;
 
+	if (s->size - 1 > top)
+		top = s->size - 1;
 	*count = 0;
-	*size = -1;
-	for (size_t i = 0; i < j->n; i++) {
-		if (j->r[i].size > *size)
-			*size = j->r[i].size;
-		if (j->r[i].rank > top)
-			top = j->r[i].rank;
-	}
-	if (*size > top)
-		top = *size - 1;
-	for (int r = 0; r <= top; r++) {
-		while (k < j->n && j->r[k].rank < r)
-			k++;
-		if ((k == j->n || j->r[k].rank != r) && (*count)++ < JOB_MISSING_LISTED)
-			json_object_array_add(arr, json_object_new_int(r));
+	for (uint32_t i = 0; i <= s->nint; i++) {
+		int64_t end = i < s->nint ? s->lo[i] : top + 1;
+
+		for (; r < end; r++)
+			if ((*count)++ < JOB_MISSING_LISTED)
+				json_object_array_add(arr, json_object_new_int((int)r));
+		if (i < s->nint)
+			r = s->hi[i] + 1;
 	}
 	return arr;
 }
 
-json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool)
-{
-	struct hs_strtab regions = { 0 }, events = { 0 };
-	json_object *doc = json_object_new_object(), *info = json_object_new_object();
-	json_object *dup = job__number(j), *incomplete, *missing, *hosts, *arr;
-	struct agg_job_sample *buf = agg_xcalloc(j->n, sizeof(*buf));
-	struct hs_strtab hostnames = { 0 };
-	struct jobdrill *drill = agg_xcalloc(1, sizeof(*drill));
-	struct extreme *x;
-	const char *jobid = NULL, *mpi_job = NULL;
-	long long nmissing;
-	bool added;
-	int size;
+static json_object *jobdoc__head(const struct agg_jobsum *s, json_object *ignored,
+				 const char *tool, const char *prog, agg_jobdoc_tree_fn tree,
+				 void *tree_ctx);
 
-	job__index(j, &regions, &events);
-	hosts = json_object_new_array();
-	for (size_t k = 0; k < j->n; k++) {
-		names__intern(&hostnames, j->r[k].host, &added);
-		if (added)
-			json_object_array_add(hosts,
-					      json_object_new_string(j->r[k].host));
-		if (j->r[k].job && !jobid)
-			jobid = j->r[k].job;
-		if (j->r[k].mpi_job && !mpi_job)
-			mpi_job = j->r[k].mpi_job;
+/* The text of a JSON value, as the documents are written. */
+static const char *text_of(json_object *o)
+{
+	const char *t = json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	if (!t)
+		agg_oom();
+	return t;
+}
+
+static void text__put(char **buf, size_t *len, size_t *cap, const char *t, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		while (*len + n + 1 > *cap)
+			*cap = *cap ? 2 * *cap : 1 << 16;
+		*buf = agg_xrealloc(*buf, *cap);
 	}
-	missing = missing_json(j, &size, &nmissing);
+	memcpy(*buf + *len, t, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+}
+
+char *agg_jobdoc__render(const struct agg_jobsum *s, json_object *ignored, const char *tool,
+			 const char *prog, agg_jobdoc_tree_fn tree, void *tree_ctx, size_t *len)
+{
+	/* The document without its regions as a tree, then each region's
+	 * tree written and freed in turn: the memory holds the text and one
+	 * region, never the whole document as json-c objects (several
+	 * hundred bytes each). */
+	json_object *doc = jobdoc__head(s, ignored, tool, prog, tree, tree_ctx);
+	struct jobdrill drill;
+	const char *t = text_of(doc);
+	size_t n = strlen(t), cap = 0;
+	char *buf = NULL;
+
+	*len = 0;
+	jobdoc_drill__find(s, NULL, tree, tree_ctx, &drill); /* said by the head */
+	/* {"schema":...,"wall_ns":...} -> {"schema":...,"wall_ns":...,"regions":[...]} */
+	text__put(&buf, len, &cap, t, n - 1);
+	text__put(&buf, len, &cap, ",\"regions\":[", 12);
+	json_object_put(doc);
+	for (uint32_t r = 0; r < s->regions.n; r++) {
+		json_object *o = region_json(s, r, &drill);
+
+		if (r)
+			text__put(&buf, len, &cap, ",", 1);
+		t = text_of(o);
+		text__put(&buf, len, &cap, t, strlen(t));
+		json_object_put(o);
+	}
+	text__put(&buf, len, &cap, "]}", 2);
+	return buf;
+}
+
+/* The document up to its regions (regions written by the caller). */
+static json_object *jobdoc__head(const struct agg_jobsum *s, json_object *ignored,
+				 const char *tool, const char *prog, agg_jobdoc_tree_fn tree,
+				 void *tree_ctx)
+{
+	json_object *doc = json_object_new_object(), *info = json_object_new_object();
+	json_object *hosts = json_object_new_array(), *arr, *ranks, *inc;
+	struct jobdrill drill;
+	long long nmissing;
+
 	json_object_object_add(doc, "schema", json_object_new_string(JOB_SCHEMA));
 	json_object_object_add(doc, "tool", json_object_new_string(tool));
-	json_object_object_add(info, "id",
-			       jobid ? json_object_new_string(jobid) : NULL);
+	json_object_object_add(info, "id", s->job ? json_object_new_string(s->job) : NULL);
 	json_object_object_add(info, "mpi_job",
-			       mpi_job ? json_object_new_string(mpi_job) : NULL);
-	json_object_object_add(info, "size",
-			       size >= 0 ? json_object_new_int(size) : NULL);
-	json_object_object_add(info, "ranks", json_object_new_int((int)j->n));
+			       s->mpi_job ? json_object_new_string(s->mpi_job) : NULL);
+	json_object_object_add(info, "size", s->size >= 0 ? json_object_new_int(s->size) : NULL);
+	json_object_object_add(info, "ranks", json_object_new_int((int)s->ranks));
+	for (size_t h = 0; h < s->hosts.n; h++)
+		json_object_array_add(hosts, json_object_new_string(s->hosts.name[h]));
 	json_object_object_add(info, "hosts", hosts);
+	json_object_object_add(info, "ranks_listed",
+			       json_object_new_string(s->ent_dropped ? "named" : "all"));
 	json_object_object_add(doc, "job", info);
-	json_object_object_add(doc, "ranks", ranks_json(j, &incomplete));
-	json_object_object_add(doc, "missing_ranks", missing);
+	ranks = json_object_new_array();
+	for (uint32_t i = 0; i < s->nent; i++) {
+		json_object *e = json_tokener_parse(s->etext[i]);
+
+		if (e)
+			json_object_array_add(ranks, e);
+	}
+	json_object_object_add(doc, "ranks", ranks);
+	{
+		int named[64], n = agg_jobsum__named(s, named, 64);
+
+		arr = json_object_new_array();
+		for (int i = 0; i < n; i++)
+			json_object_array_add(arr, json_object_new_int(named[i]));
+		json_object_object_add(doc, "named_ranks", arr);
+	}
+	json_object_object_add(doc, "missing_ranks", missing_json(s, &nmissing));
 	json_object_object_add(doc, "missing_count", json_object_new_int64(nmissing));
-	json_object_object_add(doc, "incomplete_ranks", incomplete);
-	json_object_object_add(doc, "ignored_files", dup);
-	j->ignored = NULL; /* the document's now */
+	inc = json_object_new_array();
+	for (uint64_t i = 0; i < s->nincomplete && i < AGG_INCOMPLETE_LISTED; i++)
+		json_object_array_add(inc, json_object_new_int(s->incomplete[i]));
+	json_object_object_add(doc, "incomplete_ranks", inc);
+	json_object_object_add(doc, "incomplete_count",
+			       json_object_new_int64((int64_t)s->nincomplete));
+	json_object_object_add(doc, "ignored_files",
+			       ignored ? ignored : json_object_new_array());
 	json_object_object_add(doc, "events", arr = json_object_new_array());
-	for (size_t e = 0; e < events.n; e++)
-		json_object_array_add(arr, json_object_new_string(events.name[e]));
-	json_object_object_add(doc, "totals",
-			       event_stats(j, &events, NULL, DR_TOTALS, buf));
-	if (jobdoc_drill__find(j, drill))
-		jobdoc_drill__scope(j, drill, doc, NULL, DR_TOTALS, "totals", buf);
+	for (size_t e = 0; e < s->events.n; e++)
+		json_object_array_add(arr, json_object_new_string(s->events.name[e]));
+	json_object_object_add(doc, "totals", event_stats(s, AGG_NONE, AGG_TOTAL));
+	if (jobdoc_drill__find(s, prog, tree, tree_ctx, &drill))
+		jobdoc_drill__scope(s, &drill, doc, AGG_NONE, DR_TOTALS, "totals");
 	/* The ranks' process wall times: who ran longest, the spread. */
 	json_object_object_add(doc, "wall_ns",
-			       rank_stats(j, get_wall, &(struct want){ .region = NULL }, buf));
-	x = thread_extremes(j, &events, &regions);
-	arr = json_object_new_array();
-	for (size_t i = 0; i < regions.n; i++)
-		json_object_array_add(arr, region_json(j, &events, regions.name[i],
-						       x + i * events.n, drill, buf));
-	json_object_object_add(doc, "regions", arr);
-	free(x);
-	free(buf);
-	free(drill);
-	hs_strtab__free(&regions);
-	hs_strtab__free(&events);
-	hs_strtab__free(&hostnames);
+			       stat_json(s, cell(s, AGG_NONE, AGG_NONE, AGG_WALL_PROC)));
+	return doc;
+}
+
+char *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool, size_t *len)
+{
+	json_object *dup = job__number(j);
+	char *doc;
+	struct agg_jobsum_stack st = { .depth = 0 };
+	struct agg_jobsum *all, empty = { .size = -1 };
+
+	for (size_t k = 0; k < j->n; k++) {
+		struct dr_doc *d = rank__doc(j, &j->r[k]);
+		struct agg_jobsum *one;
+
+		if (!d)
+			continue;
+		one = agg_xcalloc(1, sizeof(*one));
+		agg_jobdoc__summarise(one, d, j->r[k].rank, j->r[k].path, j->tree,
+				      j->tree_ctx);
+		if (d != j->r[k].doc)
+			dr_doc__free(d);
+		if (agg_jobsum_stack__push(&st, one))
+			agg_oom();
+	}
+	all = agg_jobsum_stack__finish(&st);
+	if (all && all->ent_dropped) {
+		/* too many ranks to list: the ones the document names */
+		int named[64], n = agg_jobsum__named(all, named, 64);
+
+		for (int i = 0; i < n; i++)
+			for (size_t k = 0; k < j->n; k++)
+				if (j->r[k].rank == named[i]) {
+					struct dr_doc *d = rank__doc(j, &j->r[k]);
+					char *e = d ? agg_jobdoc__entry(d, named[i], j->r[k].path) :
+						      NULL;
+
+					if (e)
+						agg_jobsum__add_named(all, named[i], e);
+					free(e);
+					if (d != j->r[k].doc)
+						dr_doc__free(d);
+					break;
+				}
+	}
+	j->ignored = NULL; /* the document's now */
+	doc = agg_jobdoc__render(all ? all : &empty, dup, tool, j->prog, j->tree, j->tree_ctx,
+				 len);
+	if (all) {
+		if (all->oom)
+			agg_oom();
+		agg_jobsum__free(all);
+		free(all);
+	}
 	return doc;
 }
 

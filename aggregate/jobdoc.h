@@ -12,6 +12,7 @@
 struct json_object;
 struct dr_doc;
 struct tree;
+struct agg_jobsum;
 
 /* The stall tree `name` for a libpfm4 model, or NULL: the job document's
  * drill-down (docs/drilldown.md) needs the tree the ranks evaluated, and
@@ -28,6 +29,7 @@ struct agg_jobdoc_rank {
 	int pid, generation;
 	bool complete;
 	double start_ns; /* the process's start */
+	char *own[4];    /* streaming: the strings above, copied */
 };
 
 struct agg_jobdoc {
@@ -37,6 +39,10 @@ struct agg_jobdoc {
 	struct json_object *ignored; /* files left out so far, or NULL */
 	agg_jobdoc_tree_fn tree;     /* or NULL: no job drill-down */
 	void *tree_ctx;
+	/* Streaming (the offline merge): a document taken is read for who it
+	 * is and released; the build reads each file again, one at a time,
+	 * so the memory does not grow with the ranks' documents. */
+	bool stream;
 };
 
 /* Adds one process result document (taken: released when it is not an
@@ -56,10 +62,27 @@ int agg_jobdoc__take(struct agg_jobdoc *j, struct dr_doc *doc, const char *file,
  * chosen: want is not there, or there are several and no want (the jobs
  * are listed on stderr, one line each). */
 int agg_jobdoc__select(struct agg_jobdoc *j, const char *want, char **id);
-/* The job document (tool: its "tool" member).  Renumbers and sorts j's
- * ranks, drops duplicates. */
-struct json_object *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool);
+/* The job document's text (tool: its "tool" member; *len its length;
+ * malloc'd).  Renumbers and sorts j's ranks, drops duplicates, summarises
+ * each rank (agg_jobdoc__summarise) and merges the summaries in the
+ * in-job tree's order. */
+char *agg_jobdoc__build(struct agg_jobdoc *j, const char *tool, size_t *len);
 void agg_jobdoc__free(struct agg_jobdoc *j);
+/* One rank's document into a summary (aggregate/jobsum.h): rank, its
+ * number (-1: the document's), file: where it came from (NULL: in the
+ * job); tree: for the drill-down's inputs, or NULL.  Out of memory:
+ * agg_oom(). */
+int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int rank,
+			  const char *file, agg_jobdoc_tree_fn tree, void *tree_ctx);
+/* A rank's entry of the document's ranks[] (JSON text, malloc'd). */
+char *agg_jobdoc__entry(const struct dr_doc *doc, int rank, const char *file);
+/* The job document of a summary of all the ranks, as text (malloc'd,
+ * *len its length), one region's objects at a time.  ignored: the
+ * ignored_files array (taken) or NULL; prog: the prefix of the
+ * drill-down's one line on stderr. */
+char *agg_jobdoc__render(const struct agg_jobsum *s, struct json_object *ignored,
+			 const char *tool, const char *prog, agg_jobdoc_tree_fn tree,
+			 void *tree_ctx, size_t *len);
 /* fn(arg) with running out of memory in this file's functions turned into
  * a return of -1 (errno ENOMEM) instead of the tools' abort: for the shim,
  * which must never end the program. */

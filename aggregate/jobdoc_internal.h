@@ -10,7 +10,7 @@
 #include <json-c/json.h>
 
 #include "aggregate/docread.h"
-#include "aggregate/job.h"
+#include "aggregate/jobsum.h"
 #include "aggregate/jobdoc.h"
 
 /* The tree of the ranks' drill-down, or why there is none. */
@@ -21,19 +21,16 @@ struct jobdrill {
 	char why[512];
 };
 
-/* Rank k's region of that name, or NULL. */
-static inline const struct dr_region *jobdoc__rank_region(const struct agg_jobdoc *j,
-							  size_t k, const char *name)
-{
-	return dr_doc__region_named(j->r[k].doc, name);
-}
-
-/* jobdoc_drill.c: whether any rank carries a drill-down, and the tree
- * (or why none); then "<key>_drilldown" of the totals (region NULL) or
- * of a region, on the sums over the ranks. */
-bool jobdoc_drill__find(const struct agg_jobdoc *j, struct jobdrill *d);
-void jobdoc_drill__scope(const struct agg_jobdoc *j, const struct jobdrill *d,
-			 json_object *out, const char *region, enum dr_key which,
-			 const char *key, struct agg_job_sample *buf);
+/* jobdoc_drill.c: a rank's inputs of the drill-down (its tree found by
+ * its CPU model) into the summary; whether any rank carries a drill-down,
+ * and the tree (or why none; said on stderr after prog unless NULL); then "<key>_drilldown" of the totals
+ * (region AGG_NONE) or of a region, on the sums over the ranks. */
+void jobdoc_drill__facts(struct agg_jobsum *s, const struct dr_doc *doc, int rank,
+			 struct agg_who who, agg_jobdoc_tree_fn tree, void *tree_ctx);
+bool jobdoc_drill__find(const struct agg_jobsum *s, const char *prog,
+			agg_jobdoc_tree_fn tree, void *tree_ctx, struct jobdrill *d);
+void jobdoc_drill__scope(const struct agg_jobsum *s, const struct jobdrill *d,
+			 json_object *out, uint32_t region, enum dr_key which,
+			 const char *key);
 
 #endif

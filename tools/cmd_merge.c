@@ -156,11 +156,10 @@ static void merge__mode(void)
 /* `hpcshim merge`; the program hpcshim-merge is its alias (alias_merge.c). */
 int merge_main(int argc, char **argv)
 {
-	struct job j = { .d = { .prog = PROG, .tree = job__tree } };
-	const char *out = NULL, *want = NULL, *text;
-	char err[4400], *jobid;
-	json_object *doc;
-	size_t before;
+	struct job j = { .d = { .prog = PROG, .tree = job__tree, .stream = true } };
+	const char *out = NULL, *want = NULL;
+	char err[4400], *jobid, *text;
+	size_t before, len;
 	int opt, rc;
 
 	while ((opt = getopt(argc, argv, "o:j:h")) != -1) {
@@ -195,9 +194,7 @@ int merge_main(int argc, char **argv)
 			jobid, before - j.d.n, before - j.d.n == 1 ? "" : "s");
 	free(jobid);
 	j.d.tree_ctx = &j;
-	doc = agg_jobdoc__build(&j.d, PROG);
-	text = json_object_to_json_string_ext(
-		doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = agg_jobdoc__build(&j.d, PROG, &len);
 	if (out) {
 		merge__mode();
 		rc = agg_jobdoc__write(out, text, true, err, sizeof(err));
@@ -206,7 +203,7 @@ int merge_main(int argc, char **argv)
 	} else {
 		rc = printf("%s\n", text) < 0 || fflush(stdout) != 0 ? -1 : 0;
 	}
-	json_object_put(doc);
+	free(text);
 	agg_jobdoc__free(&j.d);
 	if (j.trees_read)
 		pmu_tree_table__free(&j.trees);

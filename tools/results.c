@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <json-c/json.h>
+
 #include "tools/escape.h"
 #include "tools/results.h"
 
@@ -112,10 +114,28 @@ ssize_t results__list_dir(const char *dir, const char *prefix, char ***names)
 	return (ssize_t)n;
 }
 
+/* The ranks a job document covers (its job.ranks), or -1. */
+static long long results__job_ranks(const char *path)
+{
+	char why[512];
+	struct dr_doc *doc = dr_doc__load(path, why, sizeof(why));
+	json_object *job, *ranks;
+	long long n = -1;
+
+	if (doc && dr_doc__kind(doc) == DR_JOB &&
+	    json_object_object_get_ex(dr_doc__json(doc), "job", &job) &&
+	    json_object_object_get_ex(job, "ranks", &ranks) &&
+	    json_object_is_type(ranks, json_type_int))
+		n = json_object_get_int64(ranks);
+	dr_doc__free(doc);
+	return n;
+}
+
 /* A directory stands for the result files in it (hpcshim-*.json, the
  * names the shim publishes): a job document next to them is left alone,
  * unless the directory has no process result (HPCSHIM_MPI_FILES=job:
- * the job document is the job). */
+ * the job document is the job) or fewer than the job document covers
+ * (HPCSHIM_MPI_FILES=auto above its threshold: only the named ranks'). */
 static void results__add_dir(struct results *s, const char *dir)
 {
 	char **names;
@@ -133,6 +153,17 @@ static void results__add_dir(struct results *s, const char *dir)
 			names[i] = NULL; /* kept: the job documents left alone */
 		}
 	none = s->n == before;
+	/* HPCSHIM_MPI_FILES=auto above its threshold: the job document and
+	 * the files of the few ranks it names; the document is the job. */
+	for (size_t i = 0; i < n && !none; i++)
+		if (names[i] && results__job_ranks(names[i]) > (long long)(s->n - before)) {
+			while (s->n > before) {
+				s->n--;
+				dr_doc__free(s->r[s->n].doc);
+				free(s->r[s->n].path);
+			}
+			none = true;
+		}
 	for (size_t i = 0; i < n; i++) {
 		if (names[i] && none)
 			results__add_file(s, names[i], false);

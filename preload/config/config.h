@@ -24,7 +24,7 @@
  *   HPCSHIM_MUX, HPCSHIM_MUX_SLICE, HPCSHIM_MUX_PINNED, HPCSHIM_MUX_SEED,
  *   HPCSHIM_INTERVAL, HPCSHIM_INTERVAL_POINTS    preload/mux/config.h
  *   HPCSHIM_PRESET, HPCSHIM_OPCODE, HPCSHIM_LIST preload/presets/presets.c
- *   HPCSHIM_MPI_FILES                            preload/mpi/mpi.c
+ *   HPCSHIM_MPI_FILES, HPCSHIM_MPI_FILES_RANKS   preload/mpi/mpi.c
  *   HPCSHIM_WRAP, HPCSHIM_WRAP_PATH              preload/wrap/wrap.c
  *
  * and tells the core what it needs through the generic fields at the end

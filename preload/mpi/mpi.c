@@ -13,11 +13,14 @@
  * and not MPI_Finalized, the implementation is recognised from
  * MPI_Get_library_version, its plugin (plugin.h) is dlopened from next to
  * the shim, every rank renders its results so far (the flush's snapshot,
- * core/flush.c), the plugin carries them up a binomial tree to rank 0,
- * which builds the job document with the offline merge's code
- * (aggregate/jobdoc.c) and writes hpcshim-job-<host>-<pid>[-j<job>].json beside
+ * core/flush.c) and summarises them (aggregate/jobsum.h, with the offline
+ * merge's code, aggregate/jobdoc.c), the plugin merges the summaries up a
+ * binomial tree to rank 0 (messages of one summary's size, whatever the
+ * ranks), then the ranks that hold the extremes send rank 0 their own
+ * entries, and rank 0 writes hpcshim-job-<host>-<pid>[-j<job>].json beside
  * the rank files.  Then every rank learns whether it was written: with
- * HPCSHIM_MPI_FILES=job a rank writes no file of its own only then.  Any
+ * HPCSHIM_MPI_FILES=job (or auto above its threshold, for the ranks the
+ * document does not name) a rank writes no file of its own only then.  Any
  * failure leaves the per-rank files, with one line.  All ranks take the
  * same path: a plugin is found or not alike on every rank (one
  * installation), and inside the plugin every decision goes through an
@@ -35,7 +38,10 @@
 
 #include <json-c/json.h>
 
+#include "aggregate/docread.h"
 #include "aggregate/jobdoc.h"
+#include "aggregate/jobsum.h"
+#include "aggregate/oom.h"
 #include "aggregate/result.h"
 #include "common/dl.h"
 #include "presets/preset.h"
@@ -84,7 +90,19 @@ static void *mpi__need(const char *name)
 /* ---- the state ------------------------------------------------------------ */
 
 static int finalized; /* the reduction ran (or was declined), atomic */
-static bool job_only; /* HPCSHIM_MPI_FILES=job (mpi__config)       */
+enum files_mode { FILES_ALL, FILES_JOB, FILES_AUTO };
+static int files_mode = FILES_AUTO; /* HPCSHIM_MPI_FILES (mpi__config) */
+static uint64_t files_ranks = 256; /* HPCSHIM_MPI_FILES_RANKS: auto's threshold */
+
+/* Whether this rank writes no file of its own once the job document is
+ * written: job, or auto above the threshold unless the document names it. */
+static bool mpi__no_file(int size, bool named)
+{
+	if (files_mode == FILES_JOB)
+		return true;
+	return files_mode == FILES_AUTO && size >= 0 && (uint64_t)size > files_ranks &&
+	       !named;
+}
 static bool in_child; /* a fork child of a rank: never takes part */
 
 static bool mpi__running(void)
@@ -95,10 +113,11 @@ static bool mpi__running(void)
 
 /* A rank that has a file from the start: a job that is killed (an abort
  * elsewhere, the launcher's SIGKILL) leaves every rank's results so far.
- * Not with HPCSHIM_MPI_FILES=job, whose point is no file per rank. */
+ * Not with HPCSHIM_MPI_FILES=job, nor auto above its threshold (the
+ * launcher's size), whose point is no file per rank. */
 static void mpi__after_init(void)
 {
-	if (mpi__running() && !job_only)
+	if (mpi__running() && !mpi__no_file(hs_proc.size, false))
 		hs_flush__now();
 }
 
@@ -172,17 +191,9 @@ static const struct hs_mpi_plugin *mpi__plugin(char *why, size_t whylen)
 	return NULL;
 }
 
-struct mpi_doc_args {
-	const char *all;
-	size_t len;
-	int size;
-	char *why;
-	size_t whylen;
-};
-
 /* The job drill-down's tree: from this rank's preset search path, the
  * files its presets feature read at the start (whose diagnostics were
- * shown then), read again only when some rank carries a drill-down. */
+ * shown then), read again only when the rank carries a drill-down. */
 struct mpi_trees {
 	bool read;
 	struct tree_table tt;
@@ -208,95 +219,6 @@ static const struct tree *mpi__tree(void *ctx, const char *name, const char *mod
 	return pmu_tree_table__find(&t->tt, name, model);
 }
 
-/* Rank 0: the job document from the records, written beside the rank
- * files.  0, or -1 with why. */
-static int mpi__document_fn(void *arg)
-{
-	const struct mpi_doc_args *a = arg;
-	const char *all = a->all;
-	size_t len = a->len, whylen = a->whylen;
-	int size = a->size;
-	char *why = a->why;
-	struct mpi_trees trees = { .read = false };
-	struct agg_jobdoc j = { .prog = "hpcshim", .tree = mpi__tree, .tree_ctx = &trees };
-	size_t off = 0;
-	int n = 0, rc = -1;
-	char host[256] = "unknown", path[PATH_MAX + 320], jobsfx[72];
-	const char *text;
-	json_object *doc;
-
-	while (off + sizeof(struct hs_mpi_record) <= len) {
-		struct hs_mpi_record h;
-		json_tokener *tok;
-		json_object *d, *proc;
-
-		memcpy(&h, all + off, sizeof(h));
-		off += sizeof(h);
-		if (h.len > len - off || h.size != size) {
-			snprintf(why, whylen, "rank %d: %s", (int)h.rank,
-				 h.size != size ? "another job size" :
-						  "a damaged record");
-			goto out;
-		}
-		tok = json_tokener_new();
-		d = tok ? json_tokener_parse_ex(tok, all + off, (int)h.len) : NULL;
-		if (tok)
-			json_tokener_free(tok);
-		proc = NULL;
-		if (!d || !json_object_object_get_ex(d, "process", &proc)) {
-			json_object_put(d);
-			snprintf(why, whylen, "rank %d: its results do not parse",
-				 (int)h.rank);
-			goto out;
-		}
-		/* MPI's own numbering, whatever the launcher's variables said. */
-		json_object_object_add(proc, "rank", json_object_new_int(h.rank));
-		json_object_object_add(proc, "size", json_object_new_int(h.size));
-		agg_jobdoc__add(&j, d, NULL);
-		n++;
-		off += (h.len + 7) / 8 * 8;
-	}
-	if (n != size) {
-		snprintf(why, whylen, "%d records for %d ranks", n, size);
-		goto out;
-	}
-	doc = agg_jobdoc__build(&j, "hpcshim (MPI_Finalize)");
-	text = json_object_to_json_string_ext(
-		doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!text) {
-		snprintf(why, whylen, "out of memory");
-		json_object_put(doc);
-		goto out;
-	}
-	gethostname(host, sizeof(host) - 1);
-	for (char *c = host; *c; c++)
-		if (*c == '/')
-			*c = '_';
-	agg_result__job_suffix(hs_proc.job, jobsfx, sizeof(jobsfx));
-	snprintf(path, sizeof(path), "%s/hpcshim-job-%s-%d%s.json",
-		 hs_proc.cfg.output, host, (int)getpid(), jobsfx);
-	rc = agg_jobdoc__write(path, text, false, why, whylen);
-	json_object_put(doc);
-	if (rc == 0)
-		hs_log(HS_LOG_INFO, "job document of %d ranks written to %s", size,
-		       path);
-out:
-	agg_jobdoc__free(&j);
-	if (trees.read)
-		pmu_tree_table__free(&trees.tt);
-	return rc;
-}
-
-static int mpi__document(const char *all, size_t len, int size, char *why, size_t whylen)
-{
-	struct mpi_doc_args a = { all, len, size, why, whylen };
-	int rc = agg_jobdoc__guard(mpi__document_fn, &a);
-
-	if (rc < 0 && errno == ENOMEM && !why[0])
-		snprintf(why, whylen, "out of memory");
-	return rc;
-}
-
 static uint64_t mpi__now(void)
 {
 	struct timespec ts;
@@ -305,16 +227,235 @@ static uint64_t mpi__now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The reduction's state on this rank (plugin.h's callbacks). */
+struct mpi_red {
+	struct agg_jobsum s;
+	bool named; /* the document names this rank (its entry was asked for) */
+	char *entry; /* this rank's entry of ranks[] (its results are freed
+		      * once summarised: rank 0's peak is then the larger of
+		      * its own results and the document, not their sum) */
+	int rank, size;
+	struct mpi_trees trees;
+	char why[256];
+	uint64_t t_start, t_merge, t_doc; /* ns in the phases (the debug line) */
+	/* the callback's arguments under agg_jobdoc__guard */
+	const void *in;
+	size_t in_len;
+	void **out;
+	size_t *out_len;
+};
+
+/* This rank's results rendered now (the flush's snapshot), numbered as
+ * MPI numbers it, and summarised. */
+static int mpi__start_fn(void *arg)
+{
+	struct mpi_red *m = arg;
+	size_t len = 0;
+	uint64_t t0 = mpi__now(), t1, t2, t3 = 0;
+	char *text = hs_flush__snapshot(&len);
+	json_tokener *tok;
+	json_object *d = NULL, *proc = NULL;
+	struct dr_doc *doc;
+
+	t1 = mpi__now();
+
+	if (!text) {
+		snprintf(m->why, sizeof(m->why), "rank %d could not render its results", m->rank);
+		return -1;
+	}
+	tok = json_tokener_new();
+	d = tok ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
+	if (tok)
+		json_tokener_free(tok);
+	free(text);
+	if (!d || !json_object_object_get_ex(d, "process", &proc)) {
+		json_object_put(d);
+		snprintf(m->why, sizeof(m->why), "rank %d: its results do not parse", m->rank);
+		return -1;
+	}
+	/* MPI's own numbering, whatever the launcher's variables said. */
+	json_object_object_add(proc, "rank", json_object_new_int(m->rank));
+	json_object_object_add(proc, "size", json_object_new_int(m->size));
+	doc = dr_doc__wrap(d);
+	t3 = mpi__now();
+	if (!doc || dr_doc__check_partial(doc, m->why, sizeof(m->why))) {
+		dr_doc__free(doc);
+		return -1;
+	}
+	t2 = mpi__now();
+	agg_jobdoc__summarise(&m->s, doc, m->rank, NULL, mpi__tree, &m->trees);
+	m->entry = agg_jobdoc__entry(doc, m->rank, NULL);
+	dr_doc__free(doc);
+	hs_log(HS_LOG_DEBUG,
+	       "MPI_Finalize: rank %d: rendered %.1f ms, parsed %.1f ms (checked %.1f ms), "
+	       "summarised %.1f ms",
+	       m->rank, (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6,
+	       (double)(t2 - t3) / 1e6, (double)(mpi__now() - t2) / 1e6);
+	return 0;
+}
+
+static int mpi__guard(int (*fn)(void *), struct mpi_red *m)
+{
+	int rc = agg_jobdoc__guard(fn, m);
+
+	if (rc < 0 && !m->why[0])
+		snprintf(m->why, sizeof(m->why), "out of memory");
+	return rc;
+}
+
+static int mpi__start(void *ctx, int rank, int size)
+{
+	struct mpi_red *m = ctx;
+
+	uint64_t t0 = mpi__now();
+	int rc;
+
+	m->rank = rank;
+	m->size = size;
+	rc = mpi__guard(mpi__start_fn, m);
+	m->t_start = mpi__now() - t0;
+	return rc;
+}
+
+static int mpi__pack(void *ctx, void **buf, size_t *len)
+{
+	struct mpi_red *m = ctx;
+	struct agg_buf b = { 0 };
+
+	if (agg_jobsum__pack(&m->s, &b)) {
+		agg_buf__free(&b);
+		return -1;
+	}
+	*buf = b.p;
+	*len = b.len;
+	return 0;
+}
+
+static int mpi__merge_fn(void *arg)
+{
+	struct mpi_red *m = arg;
+	struct agg_buf b = { .p = (unsigned char *)m->in, .len = m->in_len };
+	struct agg_jobsum child;
+	int rc;
+
+	if (agg_jobsum__unpack(&child, &b)) {
+		snprintf(m->why, sizeof(m->why), "a damaged summary from a child of rank %d",
+			 m->rank);
+		return -1;
+	}
+	rc = agg_jobsum__merge(&m->s, &child);
+	agg_jobsum__free(&child);
+	return rc;
+}
+
+static int mpi__merge(void *ctx, const void *buf, size_t len)
+{
+	struct mpi_red *m = ctx;
+
+	uint64_t t0 = mpi__now();
+	int rc;
+
+	m->in = buf;
+	m->in_len = len;
+	rc = mpi__guard(mpi__merge_fn, m);
+	m->t_merge += mpi__now() - t0;
+	return rc;
+}
+
+static int mpi__named(void *ctx, int *ranks, int max)
+{
+	struct mpi_red *m = ctx;
+
+	return agg_jobsum__named(&m->s, ranks, max);
+}
+
+static int mpi__entry_fn(void *arg)
+{
+	struct mpi_red *m = arg;
+	char *e = agg_xstrdup(m->entry);
+
+	m->named = true;
+	*m->out = e;
+	*m->out_len = strlen(e);
+	return 0;
+}
+
+static int mpi__entry(void *ctx, void **buf, size_t *len)
+{
+	struct mpi_red *m = ctx;
+
+	m->out = buf;
+	m->out_len = len;
+	return mpi__guard(mpi__entry_fn, m);
+}
+
+static int mpi__add_entry(void *ctx, int rank, const void *buf, size_t len)
+{
+	struct mpi_red *m = ctx;
+	char *t = malloc(len + 1);
+	int rc;
+
+	if (!t)
+		return -1;
+	memcpy(t, buf, len);
+	t[len] = '\0';
+	rc = agg_jobsum__add_named(&m->s, rank, t);
+	free(t);
+	return rc;
+}
+
+/* Rank 0: the job document from the merged summary, written beside the
+ * rank files.  0, or -1 with why. */
+static int mpi__document_fn(void *arg)
+{
+	struct mpi_red *m = arg;
+	char host[256] = "unknown", path[PATH_MAX + 320], jobsfx[72];
+	char *text;
+	size_t len;
+	int rc;
+
+	if (m->s.ranks != (uint64_t)m->size) {
+		snprintf(m->why, sizeof(m->why), "%llu ranks summarised for %d",
+			 (unsigned long long)m->s.ranks, m->size);
+		return -1;
+	}
+	text = agg_jobdoc__render(&m->s, NULL, "hpcshim (MPI_Finalize)", "hpcshim", mpi__tree,
+				  &m->trees, &len);
+	gethostname(host, sizeof(host) - 1);
+	for (char *c = host; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	agg_result__job_suffix(hs_proc.job, jobsfx, sizeof(jobsfx));
+	snprintf(path, sizeof(path), "%s/hpcshim-job-%s-%d%s.json", hs_proc.cfg.output, host,
+		 (int)getpid(), jobsfx);
+	rc = agg_jobdoc__write(path, text, false, m->why, sizeof(m->why));
+	free(text);
+	if (rc == 0)
+		hs_log(HS_LOG_INFO, "job document of %d ranks written to %s", m->size, path);
+	return rc;
+}
+
+static void mpi__red_free(struct mpi_red *m)
+{
+	agg_jobsum__free(&m->s);
+	free(m->entry);
+	if (m->trees.read)
+		pmu_tree_table__free(&m->trees.tt);
+}
+
 /* Before the real MPI_Finalize, once per process. */
 static void mpi__before_finalize(void)
 {
 	int (*initialized)(int *) = (int (*)(int *))mpi__any("MPI_Initialized");
 	int (*fin)(int *) = (int (*)(int *))mpi__any("MPI_Finalized");
 	const struct hs_mpi_plugin *plugin;
-	int ini = 0, done = 1, rank = hs_proc.rank, size = 0, ok;
-	char why[512] = "", *mine;
-	void *all = NULL;
-	size_t len = 0, all_len = 0;
+	int ini = 0, done = 1, rank = hs_proc.rank, size = 0, rounds = 0;
+	bool named = false;
+	char why[512] = "";
+	struct mpi_red *m;
+	struct hs_mpi_ops ops = { .start = mpi__start, .pack = mpi__pack,
+				  .merge = mpi__merge, .named = mpi__named,
+				  .entry = mpi__entry, .add_entry = mpi__add_entry };
 	uint64_t t0 = mpi__now();
 
 	if (__atomic_exchange_n(&finalized, 1, __ATOMIC_ACQ_REL) || !mpi__running())
@@ -329,27 +470,42 @@ static void mpi__before_finalize(void)
 		mpi__fallback(rank, why);
 		return;
 	}
-	mine = hs_flush__snapshot(&len);
-	ok = mine != NULL;
-	if (plugin->gather(mine ? mine : "", len, ok, &rank, &size, &all, &all_len,
-			   why, sizeof(why)) != 0) {
-		free(mine);
-		mpi__fallback(rank, why);
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		mpi__fallback(rank, "out of memory");
 		return;
 	}
-	free(mine);
+	ops.ctx = m;
+	if (plugin->reduce(&ops, &rank, &size, &rounds, why, sizeof(why)) != 0) {
+		mpi__fallback(rank, why[0] ? why : m->why);
+		mpi__red_free(m);
+		free(m);
+		return;
+	}
 	done = 0;
-	if (rank == 0)
-		done = mpi__document(all, all_len, size, why, sizeof(why)) == 0;
-	free(all);
+	if (rank == 0) {
+		uint64_t t1 = mpi__now();
+
+		done = mpi__guard(mpi__document_fn, m) == 0;
+		m->t_doc = mpi__now() - t1;
+	}
+	hs_log(HS_LOG_DEBUG,
+	       "MPI_Finalize: rank %d: summary %.1f ms, merges %.1f ms, document %.1f ms",
+	       rank, (double)m->t_start / 1e6, (double)m->t_merge / 1e6,
+	       (double)m->t_doc / 1e6);
+	snprintf(why, sizeof(why), "%s", m->why);
+	named = m->named;
+	mpi__red_free(m);
+	free(m);
 	done = plugin->finish(done);
 	if (done != 1) {
 		mpi__fallback(rank, why[0] ? why : "rank 0 could not write it");
 		return;
 	}
-	hs_log(HS_LOG_DEBUG, "MPI_Finalize: in-job reduction of rank %d took %.3f ms",
-	       rank, (double)(mpi__now() - t0) / 1e6);
-	if (job_only)
+	hs_log(HS_LOG_DEBUG,
+	       "MPI_Finalize: in-job reduction of rank %d took %.3f ms (%d rounds)", rank,
+	       (double)(mpi__now() - t0) / 1e6, rounds);
+	if (mpi__no_file(size, named))
 		hs_publish__suppress();
 }
 
@@ -481,19 +637,31 @@ bool hs_mpi__is_wrapper(const void *f)
 
 /* ---- the feature -------------------------------------------------------------- */
 
-/* HPCSHIM_MPI_FILES: which files an MPI job leaves.  "all" (the default):
- * every rank's own file, and the job document that rank 0 writes at
- * MPI_Finalize.  "job": only the job document; a rank still writes its
- * own file when the in-job reduction failed, so no result is ever lost
- * to the choice.  One file per rank overwhelms the metadata servers of
- * parallel file systems at scale. */
+/* HPCSHIM_MPI_FILES: which files an MPI job leaves.  "auto" (the
+ * default): up to HPCSHIM_MPI_FILES_RANKS ranks (256) as "all", above only
+ * the job document and the files of the ranks it names (the holders of
+ * extremes).  "all": every rank's own file, and the job document that
+ * rank 0 writes at MPI_Finalize.  "job": only the job document.  A rank
+ * still writes its own file when the in-job reduction failed, so no
+ * result is ever lost to the choice.  One file per rank overwhelms the
+ * metadata servers of parallel file systems at scale. */
 static void mpi__config(struct hs_config *cfg)
 {
-	static const char *const names[] = { "all", "job" };
+	static const char *const names[] = { "all", "job", "auto" };
+	const char *v = getenv("HPCSHIM_MPI_FILES_RANKS");
+	uint64_t n;
 
 	(void)cfg;
-	job_only = hs_var__choice("HPCSHIM_MPI_FILES", getenv("HPCSHIM_MPI_FILES"),
-				  names, 2, 0) == 1;
+	files_mode = hs_var__choice("HPCSHIM_MPI_FILES", getenv("HPCSHIM_MPI_FILES"), names,
+				    3, FILES_AUTO);
+	files_ranks = 256;
+	if (v && *v) {
+		if (hs_var__uint(v, 0, 1u << 30, &n))
+			files_ranks = n;
+		else
+			hs_var__bad("HPCSHIM_MPI_FILES_RANKS", v,
+				    "is not a number of ranks (0 to 2^30); using 256");
+	}
 }
 
 /* A fork child of a rank is no rank: it never takes part in a reduction. */

@@ -4,12 +4,13 @@
  * the job document's size as regions grow).  argv[3], when given:
  * "abort" makes rank 1 call MPI_Abort after its work, "kill" makes rank 1
  * kill itself with SIGKILL, "time" prints rank 0's MPI_Finalize time in
- * microseconds to stderr.  Only rank 0 prints to stdout. */
+ * microseconds and its peak RSS in KB to stderr.  Only rank 0 prints to stdout. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <hpcshim.h>
@@ -67,7 +68,12 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	t0 = now_us();
 	MPI_Finalize();
-	if (rank == 0 && strcmp(mode, "time") == 0)
+	if (rank == 0 && strcmp(mode, "time") == 0) {
+		struct rusage ru;
+
 		fprintf(stderr, "finalize_us %.1f\n", now_us() - t0);
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			fprintf(stderr, "maxrss_kb %ld\n", ru.ru_maxrss);
+	}
 	return 0;
 }

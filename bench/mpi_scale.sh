@@ -1,0 +1,69 @@
+#!/bin/sh
+# bench/mpi_scale.sh - the in-job reduction of issue 30 in real jobs:
+# tests/programs/mpi_job.c with 1000 regions per rank, rank 0's
+# MPI_Finalize time and peak RSS, without the shim ("bare") and with it
+# (HPCSHIM_MPI_FILES=job: the reduction and the job document, no rank
+# file), per MPI and rank count; the median of REPS runs (default 3).
+# Oversubscribed: more ranks than cores.
+#
+# Usage: bench/mpi_scale.sh [BUILDDIR] [RANKS...]   (default: . and "4 16 64")
+set -eu
+B=$(cd "${1:-.}" && pwd)
+shift || true
+RANKS=${*:-"4 16 64"}
+REPS=${REPS:-3}
+REGIONS=${REGIONS:-1000}
+IMPLS=${IMPLS:-"openmpi mpich"}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+W=$(mktemp -d /tmp/hpcshim-bench-mpiscale.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+run() { # impl np shim(0/1) -> "finalize_us maxrss_kb"
+	impl=$1 np=$2 shim=$3
+	out=$W/out; rm -rf "$out"; mkdir -p "$out"
+	case $impl in
+	openmpi) set -- mpirun.openmpi -np "$np" --mca btl self,vader ;;
+	mpich) set -- mpiexec.mpich -n "$np" ;;
+	esac
+	if [ "$shim" = 1 ]; then
+		case $impl in
+		openmpi) set -- "$@" -x LD_PRELOAD="$B/.libs/libhpcshim.so" -x HPCSHIM_OUTPUT="$out" \
+			-x HPCSHIM_MPI_FILES=job ;;
+		mpich) set -- "$@" -genv LD_PRELOAD "$B/.libs/libhpcshim.so" -genv HPCSHIM_OUTPUT "$out" \
+			-genv HPCSHIM_MPI_FILES job ;;
+		esac
+	fi
+	"$@" "$W/mpi_job_$impl" 100 "$REGIONS" time 2>&1 >/dev/null |
+		awk '/^finalize_us/ {t = $2} /^maxrss_kb/ {m = $2} END {print t, m}'
+}
+
+echo "| MPI | ranks | finalize, no shim | finalize, shim | added | rank 0 peak RSS, no shim | shim | added | job document |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for impl in $IMPLS; do
+	command -v "mpicc.$impl" >/dev/null || { echo "# mpicc.$impl: not installed"; continue; }
+	[ -e "$B/preload/mpi/hpcshim-mpi-$impl.so" ] || { echo "# no plugin for $impl"; continue; }
+	"mpicc.$impl" -O2 -I"$SRC/annotate" -o "$W/mpi_job_$impl" "$SRC/tests/programs/mpi_job.c"
+	for np in $RANKS; do
+		for shim in 0 1; do
+			: >"$W/t$shim"; : >"$W/m$shim"
+			i=0
+			while [ $i -lt "$REPS" ]; do
+				r=$(run "$impl" "$np" "$shim")
+				echo "${r% *}" >>"$W/t$shim"
+				echo "${r#* }" >>"$W/m$shim"
+				i=$((i + 1))
+			done
+		done
+		job=$(ls "$W"/out/hpcshim-job-*.json 2>/dev/null | head -1)
+		t0=$(median <"$W/t0") t1=$(median <"$W/t1") m0=$(median <"$W/m0") m1=$(median <"$W/m1")
+		awk -v impl="$impl" -v np="$np" -v t0="$t0" -v t1="$t1" -v m0="$m0" -v m1="$m1" \
+			-v jb="$( [ -n "$job" ] && wc -c <"$job" || echo 0)" 'BEGIN {
+			printf "| %s | %d | %.2f s | %.2f s | %+.2f s | %.1f MB | %.1f MB | %+.1f MB | %.2f MB |\n",
+				impl, np, t0 / 1e6, t1 / 1e6, (t1 - t0) / 1e6, m0 / 1024, m1 / 1024,
+				(m1 - m0) / 1024, jb / 1048576 }'
+	done
+done

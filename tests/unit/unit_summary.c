@@ -1,0 +1,292 @@
+/* unit_summary.c - the in-job reduction's summaries (aggregate/summary.h,
+ * aggregate/jobsum.h): the sketch exact up to AGG_SK_EXACT values and
+ * within AGG_SK_ALPHA (relative) of every order statistic beyond, on
+ * several distributions; merges exact and independent of the tree (the
+ * same buckets and counts as one sketch of all the values); count, sum,
+ * min, max and their holders as a direct computation; a packed summary
+ * unpacked equal; the binomial stack in the plugin's order.  TAP.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate/jobsum.h"
+#include "aggregate/summary.h"
+#include "tests/unit/tap.h"
+
+static uint64_t rng = 88172645463325252ull;
+
+static double uni(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The count of absolute bucket i of sign g (0 outside the window). */
+static uint64_t cnt_at(const struct agg_sketch *s, int g, int32_t i)
+{
+	if (!s->b->used[g] || i < s->b->lo[g] || i >= s->b->lo[g] + AGG_SK_SPAN)
+		return 0;
+	return s->b->cnt[g][i - s->b->lo[g]];
+}
+
+/* The same values, or the same level, zeros and counts per bucket. */
+static bool same_sketch(const struct agg_sketch *a, const struct agg_sketch *b)
+{
+	if (a->n != b->n || a->nx != b->nx)
+		return false;
+	if (agg_sketch__exact(a))
+		return !memcmp(a->x, b->x, a->nx * sizeof(double));
+	if (a->level != b->level || a->zero != b->zero)
+		return false;
+	for (int g = 0; g < 2; g++)
+		for (int k = 0; k < AGG_SK_SPAN; k++) {
+			if (a->b->used[g] && cnt_at(a, g, a->b->lo[g] + k) !=
+						     cnt_at(b, g, a->b->lo[g] + k))
+				return false;
+			if (b->b->used[g] && cnt_at(a, g, b->b->lo[g] + k) !=
+						     cnt_at(b, g, b->b->lo[g] + k))
+				return false;
+		}
+	return true;
+}
+
+/* The largest relative error of the sketch's order statistics. */
+static double worst(const struct agg_sketch *s, const double *sorted, size_t n)
+{
+	double w = 0;
+
+	for (size_t k = 0; k < n; k += 1 + n / 997) {
+		double e = agg_sketch__order(s, k), x = sorted[k];
+		double r = x == 0 ? fabs(e) : fabs(e - x) / fabs(x);
+
+		if (r > w)
+			w = r;
+	}
+	return w;
+}
+
+/* Sketches of parts merged in a random tree equal the sketch of all. */
+static struct agg_sketch *tree_merge(const double *v, size_t n, size_t parts)
+{
+	struct agg_sketch *p = calloc(parts, sizeof(*p));
+	size_t live = parts;
+
+	for (size_t i = 0; i < n; i++)
+		agg_sketch__add(&p[(size_t)(uni() * (double)parts)], v[i]);
+	while (live > 1) {
+		size_t a = (size_t)(uni() * (double)live), b = (size_t)(uni() * (double)live);
+
+		if (a == b)
+			continue;
+		agg_sketch__merge(&p[a], &p[b]);
+		agg_sketch__free(&p[b]);
+		p[b] = p[--live];
+		memset(&p[live], 0, sizeof(p[live]));
+	}
+	for (size_t i = 1; i < parts; i++)
+		agg_sketch__free(&p[i]);
+	return p;
+}
+
+static void distribution(const char *what, double (*gen)(size_t), size_t n, int want_level)
+{
+	double *v = malloc(n * sizeof(*v));
+	struct agg_sketch all = { 0 }, *m;
+	double w, med, exact, bound;
+
+	for (size_t i = 0; i < n; i++) {
+		v[i] = gen(i);
+		agg_sketch__add(&all, v[i]);
+	}
+	m = tree_merge(v, n, 37);
+	TAP_OK(same_sketch(&all, m), "%s: 37 parts merged in a random tree = one sketch", what);
+	qsort(v, n, sizeof(*v), dcmp);
+	w = worst(&all, v, n);
+	bound = agg_sketch__error(&all);
+	TAP_OK(w <= bound * (1 + 1e-12) && (want_level < 0 || all.level == want_level),
+	       "%s, n=%zu: level %d, order statistics within its stated %.4f (worst %.5f)",
+	       what, n, all.level, bound, w);
+	exact = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	med = agg_sketch__median(&all);
+	TAP_OK(fabs(med - exact) <= bound * fabs(exact) * (1 + 1e-12),
+	       "%s: median %.6g within %.4f of %.6g", what, med, bound, exact);
+	agg_sketch__free(&all);
+	agg_sketch__free(m);
+	free(m);
+	free(v);
+}
+
+static double g_lognormal(size_t i)
+{
+	(void)i;
+	return exp(10 + 0.25 * sqrt(-2 * log(uni() + 1e-300)) * cos(6.283185307179586 * uni()));
+}
+
+static double g_counts(size_t i)
+{
+	(void)i;
+	return floor(1e6 + uni() * 9e6); /* a spread of 10: level 1, 2% */
+}
+
+static double g_twopoint(size_t i)
+{
+	return i % 3 ? 4000 : 1000;
+}
+
+static double g_signed(size_t i)
+{
+	return i % 5 == 0 ? 0 : (uni() - 0.5) * 1e6;
+}
+
+static double g_wide(size_t i)
+{
+	(void)i;
+	return pow(10, uni() * 300 - 150); /* 300 decades: level 10 */
+}
+
+int main(void)
+{
+	struct agg_sketch s = { 0 };
+	double small[] = { 4000, 1000, 3000, 2000 };
+
+	/* exact up to AGG_SK_EXACT values */
+	for (int i = 0; i < 4; i++)
+		agg_sketch__add(&s, small[i]);
+	TAP_OK(agg_sketch__exact(&s) && agg_sketch__median(&s) == 2500,
+	       "4 values: median exact (%g)", agg_sketch__median(&s));
+	for (int i = 0; i < AGG_SK_EXACT - 4; i++)
+		agg_sketch__add(&s, 1e6 + i);
+	TAP_OK(agg_sketch__exact(&s) && agg_sketch__order(&s, 4) == 1e6,
+	       "%d values: still exact", AGG_SK_EXACT);
+	agg_sketch__add(&s, 7);
+	TAP_OK(!agg_sketch__exact(&s) && s.n == AGG_SK_EXACT + 1, "one more: buckets");
+	agg_sketch__free(&s);
+
+	/* the levels: 1% to a spread of 3.6, 2% to 13, ... (summary.h) */
+	distribution("lognormal sigma 0.25", g_lognormal, 100000, -1);
+	distribution("counts 1e6..1e7", g_counts, 100000, 1);
+	distribution("two values 1000 and 4000", g_twopoint, 999, 1);
+	distribution("signed with zeros", g_signed, 20001, -1);
+	distribution("300 decades", g_wide, 50000, -1);
+	{
+		/* a level-0 sketch: values within a factor 3 */
+		struct agg_sketch a = { 0 };
+
+		for (int i = 0; i < 1000; i++)
+			agg_sketch__add(&a, 1000 + i * 2);
+		TAP_OK(a.level == 0 && agg_sketch__error(&a) < 0.0100001,
+		       "a spread of 3: level 0, stated error %.4f", agg_sketch__error(&a));
+		agg_sketch__free(&a);
+	}
+	/* statistics: holders, ties to the lowest rank, spread */
+	{
+		struct agg_rstat a = { 0 }, b = { 0 }, all = { 0 };
+		double val[8] = { 5, 1, 9, 1, 9, 3, 7, 2 }, mean = 37.0 / 8, var = 0;
+
+		for (int r = 0; r < 8; r++) {
+			struct agg_who w = { .rank = r, .pid = 100 + r, .tid = -1 };
+
+			agg_rstat__add(r % 2 ? &b : &a, val[r], 0, w);
+			agg_rstat__add(&all, val[r], 0, w);
+			var += (val[r] - mean) * (val[r] - mean);
+		}
+		agg_rstat__merge(&b, &a); /* the higher ranks first: holders still the lowest */
+		TAP_OK(b.n == 8 && b.sum == 37 && b.min == 1 && b.min_at.rank == 1 &&
+			       b.max == 9 && b.max_at.rank == 2,
+		       "merged: n, sum, min at rank 1, max at rank 2 (ties to the lowest)");
+		TAP_OK(fabs(agg_rstat__sd(&b) - sqrt(var / 8)) < 1e-12, "sd %.6f", agg_rstat__sd(&b));
+		TAP_OK(agg_sketch__median(&b.q) == 4, "median exact: 4");
+
+		struct agg_buf buf = { 0 };
+		struct agg_rstat u;
+
+		agg_rstat__pack(&buf, &b);
+		TAP_OK(agg_rstat__unpack(&buf, &u) && u.n == b.n && u.sum == b.sum &&
+			       u.m2 == b.m2 && u.max_at.rank == 2 && same_sketch(&u.q, &b.q),
+		       "packed and unpacked equal");
+		buf.len -= 3;
+		buf.off = 0;
+		agg_rstat__free(&u);
+		TAP_OK(!agg_rstat__unpack(&buf, &u), "a truncated buffer refused");
+		agg_buf__free(&buf);
+		agg_rstat__free(&a);
+		agg_rstat__free(&b);
+		agg_rstat__free(&all);
+	}
+
+	/* job summaries: names joined, the binomial stack = the tree */
+	{
+		enum { P = 13 };
+		struct agg_jobsum_stack st = { .depth = 0 };
+		struct agg_jobsum *acc[P], *root;
+		struct agg_buf buf = { 0 };
+		struct agg_jobsum back;
+		const struct agg_cell *c;
+
+		for (int r = 0; r < P; r++) {
+			struct agg_jobsum *one = calloc(1, sizeof(*one));
+			struct agg_jobsum *two = calloc(1, sizeof(*two));
+			char name[32];
+			struct agg_who w = { .rank = r, .pid = 1000 + r, .tid = -1 };
+
+			for (int k = 0; k < 2; k++) {
+				struct agg_jobsum *x = k ? two : one;
+
+				agg_jobsum__add_rank(x, r, P, r != 5);
+				w.host = agg_jobsum__host(x, r < 7 ? "node1" : "node2");
+				/* rank-specific regions: joined by name */
+				snprintf(name, sizeof(name), "only%d", r % 3);
+				agg_jobsum__add_value(x, name, "cycles", AGG_INCL, r * 10.5, 0, w);
+				agg_jobsum__add_value(x, "work", "cycles", AGG_INCL, (r + 1) * 1000.25,
+						      0, w);
+				agg_jobsum__add_value(x, NULL, "cycles", AGG_TOTAL, 1e9 / (r + 1), 0, w);
+			}
+			agg_jobsum_stack__push(&st, one);
+			acc[r] = two;
+		}
+		root = agg_jobsum_stack__finish(&st);
+		/* the plugin's tree */
+		for (int st2 = 1; st2 < P; st2 *= 2)
+			for (int r = 0; r + st2 < P; r += 2 * st2) {
+				agg_jobsum__merge(acc[r], acc[r + st2]);
+				agg_jobsum__free(acc[r + st2]);
+				free(acc[r + st2]);
+			}
+		long w = hs_strtab__lookup(&root->regions, "work");
+		long e = hs_strtab__lookup(&root->events, "cycles");
+		long w2 = hs_strtab__lookup(&acc[0]->regions, "work");
+		c = agg_jobsum__cell(root, (uint32_t)w, (uint32_t)e, AGG_INCL);
+		const struct agg_cell *c2 =
+			agg_jobsum__cell(acc[0], (uint32_t)w2, (uint32_t)e, AGG_INCL);
+		TAP_OK(c && c2 && c->s.n == P && c->s.sum == c2->s.sum && c->s.m2 == c2->s.m2 &&
+			       c->s.max_at.rank == P - 1 &&
+			       !strcmp(root->hosts.name[c->s.max_at.host], "node2"),
+		       "stack = tree: sum, m2 identical, max at rank %d on node2", P - 1);
+		TAP_OK(root->regions.n == 4 && root->ranks == P && root->nint == 1 &&
+			       root->lo[0] == 0 && root->hi[0] == P - 1 && root->nincomplete == 1 &&
+			       root->incomplete[0] == 5,
+		       "regions joined by name (4), ranks 0..%d, rank 5 incomplete", P - 1);
+		agg_jobsum__pack(root, &buf);
+		TAP_OK(agg_jobsum__unpack(&back, &buf) == 0 && back.n == root->n &&
+			       back.regions.n == root->regions.n,
+		       "job summary packed and unpacked (%zu bytes, %zu cells)", buf.len, back.n);
+		agg_jobsum__free(&back);
+		agg_buf__free(&buf);
+		agg_jobsum__free(root);
+		free(root);
+		agg_jobsum__free(acc[0]);
+		free(acc[0]);
+	}
+	return tap_done();
+}
