@@ -345,6 +345,8 @@ void dr_doc__rank(const struct dr_doc *d, size_t k, struct dr_rank *out)
 	out->end = get_str(p, "end", "?");
 	out->pid = get_int(p, "pid", -1);
 	out->wall = dr__wall_of(p);
+	if (!num(get(p, "peak_rss_bytes"), &out->peak_rss))
+		out->peak_rss = -1;
 	out->complete = json_object_get_boolean(get(p, "complete"));
 	out->threads = d->kind == DR_JOB ? -1 :
 					   get_int(d->root, "thread_count",

@@ -64,12 +64,12 @@ struct dr_value {
 
 /* A rank: a process result's own (its process), or an entry of a job's
  * ranks[].  rank -1: the file names none; wall -1: no wall time;
- * threads -1: not known (a job's ranks). */
+ * threads -1: not known (a job's ranks); peak_rss -1: not known (bytes). */
 struct dr_rank {
 	int rank;
 	const char *host, *end;
 	long long pid, threads;
-	double wall;
+	double wall, peak_rss;
 	bool complete;
 };
 

@@ -49,11 +49,26 @@ static void wrap__loaded(void)
  * first at start, once the signature files can be searched. */
 static const char *wrap_var, *wrap_path;
 
+/* HPCSHIM_PROFILE=1 (cfg->profile) wraps the mpi and io sets besides
+ * what HPCSHIM_WRAP names (a name given twice is wrapped once). */
+static char wrap_profile[4096];
+
 static void wrap__config(struct hs_config *cfg)
 {
-	(void)cfg;
 	wrap_var = getenv("HPCSHIM_WRAP");
 	wrap_path = getenv("HPCSHIM_WRAP_PATH");
+	if (cfg->profile) {
+		int n = snprintf(wrap_profile, sizeof(wrap_profile), "@mpi,@io%s%s",
+				 wrap_var && *wrap_var ? "," : "",
+				 wrap_var && *wrap_var ? wrap_var : "");
+
+		if (n > 0 && (size_t)n < sizeof(wrap_profile))
+			wrap_var = wrap_profile;
+		else
+			hs_log(HS_LOG_ERROR,
+			       "HPCSHIM_PROFILE: HPCSHIM_WRAP too long to add @mpi,@io to "
+			       "(%d bytes); wrapping HPCSHIM_WRAP only", n);
+	}
 }
 
 static void wrap__start(void)
