@@ -326,6 +326,7 @@ int pf_profile__build(struct pf_profile *p, const struct dr_doc *const *docs,
 			return -1;
 		}
 		times__add(&p->job, &p->ranks[r].main);
+		times__add(&p->threads, &p->ranks[r].all);
 		if (p->ranks[r].wall > p->job_wall)
 			p->job_wall = p->ranks[r].wall;
 		omp__worst(p, docs[which[r]], p->ranks[r].rank);
@@ -358,15 +359,34 @@ void pf_profile__free(struct pf_profile *p)
 #define F_COV 0.25       /* a function's time uneven across ranks        */
 #define F_OMP_WAIT 0.20  /* a thread waiting this share of a construct   */
 #define F_MEM 1.5        /* a rank's peak memory this many times the mean */
+#define F_SPREAD 0.05    /* a wait's max - min over the ranks, of a rank's mean time */
 
 #define PCT(a, b) ((b) > 0 ? 100.0 * (a) / (b) : 0.0)
 
+/* The function of the most time: an I/O call, or an MPI call but MPI's
+ * start and end (their own finding). */
 static const struct pf_func *top_func(const struct pf_profile *p, bool io)
 {
 	for (size_t i = 0; i < p->nfuncs; i++)
-		if ((p->funcs[i].kind == PF_IO_CALL) == io)
+		if ((p->funcs[i].kind == PF_IO_CALL) == io && p->funcs[i].kind != PF_MPI_START)
 			return &p->funcs[i];
 	return NULL;
+}
+
+/* The collective or wait whose time differs most between two ranks. */
+static const struct pf_func *widest_wait(const struct pf_profile *p)
+{
+	const struct pf_func *w = NULL;
+
+	for (size_t i = 0; i < p->nfuncs; i++) {
+		const struct pf_func *f = &p->funcs[i];
+
+		if (f->kind != PF_MPI_COLLECTIVE && f->kind != PF_MPI_WAIT)
+			continue;
+		if (!w || f->time.max - f->time.min > w->time.max - w->time.min)
+			w = f;
+	}
+	return w;
 }
 
 static double rank_main_wall(const struct pf_profile *p, int rank)
@@ -390,26 +410,32 @@ size_t pf_profile__findings(const struct pf_profile *p, char (*out)[PF_LINE], si
 		SAY("No MPI or I/O call was recorded: run with hpcshim run --profile "
 		    "(HPCSHIM_PROFILE=1) to see their time.");
 	f = top_func(p, false);
-	if (p->job.t[PF_MPI] >= F_PART * W && f) {
+	if (p->job.t[PF_MPI] - p->job.mpi[PF_MPI_START - PF_MPI_COLLECTIVE] >= F_PART * W && f) {
 		double mpi = p->job.t[PF_MPI];
 
 		SAY("MPI is %.0f%% of the job's time; %.0f%% of it is %s (%s), most on rank "
 		    "%d: %.3f ms, %.0f%% of that rank's time (least: rank %d, %.3f ms).",
-		    PCT(mpi, W), PCT(f->time.sum, mpi), f->name, pf_kind_name[f->kind],
+		    PCT(mpi, W), PCT(f->time.sum, p->threads.t[PF_MPI]), f->name, pf_kind_name[f->kind],
 		    f->time.max_at, f->time.max / 1e6,
 		    PCT(f->time.max, rank_main_wall(p, f->time.max_at)), f->time.min_at,
 		    f->time.min / 1e6);
-		if (f->time.cov >= F_COV && f->kind != PF_MPI_P2P)
-			SAY("Time in %s varies across the ranks (coefficient of variation "
-			    "%.2f): the ranks arrive at it unevenly; rank %d waits longest, "
-			    "so the imbalance is in the work before it on the other ranks.",
-			    f->name, f->time.cov, f->time.max_at);
 	}
+	f = widest_wait(p);
+	if (f && f->time.cov >= F_COV && f->time.max - f->time.min >= F_SPREAD * W / (double)p->nranks)
+		SAY("Rank %d waits longest in %s: %.3f ms, against %.3f ms on rank %d "
+		    "(coefficient of variation %.2f over the ranks): the ranks arrive at it "
+		    "unevenly, so the imbalance is in the work before it.",
+		    f->time.max_at, f->name, f->time.max / 1e6, f->time.min / 1e6, f->time.min_at,
+		    f->time.cov);
+	if (p->job.mpi[PF_MPI_START - PF_MPI_COLLECTIVE] >= F_PART * W)
+		SAY("MPI's start and end (MPI_Init, MPI_Finalize) take %.0f%% of the job's "
+		    "time: the launch and wire-up, a fixed cost that a longer run "
+		    "amortises.", PCT(p->job.mpi[PF_MPI_START - PF_MPI_COLLECTIVE], W));
 	f = top_func(p, true);
 	if (p->job.t[PF_IO] >= F_PART * W && f)
 		SAY("I/O is %.0f%% of the job's time; %.0f%% of it in %s (%.0f calls over "
 		    "the ranks).",
-		    PCT(p->job.t[PF_IO], W), PCT(f->time.sum, p->job.t[PF_IO]), f->name,
+		    PCT(p->job.t[PF_IO], W), PCT(f->time.sum, p->threads.t[PF_IO]), f->name,
 		    f->calls.sum);
 	if (p->job.t[PF_OMP_WAIT] >= F_PART * W)
 		SAY("OpenMP threads wait %.0f%% of the job's time (barriers, critical "

@@ -24,9 +24,10 @@ enum pf_kind {
 	PF_MPI_P2P,
 	PF_MPI_WAIT,
 	PF_MPI_OTHER,
+	PF_MPI_START, /* MPI_Init, MPI_Init_thread, MPI_Finalize */
 	PF_IO_CALL,
 };
-#define PF_NMPI 4 /* the MPI kinds, PF_MPI_COLLECTIVE.. PF_MPI_OTHER */
+#define PF_NMPI 5 /* the MPI kinds, PF_MPI_COLLECTIVE.. PF_MPI_START */
 
 extern const char *const pf_cat_name[PF_NCAT];   /* "compute", "mpi", ... */
 extern const char *const pf_kind_name[PF_IO_CALL + 1]; /* "collective", ... */
@@ -85,6 +86,9 @@ struct pf_profile {
 	struct pf_rank *ranks;
 	size_t nranks;
 	struct pf_times job; /* the ranks' main threads summed */
+	struct pf_times threads; /* every thread of every rank summed: the base of
+				  * the functions' shares (their time is every
+				  * thread's) */
 	double job_wall;     /* the longest rank's process wall */
 	struct pf_func *funcs; /* MPI functions, then I/O, each by time, most first */
 	size_t nfuncs, nmpi;

@@ -17,6 +17,7 @@ const char *const pf_kind_name[PF_IO_CALL + 1] = {
 	[PF_MPI_P2P] = "point_to_point",
 	[PF_MPI_WAIT] = "wait",
 	[PF_MPI_OTHER] = "other",
+	[PF_MPI_START] = "init_finalize",
 	[PF_IO_CALL] = "io",
 };
 
@@ -39,12 +40,15 @@ static const struct pf_name names[] = {
 	{ "MPI_Comm_dup", PF_MPI_COLLECTIVE },
 	{ "MPI_Comm_split", PF_MPI_COLLECTIVE },
 	{ "MPI_Exscan", PF_MPI_COLLECTIVE },
+	{ "MPI_Finalize", PF_MPI_START },
 	{ "MPI_Gather", PF_MPI_COLLECTIVE },
 	{ "MPI_Gatherv", PF_MPI_COLLECTIVE },
 	{ "MPI_Get", PF_MPI_P2P },
 	{ "MPI_Iallreduce", PF_MPI_COLLECTIVE },
 	{ "MPI_Ibcast", PF_MPI_COLLECTIVE },
 	{ "MPI_Improbe", PF_MPI_P2P },
+	{ "MPI_Init", PF_MPI_START },
+	{ "MPI_Init_thread", PF_MPI_START },
 	{ "MPI_Iprobe", PF_MPI_P2P },
 	{ "MPI_Irecv", PF_MPI_P2P },
 	{ "MPI_Isend", PF_MPI_P2P },

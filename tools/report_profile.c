@@ -54,7 +54,7 @@ static struct json_object *funcs__json(const struct pf_profile *p, bool io)
 	for (size_t i = 0; i < p->nfuncs; i++) {
 		const struct pf_func *f = &p->funcs[i];
 		struct json_object *o;
-		double part = io ? p->job.t[PF_IO] : p->job.t[PF_MPI];
+		double part = io ? p->threads.t[PF_IO] : p->threads.t[PF_MPI];
 
 		if ((f->kind == PF_IO_CALL) != io)
 			continue;
@@ -116,6 +116,7 @@ static void print_json(const struct pf_profile *p, char (*fs)[PF_LINE], size_t n
 			       json_object_new_int64((long long)p->job_wall));
 	json_object_object_add(job, "time_ns", times__json(&p->job, false));
 	json_object_object_add(job, "share", times__json(&p->job, true));
+	json_object_object_add(job, "threads_time_ns", times__json(&p->threads, false));
 	json_object_object_add(job, "cpu_known", json_object_new_boolean(p->cpu_known));
 	for (size_t i = 0; i < nf; i++) {
 		struct json_object *o = json_object_new_object();
@@ -152,7 +153,7 @@ static void times__head(void)
 
 static void funcs__text(const struct pf_profile *p, bool io)
 {
-	double part = io ? p->job.t[PF_IO] : p->job.t[PF_MPI];
+	double part = io ? p->threads.t[PF_IO] : p->threads.t[PF_MPI];
 	bool any = false;
 
 	for (size_t i = 0; i < p->nfuncs; i++) {

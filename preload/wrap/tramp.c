@@ -53,7 +53,8 @@ void *hs_wrap_tramp__begin(unsigned i, uintptr_t sp)
 	struct wrap_target *tg = hs_wrap_tramp__tab[i];
 	struct wrap_spec *s = tg->spec;
 
-	hs_region__call_begin(&s->site, s->name, sp);
+	if (hs_wrap__enter(s))
+		hs_region__call_begin(&s->site, s->name, sp);
 	return tg->orig;
 }
 
@@ -62,7 +63,8 @@ void hs_wrap_tramp__end(unsigned i, uintptr_t sp)
 	struct wrap_spec *s = hs_wrap_tramp__tab[i]->spec;
 	int err = errno;
 
-	hs_region__call_end(&s->site, s->name, sp);
+	if (hs_wrap__leave(s))
+		hs_region__call_end(&s->site, s->name, sp);
 	errno = err;
 }
 

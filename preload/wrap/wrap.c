@@ -57,8 +57,9 @@ static void wrap__config(struct hs_config *cfg)
 {
 	wrap_var = getenv("HPCSHIM_WRAP");
 	wrap_path = getenv("HPCSHIM_WRAP_PATH");
+	hs_wrap.in_mpi = cfg->profile;
 	if (cfg->profile) {
-		int n = snprintf(wrap_profile, sizeof(wrap_profile), "@mpi,@io%s%s",
+		int n = snprintf(wrap_profile, sizeof(wrap_profile), "@mpi,@mpistart,@io%s%s",
 				 wrap_var && *wrap_var ? "," : "",
 				 wrap_var && *wrap_var ? wrap_var : "");
 
