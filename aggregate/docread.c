@@ -484,6 +484,21 @@ static json_object *sets(const struct dr_doc *d)
 	return get(get(d->root, "presets"), "sets");
 }
 
+double dr_doc__wrap_bytes(const struct dr_doc *d, const char *name)
+{
+	json_object *a = get(d->root, "wrap");
+	double v;
+
+	for (size_t i = 0; i < arr_len(a); i++) {
+		json_object *e = arr_at(a, i);
+		const char *n = get_str(e, "name", NULL);
+
+		if (n && !strcmp(n, name) && num(get(e, "bytes"), &v))
+			return v;
+	}
+	return -1;
+}
+
 const char *dr_doc__model(const struct dr_doc *d)
 {
 	return get_str(get(d->root, "presets"), "model", NULL);

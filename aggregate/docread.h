@@ -163,6 +163,10 @@ long long dr_doc__uncovered_calls(const struct dr_doc *d);
 /* before_start as compact JSON, or NULL. */
 const char *dr_doc__before_start(const struct dr_doc *d);
 
+/* The bytes of the calls of wrapped function name (its "wrap" entry's,
+ * under HPCSHIM_PROFILE), -1 when not recorded. */
+double dr_doc__wrap_bytes(const struct dr_doc *d, const char *name);
+
 /* presets: the CPU model, the sets (kind, name, status, reason) and each
  * set's metrics: formula text and the set's alias for a formula
  * variable. */

@@ -167,7 +167,7 @@ static struct pf_func *func__get(struct pf_profile *p, double **vals, size_t *ca
 		if (!nf)
 			return NULL;
 		p->funcs = nf;
-		nv = realloc(*vals, c * 2 * (p->nranks ? p->nranks : 1) * sizeof(*nv));
+		nv = realloc(*vals, c * 3 * (p->nranks ? p->nranks : 1) * sizeof(*nv));
 		if (!nv)
 			return NULL;
 		*vals = nv;
@@ -179,7 +179,7 @@ static struct pf_func *func__get(struct pf_profile *p, double **vals, size_t *ca
 	if (!f->name)
 		return NULL;
 	f->kind = k;
-	memset(*vals + p->nfuncs * 2 * p->nranks, 0, 2 * p->nranks * sizeof(double));
+	memset(*vals + p->nfuncs * 3 * p->nranks, 0, 3 * p->nranks * sizeof(double));
 	p->nfuncs++;
 	return f;
 }
@@ -246,15 +246,21 @@ static int funcs__build(struct pf_profile *p, const struct dr_doc *const *docs,
 				return -1;
 			}
 			fi = (size_t)(f - p->funcs);
-			vals[fi * 2 * p->nranks + r] += (double)dr_region__calls(g);
+			vals[fi * 3 * p->nranks + r] += (double)dr_region__calls(g);
 			w = dr_region__wall(g, DR_INCLUSIVE);
-			vals[fi * 2 * p->nranks + p->nranks + r] += w > 0 ? w : 0;
+			vals[fi * 3 * p->nranks + p->nranks + r] += w > 0 ? w : 0;
+			w = dr_doc__wrap_bytes(d, dr_region__name(g));
+			if (w >= 0) {
+				vals[fi * 3 * p->nranks + 2 * p->nranks + r] = w;
+				f->has_bytes = true;
+			}
 		}
 	}
 	for (size_t i = 0; i < p->nfuncs; i++) {
-		col = vals + i * 2 * p->nranks;
+		col = vals + i * 3 * p->nranks;
 		stat__of(&p->funcs[i].calls, col, p->ranks, p->nranks);
 		stat__of(&p->funcs[i].time, col + p->nranks, p->ranks, p->nranks);
+		stat__of(&p->funcs[i].bytes, col + 2 * p->nranks, p->ranks, p->nranks);
 	}
 	free(vals);
 	qsort(p->funcs, p->nfuncs, sizeof(*p->funcs), func__cmp);

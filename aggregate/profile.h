@@ -71,6 +71,8 @@ struct pf_func {
 	char *name;
 	enum pf_kind kind;
 	struct pf_stat calls, time; /* time: inclusive wall, ns */
+	struct pf_stat bytes;       /* send side (MPI), returned (I/O)  */
+	bool has_bytes;             /* some rank recorded them          */
 };
 
 /* The thread that waited the largest share of an OpenMP construct. */

@@ -63,8 +63,8 @@ static struct json_object *funcs__json(const struct pf_profile *p, bool io)
 		json_object_object_add(o, "kind", json_object_new_string(pf_kind_name[f->kind]));
 		json_object_object_add(o, "calls", stat__json(&f->calls));
 		json_object_object_add(o, "time_ns", stat__json(&f->time));
-		/* Not recorded yet (docs/environment.md, HPCSHIM_PROFILE). */
-		json_object_object_add(o, "bytes", NULL);
+		/* null: not recorded (a function without a bytes rule). */
+		json_object_object_add(o, "bytes", f->has_bytes ? stat__json(&f->bytes) : NULL);
 		json_object_object_add(o, io ? "share_of_io" : "share_of_mpi",
 				       json_object_new_double(part > 0 ? f->time.sum / part : 0));
 		json_object_object_add(o, "share_of_job",
@@ -162,18 +162,22 @@ static void funcs__text(const struct pf_profile *p, bool io)
 		if ((f->kind == PF_IO_CALL) != io)
 			continue;
 		if (!any)
-			printf("\n%s functions (over the ranks; bytes not recorded)\n"
-			       "  %-24s %-14s %10s %8s %8s %12s %12s %5s %12s %5s %8s %7s %7s\n",
+			printf("\n%s functions (over the ranks)\n"
+			       "  %-24s %-14s %10s %8s %8s %12s %12s %5s %12s %5s %8s %7s %7s %14s\n",
 			       io ? "I/O" : "MPI", "function", "kind", "calls", "min", "max",
 			       "time ms", "min ms", "@", "max ms", "@", "cov", io ? "%io" : "%mpi",
-			       "%job");
+			       "%job", io ? "bytes" : "bytes sent");
 		any = true;
 		printf("  %-24s %-14s %10.0f %8.0f %8.0f %12.3f %12.3f %5d %12.3f %5d %8.3f %6.1f%% "
-		       "%6.1f%%\n",
+		       "%6.1f%% ",
 		       esc__t(f->name), pf_kind_name[f->kind], f->calls.sum, f->calls.min, f->calls.max,
 		       f->time.sum / 1e6, f->time.min / 1e6, f->time.min_at, f->time.max / 1e6,
 		       f->time.max_at, f->time.cov, part > 0 ? 100 * f->time.sum / part : 0,
 		       p->job.wall > 0 ? 100 * f->time.sum / p->job.wall : 0);
+		if (f->has_bytes)
+			printf("%14.0f\n", f->bytes.sum);
+		else
+			printf("%14s\n", "-");
 	}
 	if (!any)
 		printf("\nno %s call recorded\n", io ? "I/O" : "MPI");

@@ -61,7 +61,15 @@ struct wrap_spec {
 	char defobj[256];            /* where the first original is     */
 	bool told;                   /* its stderr line written         */
 	bool mpi;                    /* an MPI_ or PMPI_ name           */
+	signed char bkind, bcount, btype; /* bytes.c: its bytes rule        */
+	uint64_t bytes;              /* atomic: bytes.c                 */
 };
+
+/* bytes.c: how a call's bytes are known (HPCSHIM_PROFILE only). */
+enum { WB_NONE, WB_SEND, WB_RET };
+void hs_wrap_bytes__rule(struct wrap_spec *s);
+void hs_wrap_bytes__send(struct wrap_spec *s, int count, uintptr_t type);
+void hs_wrap_bytes__ret(struct wrap_spec *s, intptr_t ret);
 
 struct wrap_state_all {
 	pthread_mutex_t lock; /* the specs' targets, patching */

@@ -163,6 +163,9 @@ static void wrap__result(struct agg_process *p, bool partial)
 						      "ffi_call";
 		o->slots = __atomic_load_n(&s->slots, __ATOMIC_RELAXED);
 		o->dlsym = __atomic_load_n(&s->dlsym, __ATOMIC_RELAXED);
+		o->bytes = s->bkind != WB_NONE && hs_wrap.in_mpi ?
+				   (int64_t)__atomic_load_n(&s->bytes, __ATOMIC_RELAXED) :
+				   -1;
 	}
 	hs_wrap.result.n = hs_wrap.n;
 	hs_wrap.result.spec = hs_wrap.out;

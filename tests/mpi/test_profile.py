@@ -6,8 +6,11 @@ Open MPI and MPICH jobs of 4 oversubscribed ranks under HPCSHIM_PROFILE=1
   and waits longest; its MPI_Barrier time lies within the bracket its own
   clock reads give (and above the bracket less 5 ms), and it is the max
   holder of MPI_Barrier's time;
-- K MPI_Allreduce of N doubles per rank: calls exact (sum, min, max);
-- BYTES in W write() calls per rank: the main thread's write calls exact;
+- K MPI_Allreduce of N doubles per rank: calls and bytes sent exact
+  (sum, min, max);
+- BYTES in W write() calls per rank: the main thread's write calls exact,
+  the process's write bytes BYTES plus the MPI library's helper threads'
+  few (outside MPI calls);
 - every thread's, rank's and the job's five parts add up to its wall time
   within 1%; compute of rank r's main thread is about (r+1) x T;
 - the findings name MPI_Barrier and rank 0;
@@ -84,9 +87,12 @@ def check(name, prog, out, omp):
     io = {f["function"]: f for f in pr["io"]}
     ar = mpi.get("MPI_Allreduce")
     t.ok(ar and (ar["calls"]["sum"], ar["calls"]["min"], ar["calls"]["max"]) == (NP * K, K, K)
-         and ar["kind"] == "collective" and ar["bytes"] is None,
-         "%s: MPI_Allreduce calls %d over the ranks, %d each, collective (bytes not recorded)"
-         % (what, NP * K, K), ar)
+         and ar["kind"] == "collective",
+         "%s: MPI_Allreduce calls %d over the ranks, %d each, collective" % (what, NP * K, K), ar)
+    t.ok(ar and ar["bytes"] and (ar["bytes"]["sum"], ar["bytes"]["min"], ar["bytes"]["max"]) ==
+         (NP * K * N * 8, K * N * 8, K * N * 8),
+         "%s: MPI_Allreduce bytes sent: %d x %d doubles x 8 per rank, exact" % (what, K, N),
+         ar and ar["bytes"])
     b = mpi.get("MPI_Barrier")
     if t.ok(b is not None, "%s: MPI_Barrier in the MPI table" % what):
         t.eq((b["calls"]["sum"], b["time_ns"]["max_at"]), (NP, 0),
@@ -120,8 +126,14 @@ def check(name, prog, out, omp):
     t.eq(calls, {r: W for r in range(NP)}, "%s: each main thread's write calls exact" % what)
     t.ok(io.get("write") and io["write"]["calls"]["min"] >= W,
          "%s: write in the I/O table, at least %d calls per rank" % (what, W))
+    wb = io.get("write", {}).get("bytes")
+    # the process's bytes: the program's BYTES, and the MPI library's
+    # helper threads' few wake-up bytes outside MPI calls
+    t.ok(wb and BYTES <= wb["min"] and wb["max"] <= BYTES + 4096,
+         "%s: write bytes per rank %d (+ the MPI library's helper threads' few)" % (what, BYTES),
+         wb)
     text = " ".join(x["text"] for x in pr["findings"])
-    t.ok("MPI_Barrier" in text and "rank 0" in text,
+    t.ok("MPI_Barrier" in text and "rank 0 waits longest in mpi_barrier" in text.lower(),
          "%s: the findings name MPI_Barrier and rank 0" % what, text)
     if omp:
         t.ok(any(th.get("omp_thread") == 1 for r in pr["ranks"] for th in r["threads"]),
