@@ -256,6 +256,17 @@ bool dr_region__value(const struct dr_region *r, enum dr_key which, const char *
 		      struct dr_value *out);
 /* The event names of its values, in file order (NULL past the end). */
 const char *dr_region__event(const struct dr_region *r, enum dr_key which, size_t i);
+/* A job document's statistic over the ranks (docs/schema.md, "Job
+ * document"): its calls, its wall time (inclusive or exclusive), or an
+ * event's value; false when the region has none (a process's region: its
+ * values are no statistics).  min_at, max_at: ranks, -1 when absent. */
+struct dr_stat {
+	double n, sum, mean, min, max, sd;
+	int min_at, max_at;
+};
+enum dr_stat_of { DR_STAT_CALLS, DR_STAT_WALL, DR_STAT_VALUE };
+bool dr_region__stat(const struct dr_region *r, enum dr_stat_of what, enum dr_key which,
+		     const char *ev, struct dr_stat *out);
 void dr_region__percall(const struct dr_region *r, struct dr_percall *out);
 void dr_region__percall_wall(const struct dr_region *r, struct dr_percall *out);
 /* A metric of its inclusive_metrics (has: a number). */

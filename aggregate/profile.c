@@ -306,6 +306,101 @@ static void omp__worst(struct pf_profile *p, const struct dr_doc *d, int rank)
 	}
 }
 
+static void stat__from(struct pf_stat *s, const struct dr_stat *x)
+{
+	s->sum = x->sum;
+	s->min = x->min;
+	s->max = x->max;
+	s->mean = x->mean;
+	s->cov = x->mean > 0 ? x->sd / x->mean : 0;
+	s->min_at = x->min_at;
+	s->max_at = x->max_at;
+}
+
+/* From a job document: what its regions' statistics and ranks give. */
+static int job__build(struct pf_profile *p, const struct dr_doc *d)
+{
+	double cat_cpu = 0, rest, *vals = NULL;
+	size_t cap = 0;
+
+	p->from_job = true;
+	p->nranks = dr_doc__nranks(d);
+	p->ranks = calloc(p->nranks ? p->nranks : 1, sizeof(*p->ranks));
+	if (!p->ranks)
+		return -1;
+	for (size_t k = 0; k < p->nranks; k++) {
+		struct pf_rank *r = &p->ranks[k];
+		struct dr_rank dr;
+		struct dr_value v;
+
+		dr_doc__rank(d, k, &dr);
+		r->rank = dr.rank >= 0 ? dr.rank : (int)k;
+		r->host = dr.host;
+		r->pid = dr.pid;
+		r->wall = dr.wall;
+		r->peak_rss = dr.peak_rss;
+		r->main.wall = r->all.wall = dr.wall > 0 ? dr.wall : 0;
+		r->main.cpu = r->all.cpu = -1;
+		p->job.wall += r->main.wall;
+		if (dr.wall > p->job_wall)
+			p->job_wall = dr.wall;
+		if (dr_doc__rank_value(d, k, "task-clock", &v) && v.has && p->job.cpu >= 0)
+			p->job.cpu += v.v;
+		else
+			p->job.cpu = -1;
+	}
+	for (size_t i = 0; i < dr_doc__nregions(d); i++) {
+		const struct dr_region *g = dr_doc__region(d, i);
+		enum pf_kind k = pf__classify(dr_region__name(g));
+		struct dr_stat calls, wall, ex, c;
+		struct pf_func *f;
+
+		if (k == PF_NONE)
+			continue;
+		p->wrapped = true;
+		/* The in-job document is a snapshot in MPI_Finalize: its call
+		 * is open, none completed. */
+		if (dr_region__stat(g, DR_STAT_CALLS, DR_TOTALS, NULL, &calls) && calls.sum <= 0)
+			continue;
+		if (dr_region__stat(g, DR_STAT_WALL, DR_EXCLUSIVE, NULL, &ex)) {
+			if (k == PF_IO_CALL) {
+				p->job.t[PF_IO] += ex.sum;
+			} else {
+				p->job.t[PF_MPI] += ex.sum;
+				p->job.mpi[k - PF_MPI_COLLECTIVE] += ex.sum;
+			}
+		}
+		if (dr_region__stat(g, DR_STAT_VALUE, DR_EXCLUSIVE, "task-clock", &c))
+			cat_cpu += c.sum;
+		f = func__get(p, &vals, &cap, dr_region__name(g), k);
+		if (!f) {
+			free(vals);
+			return -1;
+		}
+		if (dr_region__stat(g, DR_STAT_CALLS, DR_TOTALS, NULL, &calls))
+			stat__from(&f->calls, &calls);
+		if (dr_region__stat(g, DR_STAT_WALL, DR_INCLUSIVE, NULL, &wall))
+			stat__from(&f->time, &wall);
+	}
+	free(vals);
+	qsort(p->funcs, p->nfuncs, sizeof(*p->funcs), func__cmp);
+	for (size_t i = 0; i < p->nfuncs; i++)
+		if (p->funcs[i].kind != PF_IO_CALL)
+			p->nmpi++;
+	if (p->job.t[PF_MPI] + p->job.t[PF_IO] > p->job.wall)
+		p->job.wall = p->job.t[PF_MPI] + p->job.t[PF_IO];
+	rest = p->job.wall - p->job.t[PF_MPI] - p->job.t[PF_IO];
+	if (p->job.cpu < 0) {
+		p->cpu_known = false;
+		p->job.t[PF_COMPUTE] = rest;
+	} else {
+		p->job.t[PF_COMPUTE] = clamp(p->job.cpu - cat_cpu, 0, rest);
+		p->job.t[PF_OFF_CPU] = rest - p->job.t[PF_COMPUTE];
+	}
+	p->threads = p->job;
+	return 0;
+}
+
 int pf_profile__build(struct pf_profile *p, const struct dr_doc *const *docs,
 		      const int *ranks, size_t n)
 {
@@ -320,6 +415,14 @@ int pf_profile__build(struct pf_profile *p, const struct dr_doc *const *docs,
 			p->job_docs++;
 		else
 			which[p->nranks++] = i;
+	}
+	if (!p->nranks && p->job_docs) {
+		for (size_t i = 0; i < n; i++)
+			if (dr_doc__kind(docs[i]) == DR_JOB) {
+				free(which);
+				p->job_docs--;
+				return job__build(p, docs[i]);
+			}
 	}
 	p->ranks = calloc(p->nranks ? p->nranks : 1, sizeof(*p->ranks));
 	if (!p->ranks) {

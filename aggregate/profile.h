@@ -97,11 +97,17 @@ struct pf_profile {
 	bool cpu_known;      /* every thread had its task-clock */
 	bool wrapped;        /* some document wrapped MPI or I/O calls */
 	struct pf_omp_worst omp;
-	size_t job_docs;     /* job documents given: not read (no threads) */
+	size_t job_docs;     /* job documents given: left out beside rank files */
+	/* No rank file, a job document: the job's parts from its regions'
+	 * sums over the ranks (every thread's), its ranks' process wall and
+	 * task-clock; no rank's parts, no threads, no OpenMP waits, no
+	 * bytes, no memory. */
+	bool from_job;
 };
 
 /* The profile of n process results (job documents are counted in
- * job_docs and left out).  ranks[i]: docs[i]'s rank.  0, or -1 when out
+ * job_docs and left out; with no process result, the first job document
+ * is read: from_job).  ranks[i]: docs[i]'s rank.  0, or -1 when out
  * of memory. */
 int pf_profile__build(struct pf_profile *p, const struct dr_doc *const *docs,
 		      const int *ranks, size_t n);

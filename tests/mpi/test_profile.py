@@ -138,6 +138,21 @@ def check(name, prog, out, omp):
     if omp:
         t.ok(any(th.get("omp_thread") == 1 for r in pr["ranks"] for th in r["threads"]),
              "%s: the OpenMP worker threads are listed" % what)
+    # the job document rank 0 wrote at MPI_Finalize, read alone
+    jobs = [f for f in os.listdir(out) if f.startswith("hpcshim-job-")]
+    if t.eq(len(jobs), 1, "%s: one job document" % what):
+        p = subprocess.run([HPCSHIM, "report", "--view", "profile", "--format", "json",
+                            os.path.join(out, jobs[0])], capture_output=True, encoding="utf-8")
+        jp = json.loads(p.stdout)["profile"] if p.returncode == 0 else None
+        jm = {f["function"]: f for f in jp["mpi"]} if jp else {}
+        t.ok(jp and jp["job"]["source"] == "job document" and len(jp["ranks"]) == NP
+             and jm.get("MPI_Allreduce", {}).get("calls", {}).get("sum") == NP * K
+             and jm.get("MPI_Barrier", {}).get("time_ns", {}).get("max_at") == 0
+             and jp["job"]["time_ns"]["openmp_wait"] is None
+             and parts_add_up(what, jp["job"]["wall_ns"],
+                              dict(jp["job"]["time_ns"], openmp_wait=0)),
+             "%s: the job document alone: MPI table, rank 0's barrier, job parts" % what,
+             p.stdout[-1500:] + p.stderr)
     # the text view
     p = subprocess.run([HPCSHIM, "report", "--view", "profile", out], capture_output=True,
                        encoding="utf-8")
