@@ -439,6 +439,9 @@ int pf_profile__build(struct pf_profile *p, const struct dr_doc *const *docs,
 		if (p->ranks[r].wall > p->job_wall)
 			p->job_wall = p->ranks[r].wall;
 		omp__worst(p, docs[which[r]], p->ranks[r].rank);
+		/* bytes are recorded under the profile only: its I/O set's write */
+		if (dr_doc__wrap_bytes(docs[which[r]], "write") >= 0)
+			p->profiled = true;
 	}
 	if (funcs__build(p, docs, which)) {
 		free(which);
@@ -515,7 +518,10 @@ size_t pf_profile__findings(const struct pf_profile *p, char (*out)[PF_LINE], si
 #define SAY(...) (n < max ? (void)snprintf(out[n++], PF_LINE, __VA_ARGS__) : (void)0)
 	if (!p->nranks || W <= 0)
 		return 0;
-	if (!p->wrapped)
+	if (!p->wrapped && p->profiled)
+		SAY("The program made no MPI or I/O call (outside MPI) that the profile "
+		    "wraps.");
+	else if (!p->wrapped)
 		SAY("No MPI or I/O call was recorded: run with hpcshim run --profile "
 		    "(HPCSHIM_PROFILE=1) to see their time.");
 	f = top_func(p, false);

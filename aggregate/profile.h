@@ -96,6 +96,7 @@ struct pf_profile {
 	size_t nfuncs, nmpi;
 	bool cpu_known;      /* every thread had its task-clock */
 	bool wrapped;        /* some document wrapped MPI or I/O calls */
+	bool profiled;       /* some document ran under HPCSHIM_PROFILE */
 	struct pf_omp_worst omp;
 	size_t job_docs;     /* job documents given: left out beside rank files */
 	/* No rank file, a job document: the job's parts from its regions'

@@ -1,8 +1,12 @@
 """hpcshim run --profile and HPCSHIM_PROFILE=1 (docs/environment.md): the
 mpi and io wrap sets merged with the user's HPCSHIM_WRAP, task-clock alone
 or added, peak memory in the process object."""
+import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from hpctest import BUILD, Tap, run  # noqa: E402
@@ -44,4 +48,34 @@ r = run(DD, env={"HPCSHIM_PROFILE": "yes"})
 t.ok(any("HPCSHIM_PROFILE" in l for l in r.shim_lines()) and "wrap" not in r.doc,
      "HPCSHIM_PROFILE=yes: one line, off", r.err)
 t.ok(len(r.doc["events"]) > 1, "off: the default events")
+# An OpenMP team of known imbalance: omp thread t burns (t+1) x T per
+# region, so thread 0 waits about T of each at its implicit barrier.
+T, ITER = 30, 5
+tmp = tempfile.mkdtemp(prefix="hpcshim-profile-omp-")
+prog = os.path.join(tmp, "omp_imbalance")
+src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "programs",
+                   "omp_imbalance.c")
+b = subprocess.run(["gcc", "-O2", "-g", "-fopenmp", "-o", prog, src], capture_output=True,
+                   encoding="utf-8")
+if t.ok(b.returncode == 0, "omp_imbalance builds", b.stderr):
+    out = os.path.join(tmp, "out")
+    r = run([HPCSHIM, "run", "--profile", "-q", "-o", out, "--", prog, str(T), str(ITER)],
+            preload=False, env={"OMP_NUM_THREADS": "2"})
+    p = subprocess.run([HPCSHIM, "report", "--view", "profile", "--format", "json", out],
+                       capture_output=True, encoding="utf-8")
+    pr = json.loads(p.stdout)["profile"] if p.returncode == 0 else None
+    if t.ok(pr is not None, "report --view profile of an OpenMP run", p.stderr):
+        th = {x["omp_thread"]: x for x in pr["ranks"][0]["threads"]}
+        w0 = th.get(0, {}).get("time_ns", {}).get("openmp_wait", 0) / 1e6
+        t.ok(0.7 * T * ITER <= w0 <= 1.3 * T * ITER + 20,
+             "omp thread 0 waits about %d ms in all (got %.1f)" % (T * ITER, w0))
+        t.ok(all(abs(sum(x["time_ns"][k] for k in ("compute", "mpi", "io", "openmp_wait",
+                                                     "off_cpu")) - x["wall_ns"])
+                 <= 0.01 * x["wall_ns"] + 2 for x in th.values()),
+             "each thread's parts add up to its wall")
+        text = " ".join(f["text"] for f in pr["findings"])
+        t.ok("(omp thread 0)" in text and "omp_imbalance.c:" in text and "waits" in text
+             and "run with hpcshim run --profile" not in text,
+             "the findings name omp thread 0's wait in its construct", text)
+shutil.rmtree(tmp, ignore_errors=True)
 t.done()
