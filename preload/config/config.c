@@ -163,8 +163,9 @@ void hs_config__from_env(struct hs_config *cfg)
 	if (ev)
 		config__events(cfg, ev);
 	if (cfg->nevents == 0 && cfg->profile && !(ev && *ev)) {
-		/* The profile needs the CPU time only: one software clock. */
-		cfg->events_default = true;
+		/* The profile needs the CPU time only: one software clock,
+		 * kept when presets add theirs (not a default set they
+		 * replace). */
 		config__add(cfg, "task-clock", strlen("task-clock"));
 	} else if (cfg->profile && !config__has(cfg, "task-clock")) {
 		config__add(cfg, "task-clock", strlen("task-clock"));
