@@ -14,6 +14,8 @@ Open MPI and MPICH jobs of 4 oversubscribed ranks under HPCSHIM_PROFILE=1
 - every thread's, rank's and the job's five parts add up to its wall time
   within 1%; compute of rank r's main thread is about (r+1) x T;
 - the findings name MPI_Barrier and rank 0;
+- R ring exchanges: MPI_Isend and MPI_Irecv point-to-point (Isend's
+  bytes exact, Irecv's none: the send side only), MPI_Waitall a wait;
 - MPI_Init and MPI_Finalize are regions (init_finalize), the MPI
   library's own I/O inside them is not I/O.
 
@@ -33,7 +35,7 @@ from hpctest import Tap, HERE, LIB, BUILD, OPENMPI_ENV, PRELOAD, Work
 t = Tap()
 PROGS = os.path.join(HERE, "programs")
 work = tempfile.mkdtemp(prefix="hpcshim-profile-")
-NP, T_MS, K, N, BYTES, W = 4, 60, 20, 1000, 100000, 10
+NP, T_MS, K, N, BYTES, W, R = 4, 60, 20, 1000, 100000, 10, 15
 HPCSHIM = os.path.join(BUILD, "hpcshim")
 ENV = dict(OPENMPI_ENV, TMPDIR=work)
 FOREIGN = ("HPCSHIM_", "OMPI_", "PMIX_", "PMI_", "HYDRA_", "MAKE", "MFLAGS")
@@ -93,6 +95,19 @@ def check(name, prog, out, omp):
          (NP * K * N * 8, K * N * 8, K * N * 8),
          "%s: MPI_Allreduce bytes sent: %d x %d doubles x 8 per rank, exact" % (what, K, N),
          ar and ar["bytes"])
+    isend, irecv, wall_ = mpi.get("MPI_Isend"), mpi.get("MPI_Irecv"), mpi.get("MPI_Waitall")
+    t.ok(isend and irecv and wall_ and isend["kind"] == irecv["kind"] == "point_to_point"
+         and wall_["kind"] == "wait"
+         and (isend["calls"]["min"], isend["calls"]["max"], irecv["calls"]["sum"],
+              wall_["calls"]["sum"]) == (R, R, NP * R, NP * R)
+         and isend["bytes"] and isend["bytes"]["min"] == isend["bytes"]["max"] == R * N * 8
+         and irecv["bytes"] is None,
+         "%s: %d ring exchanges: Isend/Irecv point-to-point, Waitall a wait, Isend's bytes "
+         "exact, none for Irecv" % (what, R), [isend, irecv, wall_])
+    kinds = ranks[0]["time_ns"]["mpi_by_kind"]
+    t.ok(abs(sum(kinds.values()) - ranks[0]["time_ns"]["mpi"]) <= 0.001 * ranks[0]["time_ns"]["mpi"]
+         + 5 and kinds["point_to_point"] > 0 and kinds["wait"] > 0 and kinds["collective"] > 0,
+         "%s: rank 0's MPI time split by kind adds up to it" % what, kinds)
     b = mpi.get("MPI_Barrier")
     if t.ok(b is not None, "%s: MPI_Barrier in the MPI table" % what):
         t.eq((b["calls"]["sum"], b["time_ns"]["max_at"]), (NP, 0),
@@ -174,7 +189,7 @@ for name, cc, launcher, option in MPIS:
         for k, v in [("LD_PRELOAD", PRELOAD.format(lib=LIB)), ("HPCSHIM_PROFILE", "1")] + \
                 ([("OMP_NUM_THREADS", "2")] if omp else []):
             argv += option(k, v)
-        argv += [prog, str(T_MS), str(K), str(N), str(BYTES), str(W), work]
+        argv += [prog, str(T_MS), str(K), str(N), str(BYTES), str(W), work, str(R)]
         p, out = runner.launch(argv)
         if not t.eq(p.returncode, 0, "%s%s: the job exits 0" % (name, " + OpenMP" if omp else "")):
             t.diag(p.stderr[-3000:])

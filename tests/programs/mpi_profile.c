@@ -1,12 +1,14 @@
 /* mpi_profile.c - a job of known times for hpcshim report --view profile
  * (tests/mpi/test_profile.py).
  *
- *   mpi_profile T_MS K N BYTES W [FILE_DIR]
+ *   mpi_profile T_MS K N BYTES W [FILE_DIR [R]]
  *
  * Rank r burns (r+1) x T_MS ms of its own CPU time (computing, never
  * sleeping), then enters MPI_Barrier (the ranks that finish first wait
  * longest: rank 0), then K MPI_Allreduce of N doubles, then writes BYTES
- * bytes in W write() calls to a file of its own.  With OpenMP (built with
+ * bytes in W write() calls to a file of its own, then R ring exchanges of
+ * N doubles (MPI_Isend to the right, MPI_Irecv from the left,
+ * MPI_Waitall).  With OpenMP (built with
  * -fopenmp) the burn is a parallel region whose threads each burn the
  * rank's time.  It prints one line per rank:
  *   rank R barrier_ns B cpu_ns C
@@ -78,6 +80,18 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	close(fd);
+	if (argc > 7) {
+		int size, r = atoi(argv[7]);
+		MPI_Request req[2];
+
+		MPI_Comm_size(MPI_COMM_WORLD, &size);
+		for (int i = 0; i < r; i++) {
+			MPI_Irecv(b, n, MPI_DOUBLE, (rank + size - 1) % size, 7, MPI_COMM_WORLD,
+				  &req[0]);
+			MPI_Isend(a, n, MPI_DOUBLE, (rank + 1) % size, 7, MPI_COMM_WORLD, &req[1]);
+			MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+		}
+	}
 	printf("rank %d barrier_ns %lld cpu_ns %lld\n", rank, t1 - t0,
 	       ns(CLOCK_PROCESS_CPUTIME_ID));
 	free(a);
