@@ -620,6 +620,10 @@ int report_main(int argc, char **argv)
 			view);
 		return 2;
 	}
+	if (view && !strcmp(view, "profile") && f != FMT_TEXT && f != FMT_JSON) {
+		fputs("hpcshim report: --view profile: --format text or json\n", stderr);
+		return 2;
+	}
 	if (optind == argc) {
 		fputs(usage_line, stderr);
 		return 2;

@@ -77,5 +77,9 @@ if t.ok(b.returncode == 0, "omp_imbalance builds", b.stderr):
         t.ok("(omp thread 0)" in text and "omp_imbalance.c:" in text and "waits" in text
              and "run with hpcshim run --profile" not in text,
              "the findings name omp thread 0's wait in its construct", text)
+    p = subprocess.run([HPCSHIM, "report", "--view", "profile", "--format", "csv", out],
+                       capture_output=True, encoding="utf-8")
+    t.ok(p.returncode == 2 and "text or json" in p.stderr, "--view profile --format csv: refused",
+         p.stderr)
 shutil.rmtree(tmp, ignore_errors=True)
 t.done()
