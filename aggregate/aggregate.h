@@ -56,6 +56,7 @@ struct agg_process {
 	int shim_tid;        /* the shim's own thread (flusher), or 0  */
 	uint64_t start_ns, end_ns;
 	uint64_t wall_ns; /* constructor to collection, monotonic */
+	uint64_t peak_rss_bytes; /* getrusage's ru_maxrss, 0: unknown */
 	bool complete;   /* false when ended by a fatal signal    */
 	const char *end; /* exit, _exit, exec, signal             */
 	int signal;      /* the fatal signal, or 0                */

@@ -345,6 +345,8 @@ void dr_doc__rank(const struct dr_doc *d, size_t k, struct dr_rank *out)
 	out->end = get_str(p, "end", "?");
 	out->pid = get_int(p, "pid", -1);
 	out->wall = dr__wall_of(p);
+	if (!num(get(p, "peak_rss_bytes"), &out->peak_rss))
+		out->peak_rss = -1;
 	out->complete = json_object_get_boolean(get(p, "complete"));
 	out->threads = d->kind == DR_JOB ? -1 :
 					   get_int(d->root, "thread_count",
@@ -480,6 +482,21 @@ const char *dr_doc__before_start(const struct dr_doc *d)
 static json_object *sets(const struct dr_doc *d)
 {
 	return get(get(d->root, "presets"), "sets");
+}
+
+double dr_doc__wrap_bytes(const struct dr_doc *d, const char *name)
+{
+	json_object *a = get(d->root, "wrap");
+	double v;
+
+	for (size_t i = 0; i < arr_len(a); i++) {
+		json_object *e = arr_at(a, i);
+		const char *n = get_str(e, "name", NULL);
+
+		if (n && !strcmp(n, name) && num(get(e, "bytes"), &v))
+			return v;
+	}
+	return -1;
 }
 
 const char *dr_doc__model(const struct dr_doc *d)

@@ -64,12 +64,12 @@ struct dr_value {
 
 /* A rank: a process result's own (its process), or an entry of a job's
  * ranks[].  rank -1: the file names none; wall -1: no wall time;
- * threads -1: not known (a job's ranks). */
+ * threads -1: not known (a job's ranks); peak_rss -1: not known (bytes). */
 struct dr_rank {
 	int rank;
 	const char *host, *end;
 	long long pid, threads;
-	double wall;
+	double wall, peak_rss;
 	bool complete;
 };
 
@@ -163,6 +163,10 @@ long long dr_doc__uncovered_calls(const struct dr_doc *d);
 /* before_start as compact JSON, or NULL. */
 const char *dr_doc__before_start(const struct dr_doc *d);
 
+/* The bytes of the calls of wrapped function name (its "wrap" entry's,
+ * under HPCSHIM_PROFILE), -1 when not recorded. */
+double dr_doc__wrap_bytes(const struct dr_doc *d, const char *name);
+
 /* presets: the CPU model, the sets (kind, name, status, reason) and each
  * set's metrics: formula text and the set's alias for a formula
  * variable. */
@@ -252,6 +256,17 @@ bool dr_region__value(const struct dr_region *r, enum dr_key which, const char *
 		      struct dr_value *out);
 /* The event names of its values, in file order (NULL past the end). */
 const char *dr_region__event(const struct dr_region *r, enum dr_key which, size_t i);
+/* A job document's statistic over the ranks (docs/schema.md, "Job
+ * document"): its calls, its wall time (inclusive or exclusive), or an
+ * event's value; false when the region has none (a process's region: its
+ * values are no statistics).  min_at, max_at: ranks, -1 when absent. */
+struct dr_stat {
+	double n, sum, mean, min, max, sd;
+	int min_at, max_at;
+};
+enum dr_stat_of { DR_STAT_CALLS, DR_STAT_WALL, DR_STAT_VALUE };
+bool dr_region__stat(const struct dr_region *r, enum dr_stat_of what, enum dr_key which,
+		     const char *ev, struct dr_stat *out);
 void dr_region__percall(const struct dr_region *r, struct dr_percall *out);
 void dr_region__percall_wall(const struct dr_region *r, struct dr_percall *out);
 /* A metric of its inclusive_metrics (has: a number). */

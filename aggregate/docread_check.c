@@ -334,6 +334,7 @@ static void ck_rank(struct ck *c, json_object *p, const char *path)
 	ck_get(c, p, path, "job", T_STR);
 	ck_get(c, p, path, "pid", T_NUM);
 	ck_get(c, p, path, "wall_ns", T_NUM);
+	ck_get(c, p, path, "peak_rss_bytes", T_NUM);
 	ck_get(c, p, path, "start_ns", T_NUM);
 	ck_get(c, p, path, "exec_generation", T_NUM);
 	ck_get(c, p, path, "complete", T_BOOL);

@@ -105,6 +105,10 @@ static void doc__process(struct agg_out *o, int depth, bool *first,
 	agg_out__u64(o, p->end_ns);
 	AGG_OUT_KEY(o, d, &f, "wall_ns");
 	agg_out__u64(o, p->wall_ns);
+	if (p->peak_rss_bytes) {
+		AGG_OUT_KEY(o, d, &f, "peak_rss_bytes");
+		agg_out__u64(o, p->peak_rss_bytes);
+	}
 	AGG_OUT_KEY(o, d, &f, "complete");
 	doc__bool(o, p->complete);
 	AGG_OUT_KEY(o, d, &f, "end");

@@ -28,6 +28,8 @@ static json_object *wrap__json(const struct agg_wrap *w)
 		add_str(o, "path", s->path);
 		json_object_object_add(o, "slots", agg_json__u64(s->slots));
 		json_object_object_add(o, "dlsym", agg_json__u64(s->dlsym));
+		if (s->bytes >= 0)
+			json_object_object_add(o, "bytes", agg_json__u64((uint64_t)s->bytes));
 		json_object_array_add(a, o);
 	}
 	return a;

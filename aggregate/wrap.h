@@ -22,6 +22,7 @@ struct agg_wrap_spec {
 	const char *path;       /* how a call reaches it: "registers", ...     */
 	uint64_t slots;         /* GOT slots patched (PLT and GLOB_DAT)        */
 	uint64_t dlsym;         /* dlsym/dlvsym answers with the wrapper       */
+	int64_t bytes;          /* bytes of its calls (HPCSHIM_PROFILE), or -1 */
 };
 
 struct agg_wrap {

@@ -27,5 +27,8 @@ void report__summary(const struct dr_doc *doc);
  * csv: the separator of one line per construct and thread, else NULL). */
 struct results;
 void report__openmp(const struct results *s, bool json, const char *csv);
+/* report_profile.c: --view profile (where the time went; json or text):
+ * 0, or 2 when nothing could be profiled. */
+int report__profile(const struct results *s, bool json);
 
 #endif

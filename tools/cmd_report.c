@@ -1,6 +1,6 @@
 /* cmd_report.c - hpcshim report: tables of results.
  *
- * Usage: hpcshim report [--view summary|region|tree|thread|rank|openmp] [--sort KEY]
+ * Usage: hpcshim report [--view summary|region|tree|thread|rank|openmp|profile] [--sort KEY]
  *                       [--top N] [-e EVENTS] [--exclusive]
  *                       [--format text|csv|json|markdown] FILE|DIR ...
  *
@@ -30,7 +30,7 @@
 enum format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_MD };
 
 static const char usage_line[] =
-	"usage: hpcshim report [--view summary|region|tree|thread|rank|openmp] [--sort KEY]\n"
+	"usage: hpcshim report [--view summary|region|tree|thread|rank|openmp|profile] [--sort KEY]\n"
 	"                      [--top N] [-e EVENTS] [--exclusive] [--format text|csv|json|markdown]\n"
 	"                      [-x SEP] FILE|DIR ...\n";
 
@@ -45,7 +45,10 @@ static void report__help(void)
 	      "                 per path, over threads and ranks; siblings sorted),\n"
 	      "                 thread (per rank and thread), rank (process totals),\n"
 	      "                 openmp (per OpenMP construct: each thread's work and\n"
-	      "                 wait, the imbalance, the slowest thread; text or json)\n"
+	      "                 wait, the imbalance, the slowest thread; text or json),\n"
+	      "                 profile (where the time went: compute, MPI, I/O,\n"
+	      "                 OpenMP waits, off CPU; MPI and I/O functions over the\n"
+	      "                 ranks; memory; findings; text or json)\n"
 	      "  --sort KEY     name, calls, wall or an event name (largest first)\n"
 	      "  --top N        the first N rows\n"
 	      "  -e EVENTS      only these events (comma-separated)\n"
@@ -572,7 +575,7 @@ int report_main(int argc, char **argv)
 	const char *view = NULL, *sort = NULL, *evlist = NULL, *sep = ",";
 	const char **all, **ev;
 	enum format f = FMT_TEXT;
-	int opt, exclusive = 0;
+	int opt, exclusive = 0, prc = 0;
 	size_t top = 0, nall, nev;
 	struct results s;
 	char *end;
@@ -610,10 +613,15 @@ int report_main(int argc, char **argv)
 	}
 	if (view && strcmp(view, "summary") && strcmp(view, "region") &&
 	    strcmp(view, "tree") && strcmp(view, "thread") && strcmp(view, "rank") &&
-	    strcmp(view, "openmp")) {
+	    strcmp(view, "openmp") && strcmp(view, "profile")) {
 		fprintf(stderr,
-			"hpcshim report: --view %s: summary, region, tree, thread, rank or openmp\n",
+			"hpcshim report: --view %s: summary, region, tree, thread, rank, openmp or "
+			"profile\n",
 			view);
+		return 2;
+	}
+	if (view && !strcmp(view, "profile") && f != FMT_TEXT && f != FMT_JSON) {
+		fputs("hpcshim report: --view profile: --format text or json\n", stderr);
 		return 2;
 	}
 	if (optind == argc) {
@@ -630,7 +638,9 @@ int report_main(int argc, char **argv)
 			       "summary" :
 		       (s.n > 1 || dr_doc__kind(s.r[0].doc) == DR_JOB) && f == FMT_TEXT ? "all" :
 											 "region";
-	if (!strcmp(view, "openmp")) {
+	if (!strcmp(view, "profile")) {
+		prc = report__profile(&s, f == FMT_JSON);
+	} else if (!strcmp(view, "openmp")) {
 		report__openmp(&s, f == FMT_JSON, f == FMT_CSV ? sep : NULL);
 	} else if (!strcmp(view, "summary")) {
 		for (size_t i = 0; i < s.n; i++) {
@@ -666,7 +676,7 @@ int report_main(int argc, char **argv)
 	}
 	free(all);
 	free(ev);
-	opt = s.nbad ? 2 : 0;
+	opt = s.nbad || prc ? 2 : 0;
 	results__free(&s);
 	return opt;
 }

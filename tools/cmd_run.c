@@ -55,7 +55,7 @@
 static const char usage_line[] =
 	"usage: hpcshim run [-e EVENTS] [-o DIR] [--preset LIST] [--opcode LIST]\n"
 	"                   [--range LIST] [--mux MODE] [--interval T] [--wrap LIST]\n"
-	"                   [--trace N] [-v] [-q] [--] PROGRAM [ARGS...]\n";
+	"                   [--trace N] [--profile] [-v] [-q] [--] PROGRAM [ARGS...]\n";
 
 static void run__help(void)
 {
@@ -73,6 +73,9 @@ static void run__help(void)
 	      "      --interval T     HPCSHIM_INTERVAL: time series every T of CPU time\n"
 	      "      --wrap LIST      HPCSHIM_WRAP\n"
 	      "      --trace N        HPCSHIM_TRACE: keep the last N region calls per thread\n"
+	      "      --profile        HPCSHIM_PROFILE=1: where the time went (MPI and I/O\n"
+	      "                       calls wrapped, task-clock, OpenMP, peak memory);\n"
+	      "                       then: hpcshim report --view profile\n"
 	      "  -v, --verbose        HPCSHIM_VERBOSE (repeat for more)\n"
 	      "  -q, --quiet          no summary\n"
 	      "  -h, --help           this text\n\n"
@@ -436,6 +439,7 @@ int run_main(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'I' },
 		{ "wrap", required_argument, NULL, 'W' },
 		{ "trace", required_argument, NULL, 'T' },
+		{ "profile", no_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -461,6 +465,7 @@ int run_main(int argc, char **argv)
 		case 'I': run__setenv_opt("HPCSHIM_INTERVAL", optarg); break;
 		case 'W': run__setenv_opt("HPCSHIM_WRAP", optarg); break;
 		case 'T': run__setenv_opt("HPCSHIM_TRACE", optarg); break;
+		case 'F': run__setenv_opt("HPCSHIM_PROFILE", "1"); break;
 		case 'v': nverbose++; break;
 		case 'q': quiet = 1; break;
 		case 'h': run__help(); return 0;

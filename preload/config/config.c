@@ -124,6 +124,23 @@ static uint32_t config__trace(const char *v)
 	return (uint32_t)n;
 }
 
+/* HPCSHIM_PROFILE: 1 on, 0 (or unset) off. */
+static bool config__profile(const char *v)
+{
+	static const char *const names[] = { "0", "1" };
+
+	return hs_var__choice("HPCSHIM_PROFILE", v, names, 2, 0) == 1;
+}
+
+/* name is one of the configured event specs, as written. */
+static bool config__has(const struct hs_config *cfg, const char *name)
+{
+	for (int i = 0; i < cfg->nevents; i++)
+		if (cfg->events[i] && strcmp(cfg->events[i], name) == 0)
+			return true;
+	return false;
+}
+
 void hs_config__from_env(struct hs_config *cfg)
 {
 	const char *ev = getenv("HPCSHIM_EVENTS");
@@ -142,8 +159,17 @@ void hs_config__from_env(struct hs_config *cfg)
 	cfg->trace = config__trace(getenv("HPCSHIM_TRACE"));
 	hs_sample_config__from_env(&cfg->sample, getenv("HPCSHIM_REGION_SAMPLE"));
 	cfg->privilege = PMU_PLM_ALL;
+	cfg->profile = config__profile(getenv("HPCSHIM_PROFILE"));
 	if (ev)
 		config__events(cfg, ev);
+	if (cfg->nevents == 0 && cfg->profile && !(ev && *ev)) {
+		/* The profile needs the CPU time only: one software clock,
+		 * kept when presets add theirs (not a default set they
+		 * replace). */
+		config__add(cfg, "task-clock", strlen("task-clock"));
+	} else if (cfg->profile && !config__has(cfg, "task-clock")) {
+		config__add(cfg, "task-clock", strlen("task-clock"));
+	}
 	if (cfg->nevents == 0) {
 		if (ev)
 			hs_var__bad("HPCSHIM_EVENTS", ev,

@@ -80,6 +80,10 @@ struct hs_config {
 	char *events[PMU_MAX_EVENTS]; /* specs, in order                   */
 	int nevents;
 	bool events_default; /* HPCSHIM_EVENTS unset: default set   */
+	/* HPCSHIM_PROFILE=1: where a job's time went (docs/environment.md):
+	 * the events are task-clock (added to HPCSHIM_EVENTS, or alone in
+	 * place of the default set); features read it (wrap: @mpi,@io). */
+	bool profile;
 	int events_empty;    /* empty items in the list (ignored)   */
 	int events_ignored;  /* items beyond PMU_MAX_EVENTS         */
 	char output[PATH_MAX];

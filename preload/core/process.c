@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "aggregate/result.h"
@@ -172,6 +173,12 @@ void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
 		},
 	};
 
+	struct rusage ru;
+
+	/* The process's peak resident set so far (kB; a syscall, safe in a
+	 * signal handler). */
+	if (getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > 0)
+		p.peak_rss_bytes = (uint64_t)ru.ru_maxrss * 1024;
 	pmu_evlist__privilege_note(&hs_proc.evlist, hs_proc.cfg.privilege,
 				   note, sizeof(note));
 	if (note[0])

@@ -282,14 +282,26 @@ static void closure__handler(ffi_cif *cif, void *ret, void **args, void *data)
 	struct wrap_spec *s = tg->spec;
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	int err;
+	bool region = hs_wrap__enter(s);
 
-	hs_region__call_begin(&s->site, s->name, sp);
+	if (region) {
+		hs_region__call_begin(&s->site, s->name, sp);
+		if (s->bkind == WB_SEND && hs_wrap.in_mpi)
+			hs_wrap_bytes__send(s, *(const int *)args[(int)s->bcount],
+					    hs_wrap.handle_is_pointer ?
+						    (uintptr_t)*(void *const *)args[(int)s->btype] :
+						    (uintptr_t)*(const uint32_t *)args[(int)s->btype]);
+	}
 	if (s->path != WRAP_FFI_CALL)
 		direct__call(&s->sig, tg->orig, ret, args);
 	else
 		hs_wrap_ffi.call(cif, FFI_FN(tg->orig), ret, args);
 	err = errno;
-	hs_region__call_end(&s->site, s->name, sp);
+	if (hs_wrap__leave(s)) {
+		hs_region__call_end(&s->site, s->name, sp);
+		if (s->bkind == WB_RET && hs_wrap.in_mpi)
+			hs_wrap_bytes__ret(s, *(const intptr_t *)ret);
+	}
 	errno = err;
 }
 

@@ -18,13 +18,28 @@
 #include "preload/base/real.h"
 #include "preload/wrap/internal.h"
 
-/* The definition in lm itself (not in its dependencies). */
+/* The definition in lm itself (not in its dependencies).  Looked up
+ * through a handle of its own: the link map of an object loaded with the
+ * program is no dlopen handle (glibc builds its search list only for
+ * dlopen: a dlsym on libc's map read through an empty one and crashed,
+ * clang's libomp asking for RTLD_NEXT "omp_get_num_devices").
+ * RTLD_NOLOAD opens nothing new; the main program and the vDSO have no
+ * name to open by and define nothing a RTLD_NEXT lookup wants. */
 static void *next__in(struct link_map *l, const char *name, const char *version)
 {
-	void *v = version ? dlvsym(l, name, version) : hs_real__dlsym()(l, name);
 	struct link_map *at = NULL;
 	Dl_info di;
+	void *h, *v;
 
+	if (!l->l_name || !l->l_name[0])
+		return NULL;
+	h = hs_real__dlopen()(l->l_name, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h) {
+		(void)dlerror();
+		return NULL;
+	}
+	v = version ? dlvsym(h, name, version) : hs_real__dlsym()(h, name);
+	dlclose(h);
 	if (!v) {
 		(void)dlerror();
 		return NULL;

@@ -60,7 +60,16 @@ struct wrap_spec {
 	uint64_t slots, dlsym;       /* atomic                          */
 	char defobj[256];            /* where the first original is     */
 	bool told;                   /* its stderr line written         */
+	bool mpi;                    /* an MPI_ or PMPI_ name           */
+	signed char bkind, bcount, btype; /* bytes.c: its bytes rule        */
+	uint64_t bytes;              /* atomic: bytes.c                 */
 };
+
+/* bytes.c: how a call's bytes are known (HPCSHIM_PROFILE only). */
+enum { WB_NONE, WB_SEND, WB_RET };
+void hs_wrap_bytes__rule(struct wrap_spec *s);
+void hs_wrap_bytes__send(struct wrap_spec *s, int count, uintptr_t type);
+void hs_wrap_bytes__ret(struct wrap_spec *s, intptr_t ret);
 
 struct wrap_state_all {
 	pthread_mutex_t lock; /* the specs' targets, patching */
@@ -70,11 +79,53 @@ struct wrap_state_all {
 	int *tab;
 	size_t cap;
 	bool handle_is_pointer; /* MPI handles: Open MPI pointers, else int */
+	bool in_mpi; /* HPCSHIM_PROFILE: calls inside an MPI call are its time */
 	struct agg_wrap result;
 	struct agg_wrap_spec *out;
 };
 
 extern struct wrap_state_all hs_wrap;
+
+/* HPCSHIM_PROFILE (hs_wrap.in_mpi): a wrapped call made while a wrapped
+ * MPI call is open on the thread (the MPI library's own read or write) is
+ * not a region of its own: its time stays the MPI call's, as mpiP counts
+ * it.  Calls nest, so two per-thread counters pair every end with its
+ * begin: the MPI calls open, and the calls passed over inside them. */
+extern __thread unsigned hs_wrap_mpi_open, hs_wrap_passed
+	__attribute__((tls_model("initial-exec")));
+
+/* Whether the call of s about to begin is a region. */
+static inline bool hs_wrap__enter(const struct wrap_spec *s)
+{
+	if (!hs_wrap.in_mpi)
+		return true;
+	if (s->mpi) {
+		hs_wrap_mpi_open++;
+		return true;
+	}
+	if (hs_wrap_mpi_open) {
+		hs_wrap_passed++;
+		return false;
+	}
+	return true;
+}
+
+/* Whether the call of s about to end was a region. */
+static inline bool hs_wrap__leave(const struct wrap_spec *s)
+{
+	if (!hs_wrap.in_mpi)
+		return true;
+	if (s->mpi) {
+		if (hs_wrap_mpi_open)
+			hs_wrap_mpi_open--;
+		return true;
+	}
+	if (hs_wrap_passed) {
+		hs_wrap_passed--;
+		return false;
+	}
+	return true;
+}
 
 /* spec.c: parse the variable, find signatures, refuse what must be.
  * Returns the number of specs (0: nothing to do). */

@@ -215,6 +215,8 @@ static struct wrap_spec *spec__new(const char *name, const char *object, const c
 	s = &hs_wrap.spec[hs_wrap.n++];
 	memset(s, 0, sizeof(*s));
 	s->name = strdup(name);
+	s->mpi = !strncmp(name, "MPI_", 4) || !strncmp(name, "PMPI_", 5);
+	hs_wrap_bytes__rule(s);
 	s->object = object ? strdup(object) : NULL;
 	s->set = set ? strdup(set) : NULL;
 	return s;

@@ -48,12 +48,28 @@ __attribute__((visibility("hidden"))) void *hs_wrap_tramp__begin(unsigned i,
 __attribute__((visibility("hidden"))) void hs_wrap_tramp__end(unsigned i, uintptr_t sp);
 extern const char hs_wrap_tramp__stubs[] __attribute__((visibility("hidden")));
 
+/* The saved argument and result registers in the frame (sp): below. */
+#if defined(__x86_64__)
+#define TRAMP_ARG(sp, k) (((const uint64_t *)(sp))[k])
+#define TRAMP_RET(sp) (((const uint64_t *)(sp))[0])
+#elif defined(__aarch64__)
+#define TRAMP_ARG(sp, k) (((const uint64_t *)(sp))[2 + (k)])
+#define TRAMP_RET(sp) (((const uint64_t *)(sp))[2])
+#endif
+
 void *hs_wrap_tramp__begin(unsigned i, uintptr_t sp)
 {
 	struct wrap_target *tg = hs_wrap_tramp__tab[i];
 	struct wrap_spec *s = tg->spec;
 
-	hs_region__call_begin(&s->site, s->name, sp);
+	if (hs_wrap__enter(s)) {
+		hs_region__call_begin(&s->site, s->name, sp);
+#ifdef TRAMP_ARG
+		if (s->bkind == WB_SEND && hs_wrap.in_mpi)
+			hs_wrap_bytes__send(s, (int)TRAMP_ARG(sp, s->bcount),
+					    (uintptr_t)TRAMP_ARG(sp, s->btype));
+#endif
+	}
 	return tg->orig;
 }
 
@@ -62,7 +78,13 @@ void hs_wrap_tramp__end(unsigned i, uintptr_t sp)
 	struct wrap_spec *s = hs_wrap_tramp__tab[i]->spec;
 	int err = errno;
 
-	hs_region__call_end(&s->site, s->name, sp);
+	if (hs_wrap__leave(s)) {
+		hs_region__call_end(&s->site, s->name, sp);
+#ifdef TRAMP_RET
+		if (s->bkind == WB_RET && hs_wrap.in_mpi)
+			hs_wrap_bytes__ret(s, (intptr_t)TRAMP_RET(sp));
+#endif
+	}
 	errno = err;
 }
 

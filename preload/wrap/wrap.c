@@ -49,11 +49,27 @@ static void wrap__loaded(void)
  * first at start, once the signature files can be searched. */
 static const char *wrap_var, *wrap_path;
 
+/* HPCSHIM_PROFILE=1 (cfg->profile) wraps the mpi and io sets besides
+ * what HPCSHIM_WRAP names (a name given twice is wrapped once). */
+static char wrap_profile[4096];
+
 static void wrap__config(struct hs_config *cfg)
 {
-	(void)cfg;
 	wrap_var = getenv("HPCSHIM_WRAP");
 	wrap_path = getenv("HPCSHIM_WRAP_PATH");
+	hs_wrap.in_mpi = cfg->profile;
+	if (cfg->profile) {
+		int n = snprintf(wrap_profile, sizeof(wrap_profile), "@mpi,@mpistart,@io%s%s",
+				 wrap_var && *wrap_var ? "," : "",
+				 wrap_var && *wrap_var ? wrap_var : "");
+
+		if (n > 0 && (size_t)n < sizeof(wrap_profile))
+			wrap_var = wrap_profile;
+		else
+			hs_log(HS_LOG_ERROR,
+			       "HPCSHIM_PROFILE: HPCSHIM_WRAP too long to add @mpi,@io to "
+			       "(%d bytes); wrapping HPCSHIM_WRAP only", n);
+	}
 }
 
 static void wrap__start(void)
@@ -147,6 +163,9 @@ static void wrap__result(struct agg_process *p, bool partial)
 						      "ffi_call";
 		o->slots = __atomic_load_n(&s->slots, __ATOMIC_RELAXED);
 		o->dlsym = __atomic_load_n(&s->dlsym, __ATOMIC_RELAXED);
+		o->bytes = s->bkind != WB_NONE && hs_wrap.in_mpi ?
+				   (int64_t)__atomic_load_n(&s->bytes, __ATOMIC_RELAXED) :
+				   -1;
 	}
 	hs_wrap.result.n = hs_wrap.n;
 	hs_wrap.result.spec = hs_wrap.out;

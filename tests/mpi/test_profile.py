@@ -1,0 +1,200 @@
+"""hpcshim report --view profile against known truths (issue 31), with real
+Open MPI and MPICH jobs of 4 oversubscribed ranks under HPCSHIM_PROFILE=1
+(tests/programs/mpi_profile.c):
+
+- rank r burns (r+1) x T of CPU, then MPI_Barrier: rank 0 arrives first
+  and waits longest; its MPI_Barrier time lies within the bracket its own
+  clock reads give (and above the bracket less 5 ms), and it is the max
+  holder of MPI_Barrier's time;
+- K MPI_Allreduce of N doubles per rank: calls and bytes sent exact
+  (sum, min, max);
+- BYTES in W write() calls per rank: the main thread's write calls exact,
+  the process's write bytes BYTES plus the MPI library's helper threads'
+  few (outside MPI calls);
+- every thread's, rank's and the job's five parts add up to its wall time
+  within 1%; compute of rank r's main thread is about (r+1) x T;
+- the findings name MPI_Barrier and rank 0;
+- R ring exchanges: MPI_Isend and MPI_Irecv point-to-point (Isend's
+  bytes exact, Irecv's none: the send side only), MPI_Waitall a wait;
+- MPI_Init and MPI_Finalize are regions (init_finalize), the MPI
+  library's own I/O inside them is not I/O.
+
+With OpenMP (-fopenmp, 2 threads) the same job: each rank's threads burn
+its time in a parallel region; openmp_wait present, parts still add up.
+Skipped (TAP skip) only when an MPI's compiler is not installed."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
+from hpctest import Tap, HERE, LIB, BUILD, OPENMPI_ENV, PRELOAD, Work
+
+t = Tap()
+PROGS = os.path.join(HERE, "programs")
+work = tempfile.mkdtemp(prefix="hpcshim-profile-")
+NP, T_MS, K, N, BYTES, W, R = 4, 60, 20, 1000, 100000, 10, 15
+HPCSHIM = os.path.join(BUILD, "hpcshim")
+ENV = dict(OPENMPI_ENV, TMPDIR=work)
+FOREIGN = ("HPCSHIM_", "OMPI_", "PMIX_", "PMI_", "HYDRA_", "MAKE", "MFLAGS")
+MPIS = [
+    ("Open MPI", "mpicc.openmpi", ["mpirun.openmpi", "-np", str(NP), "--mca", "btl", "self,vader"],
+     lambda k, v: ["-x", "%s=%s" % (k, v)]),
+    ("MPICH", "mpicc.mpich", ["mpiexec.mpich", "-n", str(NP)], lambda k, v: ["-genv", k, v]),
+]
+runner = Work(t, work, ENV, FOREIGN, timeout=240)
+
+
+def parts_add_up(what, wall, times):
+    s = sum(times[k] for k in ("compute", "mpi", "io", "openmp_wait", "off_cpu"))
+    return abs(s - wall) <= 0.01 * wall + 2
+
+
+def check(name, prog, out, omp):
+    what = name + (" + OpenMP" if omp else "")
+    files = sorted(f for f in os.listdir(out) if f.startswith("hpcshim-") and
+                   not f.startswith("hpcshim-job-"))
+    if not t.eq(len(files), NP, "%s: %d rank files" % (what, NP)):
+        return
+    p = subprocess.run([HPCSHIM, "report", "--view", "profile", "--format", "json", out],
+                       capture_output=True, encoding="utf-8")
+    if not t.eq(p.returncode, 0, "%s: report --view profile --format json exits 0" % what):
+        t.diag(p.stderr)
+        return
+    pr = json.loads(p.stdout)["profile"]
+    ranks = {r["rank"]: r for r in pr["ranks"]}
+    t.eq(sorted(ranks), list(range(NP)), "%s: ranks 0..%d" % (what, NP - 1))
+    bad = []
+    for r in pr["ranks"]:
+        if not parts_add_up(what, r["wall_ns"], r["time_ns"]):
+            bad.append(("rank", r["rank"], r["wall_ns"], r["time_ns"]))
+        for th in r["threads"]:
+            if not parts_add_up(what, th["wall_ns"], th["time_ns"]):
+                bad.append(("thread", th["tid"], th["wall_ns"], th["time_ns"]))
+    if not parts_add_up(what, pr["job"]["wall_ns"], pr["job"]["time_ns"]):
+        bad.append(("job", pr["job"]))
+    t.ok(not bad, "%s: every thread's, rank's and the job's parts add up to its wall within 1%%"
+         % what, bad)
+    t.ok(abs(sum(pr["job"]["share"][k] for k in pr["job"]["share"]) - 1) < 0.01,
+         "%s: the job's shares add up to 1" % what)
+    # compute of rank r's main thread ~ (r+1) T of CPU (each OpenMP
+    # thread burns it too: the main thread is one of them).
+    comp = [ranks[r]["time_ns"]["compute"] / 1e6 for r in range(NP)]
+    t.ok(all((r + 1) * T_MS * 0.9 <= comp[r] <= (r + 1) * T_MS * 1.1 + 60 for r in range(NP)),
+         "%s: rank r's compute ~ (r+1) x %d ms (got %s)" % (what, T_MS,
+                                                            ["%.1f" % c for c in comp]))
+    mpi = {f["function"]: f for f in pr["mpi"]}
+    io = {f["function"]: f for f in pr["io"]}
+    ar = mpi.get("MPI_Allreduce")
+    t.ok(ar and (ar["calls"]["sum"], ar["calls"]["min"], ar["calls"]["max"]) == (NP * K, K, K)
+         and ar["kind"] == "collective",
+         "%s: MPI_Allreduce calls %d over the ranks, %d each, collective" % (what, NP * K, K), ar)
+    t.ok(ar and ar["bytes"] and (ar["bytes"]["sum"], ar["bytes"]["min"], ar["bytes"]["max"]) ==
+         (NP * K * N * 8, K * N * 8, K * N * 8),
+         "%s: MPI_Allreduce bytes sent: %d x %d doubles x 8 per rank, exact" % (what, K, N),
+         ar and ar["bytes"])
+    isend, irecv, wall_ = mpi.get("MPI_Isend"), mpi.get("MPI_Irecv"), mpi.get("MPI_Waitall")
+    t.ok(isend and irecv and wall_ and isend["kind"] == irecv["kind"] == "point_to_point"
+         and wall_["kind"] == "wait"
+         and (isend["calls"]["min"], isend["calls"]["max"], irecv["calls"]["sum"],
+              wall_["calls"]["sum"]) == (R, R, NP * R, NP * R)
+         and isend["bytes"] and isend["bytes"]["min"] == isend["bytes"]["max"] == R * N * 8
+         and irecv["bytes"] is None,
+         "%s: %d ring exchanges: Isend/Irecv point-to-point, Waitall a wait, Isend's bytes "
+         "exact, none for Irecv" % (what, R), [isend, irecv, wall_])
+    kinds = ranks[0]["time_ns"]["mpi_by_kind"]
+    t.ok(abs(sum(kinds.values()) - ranks[0]["time_ns"]["mpi"]) <= 0.001 * ranks[0]["time_ns"]["mpi"]
+         + 5 and kinds["point_to_point"] > 0 and kinds["wait"] > 0 and kinds["collective"] > 0,
+         "%s: rank 0's MPI time split by kind adds up to it" % what, kinds)
+    b = mpi.get("MPI_Barrier")
+    if t.ok(b is not None, "%s: MPI_Barrier in the MPI table" % what):
+        t.eq((b["calls"]["sum"], b["time_ns"]["max_at"]), (NP, 0),
+             "%s: MPI_Barrier: %d calls, rank 0 waits longest" % (what, NP))
+        t.ok(b["time_ns"]["cov"] > 0.5, "%s: MPI_Barrier's time uneven (cov %.2f)"
+             % (what, b["time_ns"]["cov"]))
+    # rank 0's barrier inside the bracket of its own clock reads
+    bracket = {}
+    for line in prog.stdout.splitlines():
+        w = line.split()
+        if len(w) >= 4 and w[0] == "rank" and w[2] == "barrier_ns":
+            bracket[int(w[1])] = int(w[3])
+    if b and 0 in bracket:
+        got = b["time_ns"]["max"]
+        t.ok(bracket[0] - 5e6 <= got <= bracket[0],
+             "%s: rank 0's MPI_Barrier %.3f ms within its clock's bracket %.3f ms (-5 ms)"
+             % (what, got / 1e6, bracket[0] / 1e6))
+    else:
+        t.ok(False, "%s: rank 0 printed its bracket" % what, prog.stdout)
+    init = mpi.get("MPI_Init") or mpi.get("MPI_Init_thread")
+    t.ok(init and init["kind"] == "init_finalize" and init["calls"]["sum"] == NP
+         and mpi.get("MPI_Finalize", {}).get("calls", {}).get("sum") == NP,
+         "%s: MPI_Init and MPI_Finalize, once per rank, init_finalize" % what, sorted(mpi))
+    # the main thread's write() calls: the program's own (rank files)
+    calls = {}
+    for f in files:
+        d = json.load(open(os.path.join(out, f)))
+        main = [x for x in d["threads"] if x["tid"] == d["process"]["pid"]][0]
+        calls[d["process"]["rank"]] = sum(r["calls"] for r in main["regions"]
+                                          if r["name"] == "write")
+    t.eq(calls, {r: W for r in range(NP)}, "%s: each main thread's write calls exact" % what)
+    t.ok(io.get("write") and io["write"]["calls"]["min"] >= W,
+         "%s: write in the I/O table, at least %d calls per rank" % (what, W))
+    wb = io.get("write", {}).get("bytes")
+    # the process's bytes: the program's BYTES, and the MPI library's
+    # helper threads' few wake-up bytes outside MPI calls
+    t.ok(wb and BYTES <= wb["min"] and wb["max"] <= BYTES + 4096,
+         "%s: write bytes per rank %d (+ the MPI library's helper threads' few)" % (what, BYTES),
+         wb)
+    text = " ".join(x["text"] for x in pr["findings"])
+    t.ok("MPI_Barrier" in text and "rank 0 waits longest in mpi_barrier" in text.lower(),
+         "%s: the findings name MPI_Barrier and rank 0" % what, text)
+    if omp:
+        t.ok(any(th.get("omp_thread") == 1 for r in pr["ranks"] for th in r["threads"]),
+             "%s: the OpenMP worker threads are listed" % what)
+    # the job document rank 0 wrote at MPI_Finalize, read alone
+    jobs = [f for f in os.listdir(out) if f.startswith("hpcshim-job-")]
+    if t.eq(len(jobs), 1, "%s: one job document" % what):
+        p = subprocess.run([HPCSHIM, "report", "--view", "profile", "--format", "json",
+                            os.path.join(out, jobs[0])], capture_output=True, encoding="utf-8")
+        jp = json.loads(p.stdout)["profile"] if p.returncode == 0 else None
+        jm = {f["function"]: f for f in jp["mpi"]} if jp else {}
+        t.ok(jp and jp["job"]["source"] == "job document" and len(jp["ranks"]) == NP
+             and jm.get("MPI_Allreduce", {}).get("calls", {}).get("sum") == NP * K
+             and jm.get("MPI_Barrier", {}).get("time_ns", {}).get("max_at") == 0
+             and jp["job"]["time_ns"]["openmp_wait"] is None
+             and parts_add_up(what, jp["job"]["wall_ns"],
+                              dict(jp["job"]["time_ns"], openmp_wait=0)),
+             "%s: the job document alone: MPI table, rank 0's barrier, job parts" % what,
+             p.stdout[-1500:] + p.stderr)
+    # the text view
+    p = subprocess.run([HPCSHIM, "report", "--view", "profile", out], capture_output=True,
+                       encoding="utf-8")
+    t.ok(p.returncode == 0 and "MPI_Barrier" in p.stdout and "findings" in p.stdout,
+         "%s: the text view" % what, p.stdout[-2000:] + p.stderr)
+
+
+for name, cc, launcher, option in MPIS:
+    if not shutil.which(cc):
+        t.skip("%s: profile job" % name, "%s not installed" % cc)
+        continue
+    for omp in (False, True):
+        prog = os.path.join(work, "mpi_profile_%s%s" % (cc.split(".")[1], "_omp" if omp else ""))
+        if not runner.build("%s mpi_profile%s" % (name, " -fopenmp" if omp else ""),
+                            [cc, "-O2"] + (["-fopenmp"] if omp else []) +
+                            ["-o", prog, os.path.join(PROGS, "mpi_profile.c")]):
+            continue
+        argv = list(launcher)
+        for k, v in [("LD_PRELOAD", PRELOAD.format(lib=LIB)), ("HPCSHIM_PROFILE", "1")] + \
+                ([("OMP_NUM_THREADS", "2")] if omp else []):
+            argv += option(k, v)
+        argv += [prog, str(T_MS), str(K), str(N), str(BYTES), str(W), work, str(R)]
+        p, out = runner.launch(argv)
+        if not t.eq(p.returncode, 0, "%s%s: the job exits 0" % (name, " + OpenMP" if omp else "")):
+            t.diag(p.stderr[-3000:])
+            continue
+        check(name, p, out, omp)
+
+shutil.rmtree(work, ignore_errors=True)
+t.done()
