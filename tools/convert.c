@@ -3,11 +3,13 @@
  * records as nested open/close events.  The subcommand and its table of
  * formats are tools/cmd_convert.c; each format is tools/convert_<name>.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
+#include "aggregate/result.h"
 #include "tools/convert.h"
 #include "tools/results.h"
 #include "tools/xalloc.h"
@@ -124,4 +126,21 @@ size_t convert__nest(const struct dr_thread *th, struct convert_ev **out)
 	free(stack);
 	*out = ev;
 	return k;
+}
+
+int convert__write_json(struct json_object *doc, const char *out, const char *prog)
+{
+	const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+								 JSON_C_TO_STRING_NOSLASHESCAPE);
+	char err[512];
+
+	if (out && agg_result__write_text(out, text, true, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return -1;
+	}
+	if (!out && puts(text) < 0) {
+		fprintf(stderr, "%s: stdout: cannot write\n", prog);
+		return -1;
+	}
+	return 0;
 }

@@ -13,6 +13,8 @@
 
 struct results;
 
+struct json_object;
+
 typedef int convert_fn(const struct results *s, const char *out, const char *prog);
 /* A writer that reads the inputs itself, one file at a time
  * (results__each), so that a job of any size fits in memory: < 0 when the
@@ -47,6 +49,11 @@ double convert__t0(const struct results *s);
 /* The rank a result's threads belong to: a process result's own rank
  * (process.rank, or its order among rankless files). */
 int convert__rank(const struct results *s, size_t i);
+/* doc as plain JSON to out, written as merge writes its -o
+ * (aggregate/result.c: through a device or FIFO, else a new file renamed
+ * into place, no link followed), or to stdout when out is NULL: 0, or -1
+ * with one "prog: ..." line.  doc stays the caller's. */
+int convert__write_json(struct json_object *doc, const char *out, const char *prog);
 
 /* An owner's region tree (a thread's regions, or a job document's summary
  * regions when it keeps no threads): each region's parent as an index

@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "aggregate/jsonutil.h"
-#include "aggregate/result.h"
 #include "tools/convert.h"
 #include "tools/results.h"
 
@@ -189,8 +188,6 @@ int convert_chrome(const struct results *s, const char *out, const char *prog)
 	struct evs e = { NULL, 0 };
 	json_object *doc, *arr;
 	double t0 = convert__t0(s);
-	const char *text;
-	char err[512];
 	int rc = 0, spans = 0;
 
 	for (size_t i = 0; i < s->n; i++)
@@ -206,17 +203,8 @@ int convert_chrome(const struct results *s, const char *out, const char *prog)
 		json_object_array_add(arr, e.v[i].o);
 	json_object_object_add(doc, "traceEvents", arr);
 	json_object_object_add(doc, "displayTimeUnit", json_object_new_string("ns"));
-	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
-							 JSON_C_TO_STRING_NOSLASHESCAPE);
-	/* -o as merge writes it (aggregate/result.c): through a device or
-	 * FIFO, else a new file renamed into place, no link followed */
-	if (out && agg_result__write_text(out, text, true, err, sizeof(err)) != 0) {
-		fprintf(stderr, "%s: %s\n", prog, err);
+	if (convert__write_json(doc, out, prog) != 0)
 		rc = -1;
-	} else if (!out && puts(text) < 0) {
-		fprintf(stderr, "%s: stdout: cannot write\n", prog);
-		rc = -1;
-	}
 	json_object_put(doc);
 	free(e.v);
 	return rc;

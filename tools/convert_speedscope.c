@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "aggregate/jsonutil.h"
-#include "aggregate/result.h"
 #include "tools/convert.h"
 #include "tools/results.h"
 #include "tools/xalloc.h"
@@ -102,8 +101,7 @@ int convert_speedscope(const struct results *s, const char *out, const char *pro
 	json_object *fr = json_object_new_array(), *profiles = json_object_new_array();
 	long long t0 = (long long)convert__t0(s);
 	struct hs_strtab frames;
-	const char *text;
-	char err[512], name[300];
+	char name[300];
 	int rc = 0;
 
 	frames = (struct hs_strtab){ 0 };
@@ -150,15 +148,8 @@ int convert_speedscope(const struct results *s, const char *out, const char *pro
 	json_object_object_add(doc, "exporter", json_object_new_string("hpcshim " PACKAGE_VERSION));
 	if (!json_object_array_length(profiles))
 		fprintf(stderr, "%s: no threads in the results: the file has no profiles\n", prog);
-	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
-							 JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (out && agg_result__write_text(out, text, true, err, sizeof(err)) != 0) {
-		fprintf(stderr, "%s: %s\n", prog, err);
+	if (convert__write_json(doc, out, prog) != 0)
 		rc = -1;
-	} else if (!out && puts(text) < 0) {
-		fprintf(stderr, "%s: stdout: cannot write\n", prog);
-		rc = -1;
-	}
 	json_object_put(doc);
 	hs_strtab__free(&frames);
 	return rc;
