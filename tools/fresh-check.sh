@@ -99,6 +99,11 @@ for f in /etc/apt/apt.conf.d/99*; do
 	[ -f "$f" ] && cp "$f" "$root/etc/apt/apt.conf.d/"
 done
 cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null
+# The host's own name resolves locally, as on a new machine of this kind
+# (its /etc/hosts names it; debootstrap writes none): MPICH's hydra looks
+# the node's name up, and without it salloc + mpiexec hung in the root.
+cp /etc/hosts "$root/etc/hosts"
+hostname >"$root/etc/hostname"
 
 # A clean clone of what is committed, as CI makes it, in a folder others can
 # enter as in this workplace (/root is 0700: the suite's unprivileged cases

@@ -9,7 +9,10 @@
 set -u
 secs=${1:-60}
 top=$(cd "$(dirname "$0")/.." && pwd)
-if ! command -v clang >/dev/null 2>&1 || [ ! -d /usr/lib/llvm-14/lib/clang ]; then
+# libFuzzer's runtime comes with libclang-rt-14-dev, not with clang: a
+# machine may have clang (the OpenMP tests install it) without it.
+if ! command -v clang >/dev/null 2>&1 || [ ! -d /usr/lib/llvm-14/lib/clang ] ||
+	! dpkg-query -W -f='${Status}' libclang-rt-14-dev 2>/dev/null | grep -q "ok installed"; then
 	if [ "$(id -u)" = 0 ]; then
 		sh "$top/tools/apt.sh" update -qq && sh "$top/tools/apt.sh" install -y -qq \
 			--no-install-recommends clang-14 libclang-rt-14-dev >/dev/null
