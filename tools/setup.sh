@@ -91,6 +91,8 @@ make -j"$(nproc)" >/dev/null
 if [ "$1" = tests ] && command -v npm >/dev/null 2>&1 &&
 	[ ! -f "${HOME}/.cache/hpcshim/npm/node_modules/speedscope/package.json" ]; then
 	npm install --silent --no-audit --no-fund --prefix "${HOME}/.cache/hpcshim/npm" \
-		speedscope@1.25.0 >/dev/null || echo "setup: npm speedscope not installed" >&2
+		speedscope@1.25.0 >/tmp/hpcshim-npm.$$ 2>&1 ||
+		echo "setup: npm speedscope not installed: $(grep -v '^$' /tmp/hpcshim-npm.$$ | tail -1)" >&2
+	rm -f /tmp/hpcshim-npm.$$
 fi
 echo "setup: built $(pwd)/.libs/libhpcshim.so"
