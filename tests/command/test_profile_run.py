@@ -1,6 +1,7 @@
 """hpcshim run --profile and HPCSHIM_PROFILE=1 (docs/environment.md): the
 mpi and io wrap sets merged with the user's HPCSHIM_WRAP, task-clock alone
 or added, peak memory in the process object."""
+import glob
 import json
 import os
 import re
@@ -89,9 +90,29 @@ def omp_case(cc):
                  - x["wall_ns"]) <= 0.01 * x["wall_ns"] + 2 for x in th.values()),
          "%s: each thread's parts add up to its wall" % cc)
     text = " ".join(f["text"] for f in pr["findings"])
-    t.ok("(omp thread 0)" in text and "omp_imbalance.c:" in text and "waits" in text
-         and "run with hpcshim run --profile" not in text,
-         "%s: the findings name omp thread 0's wait in its construct" % cc, text)
+    # The finding's documented threshold (docs/command.md): a thread that
+    # waits 20% or more of a construct.  Idle, thread 0 waits half of each;
+    # on a loaded machine its work's wall grows and the share can fall
+    # below: then the finding must be absent.  The share from the file's
+    # own openmp section, as the profile computes it.
+    worst = None
+    for f in glob.glob(os.path.join(out, "hpcshim-*.json")):
+        with open(f) as fh:
+            for c in json.load(fh).get("openmp", {}).get("constructs", []):
+                for s in c.get("per_thread", []):
+                    tot = s["work_ns"] + s["wait_ns"]
+                    if tot >= 1e6 and (worst is None or s["wait_ns"] / tot > worst[0]):
+                        worst = (s["wait_ns"] / tot, s["omp_thread"])
+    named = ("(omp thread 0)" in text and "omp_imbalance.c:" in text and "waits" in text
+             and "run with hpcshim run --profile" not in text)
+    if worst and worst[0] >= 0.20:
+        t.ok(named and worst[1] == 0,
+             "%s: the findings name omp thread 0's wait in its construct (its share %.0f%%)"
+             % (cc, 100 * worst[0]), text)
+    else:
+        t.ok(worst is not None and "of parallel region" not in text,
+             "%s: no thread waits 20%% of a construct here (worst %s): no such finding"
+             % (cc, worst), text)
     p = subprocess.run([HPCSHIM, "report", "--view", "profile", "--format", "csv", out],
                        capture_output=True, encoding="utf-8")
     t.ok(p.returncode == 2 and "text or json" in p.stderr,
