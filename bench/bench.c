@@ -77,3 +77,44 @@ void bench__report(const char *variant, uint64_t ns, long pairs)
 	printf("%s %.3f\n", variant, (double)ns / (double)pairs);
 	fflush(stdout);
 }
+
+int bench__choose(const struct bench_opts *o, int argc, char **argv,
+		  const struct bench_variant *table, int ntable,
+		  int chosen[BENCH_MAX_CHOSEN], const char *usage)
+{
+	int n = argc - o->first;
+
+	if (n < 1 || n > BENCH_MAX_CHOSEN) {
+		fprintf(stderr, "usage: %s\n", usage);
+		exit(2);
+	}
+	for (int k = 0; k < n; k++) {
+		const char *v = argv[o->first + k];
+
+		chosen[k] = -1;
+		for (int i = 0; i < ntable; i++)
+			if (strcmp(v, table[i].name) == 0)
+				chosen[k] = i;
+		if (chosen[k] < 0) {
+			fprintf(stderr, "unknown variant '%s'\nusage: %s\n", v, usage);
+			exit(2);
+		}
+	}
+	return n;
+}
+
+void bench__rounds(const struct bench_opts *o, const struct bench_variant *table,
+		   const int *chosen, int n, const volatile int *failed)
+{
+	bench__pin(o);
+	for (int k = 0; k < n; k++) /* page in the code, fill the caches */
+		table[chosen[k]].loop(o->warmup > 0 ? o->warmup : 1);
+	for (int r = 0; r < o->reps && !(failed && *failed); r++)
+		for (int k = 0; k < n; k++) {
+			uint64_t t0 = bench__now();
+
+			table[chosen[k]].loop(o->pairs);
+			bench__report(table[chosen[k]].name, bench__now() - t0,
+				      o->pairs);
+		}
+}

@@ -35,9 +35,37 @@ uint64_t bench__now(void);
 /* Prints one timed loop's result. */
 void bench__report(const char *variant, uint64_t ns, long pairs);
 
+/* A program's variants: a name on the command line and its loop of n pairs. */
+struct bench_variant {
+	const char *name;
+	void (*loop)(long n);
+};
+
+#define BENCH_MAX_CHOSEN 8
+
+/* The variants named on the command line (argv from o->first), as indexes
+ * into `table` in `chosen`; returns how many.  An unknown name, none or
+ * more than BENCH_MAX_CHOSEN exits 2 with the usage line. */
+int bench__choose(const struct bench_opts *o, int argc, char **argv,
+		  const struct bench_variant *table, int ntable,
+		  int chosen[BENCH_MAX_CHOSEN], const char *usage);
+
+/* Pins, runs each chosen variant once over the warm-up (at least one pair,
+ * which also initialises a library behind it), then o->reps rounds of every
+ * variant round-robin, one report line per timed loop.  Stops before the
+ * next round once *failed is set (NULL: never): a loop whose calls failed
+ * must not be timed as a cheap one. */
+void bench__rounds(const struct bench_opts *o, const struct bench_variant *table,
+		   const int *chosen, int n, const volatile int *failed);
+
 /* The loop body between BEGIN and END: nothing, but the compiler must
  * assume it reads and writes memory, as real work between annotations
  * would, so nothing is hoisted across it and the loop is not deleted. */
 #define BENCH_WORK() __asm__ __volatile__("" ::: "memory")
+
+/* The annotated loops (bench/annotated.c): regions bench.literal and
+ * bench.runtime, n pairs each. */
+void bench__loop_literal(long n);
+void bench__loop_runtime(long n);
 
 #endif

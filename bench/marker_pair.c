@@ -3,7 +3,7 @@
  *
  * Usage: marker_pair [-n PAIRS] [-w WARMUP] [-r REPS] [-c CPU] VARIANT...
  *
- *   literal  HPC_BEGIN("bench.literal") / HPC_END (bench/pair.c's loop)
+ *   literal  HPC_BEGIN("bench.literal") / HPC_END (bench/annotated.c)
  *   runtime  HPC_BEGIN(name) / HPC_END(name), a name built at run time
  *   likwid   likwid_markerStartRegion/StopRegion("bench.likwid")
  *   papi     PAPI_hl_region_begin/end("bench.papi")
@@ -19,36 +19,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "annotate/hpcshim.h"
 #include "bench/bench.h"
 
 #define USAGE \
 	"marker_pair [-n PAIRS] [-w WARMUP] [-r REPS] [-c CPU] literal|runtime|likwid|papi..."
 
-static int failed;
-
-static __attribute__((noinline)) void loop_literal(long n)
-{
-	for (long i = 0; i < n; i++) {
-		HPC_BEGIN("bench.literal");
-		BENCH_WORK();
-		HPC_END("bench.literal");
-	}
-}
-
-static char runtime_buf[32];
-static const char *volatile runtime_name = runtime_buf;
-
-static __attribute__((noinline)) void loop_runtime(long n)
-{
-	const char *name = runtime_name;
-
-	for (long i = 0; i < n; i++) {
-		HPC_BEGIN(name);
-		BENCH_WORK();
-		HPC_END(name);
-	}
-}
+static volatile int failed;
 
 static __attribute__((noinline)) void loop_likwid(long n)
 {
@@ -72,12 +48,9 @@ static __attribute__((noinline)) void loop_papi(long n)
 	}
 }
 
-static const struct {
-	const char *name;
-	void (*loop)(long);
-} variants[] = {
-	{ "literal", loop_literal },
-	{ "runtime", loop_runtime },
+static const struct bench_variant variants[] = {
+	{ "literal", bench__loop_literal },
+	{ "runtime", bench__loop_runtime },
 	{ "likwid", loop_likwid },
 	{ "papi", loop_papi },
 };
@@ -85,36 +58,13 @@ static const struct {
 int main(int argc, char **argv)
 {
 	struct bench_opts o;
-	int nv, idx[8];
+	int chosen[BENCH_MAX_CHOSEN], n;
 
 	bench__opts(&o, argc, argv, USAGE);
-	nv = argc - o.first;
-	if (nv < 1 || nv > 8) {
-		fprintf(stderr, "usage: %s\n", USAGE);
-		return 2;
-	}
-	for (int k = 0; k < nv; k++) {
-		idx[k] = -1;
-		for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++)
-			if (strcmp(argv[o.first + k], variants[i].name) == 0)
-				idx[k] = (int)i;
-		if (idx[k] < 0) {
-			fprintf(stderr, "usage: %s\n", USAGE);
-			return 2;
-		}
-	}
-	snprintf(runtime_buf, sizeof(runtime_buf), "bench.%s", "runtime");
+	n = bench__choose(&o, argc, argv, variants,
+			  (int)(sizeof(variants) / sizeof(variants[0])), chosen, USAGE);
 	likwid_markerInit();
-	bench__pin(&o);
-	for (int k = 0; k < nv; k++)
-		variants[idx[k]].loop(o.warmup > 0 ? o.warmup : 1);
-	for (int r = 0; r < o.reps && !failed; r++)
-		for (int k = 0; k < nv; k++) {
-			uint64_t t0 = bench__now();
-			variants[idx[k]].loop(o.pairs);
-			bench__report(variants[idx[k]].name, bench__now() - t0,
-				      o.pairs);
-		}
+	bench__rounds(&o, variants, chosen, n, &failed);
 	likwid_markerClose();
 	if (failed) {
 		fprintf(stderr,

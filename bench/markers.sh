@@ -26,7 +26,7 @@ trap 'rm -rf "$OUT"' EXIT
 	echo "markers: needs likwid and libpapi-dev (tools/setup.sh tests)" >&2; exit 1; }
 PROG=$OUT/marker_pair
 ${CC:-cc} -std=gnu11 -D_GNU_SOURCE -DLIKWID_PERFMON ${CFLAGS:--O2} -I"$SRCDIR" -o "$PROG" \
-	"$SRCDIR/bench/marker_pair.c" "$SRCDIR/bench/bench.c" -llikwid -lpapi
+	"$SRCDIR/bench/marker_pair.c" "$SRCDIR/bench/annotated.c" "$SRCDIR/bench/bench.c" -llikwid -lpapi
 i=0
 while [ $i -lt "$ROUNDS" ]; do
 	mkdir "$OUT/r$i"

@@ -28,7 +28,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "annotate/hpcshim.h"
 #include "bench/bench.h"
 
 #define USAGE "pair [-n PAIRS] [-w WARMUP] [-r REPS] [-c CPU] [-g GROUPS] " \
@@ -41,31 +40,6 @@ static __attribute__((noinline)) void loop_none(long n)
 {
 	for (long i = 0; i < n; i++)
 		BENCH_WORK();
-}
-
-static __attribute__((noinline)) void loop_literal(long n)
-{
-	for (long i = 0; i < n; i++) {
-		HPC_BEGIN("bench.literal");
-		BENCH_WORK();
-		HPC_END("bench.literal");
-	}
-}
-
-static char runtime_buf[32]; /* filled in main */
-/* Read through a volatile pointer: no optimisation can turn the name into
- * a constant, so the macros take the by-name path. */
-static const char *volatile runtime_name = runtime_buf;
-
-static __attribute__((noinline)) void loop_runtime(long n)
-{
-	const char *name = runtime_name;
-
-	for (long i = 0; i < n; i++) {
-		HPC_BEGIN(name);
-		BENCH_WORK();
-		HPC_END(name);
-	}
 }
 
 /* ---- the floor: raw group reads ----------------------------------------- */
@@ -183,50 +157,24 @@ static __attribute__((noinline)) void loop_floor(long n)
 
 /* ---- driver ---------------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	void (*loop)(long);
-} variants[] = {
+static const struct bench_variant variants[] = {
 	{"none", loop_none},
-	{"literal", loop_literal},
-	{"runtime", loop_runtime},
+	{"literal", bench__loop_literal},
+	{"runtime", bench__loop_runtime},
 	{"floor", loop_floor},
 };
 
 int main(int argc, char **argv)
 {
 	struct bench_opts o;
-	int nv, idx[8];
+	int chosen[BENCH_MAX_CHOSEN], n;
 
 	bench__opts(&o, argc, argv, USAGE);
-	nv = argc - o.first;
-	if (nv < 1 || nv > 8) {
-		fprintf(stderr, "usage: %s\n", USAGE);
-		return 2;
-	}
-	for (int k = 0; k < nv; k++) {
-		const char *v = argv[o.first + k];
-		idx[k] = -1;
-		for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++)
-			if (strcmp(v, variants[i].name) == 0)
-				idx[k] = (int)i;
-		if (idx[k] < 0) {
-			fprintf(stderr, "pair: unknown variant '%s'\nusage: %s\n", v, USAGE);
-			return 2;
-		}
-		if (strcmp(v, "floor") == 0 && floor_ngroups == 0)
+	n = bench__choose(&o, argc, argv, variants,
+			  (int)(sizeof(variants) / sizeof(variants[0])), chosen, USAGE);
+	for (int k = 0; k < n; k++)
+		if (variants[chosen[k]].loop == loop_floor && floor_ngroups == 0)
 			floor_setup(o.arg);
-	}
-	snprintf(runtime_buf, sizeof(runtime_buf), "bench.%s", "runtime");
-
-	bench__pin(&o);
-	for (int k = 0; k < nv; k++) /* page in the code, fill the caches */
-		variants[idx[k]].loop(o.warmup);
-	for (int r = 0; r < o.reps; r++)
-		for (int k = 0; k < nv; k++) {
-			uint64_t t0 = bench__now();
-			variants[idx[k]].loop(o.pairs);
-			bench__report(variants[idx[k]].name, bench__now() - t0, o.pairs);
-		}
+	bench__rounds(&o, variants, chosen, n, NULL);
 	return 0;
 }

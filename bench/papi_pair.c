@@ -19,7 +19,7 @@
 
 #define USAGE "papi_pair [-n PAIRS] [-w WARMUP] [-r REPS] [-c CPU] papi"
 
-static int failed; /* the first failing return value */
+static volatile int failed; /* the first failing return value */
 
 static __attribute__((noinline)) void loop_papi(long n)
 {
@@ -32,22 +32,16 @@ static __attribute__((noinline)) void loop_papi(long n)
 	}
 }
 
+static const struct bench_variant variants[] = {{"papi", loop_papi}};
+
 int main(int argc, char **argv)
 {
 	struct bench_opts o;
+	int chosen[BENCH_MAX_CHOSEN], n;
 
 	bench__opts(&o, argc, argv, USAGE);
-	if (argc - o.first != 1 || strcmp(argv[o.first], "papi") != 0) {
-		fprintf(stderr, "usage: %s\n", USAGE);
-		return 2;
-	}
-	bench__pin(&o);
-	loop_papi(o.warmup > 0 ? o.warmup : 1); /* also initialises PAPI */
-	for (int r = 0; r < o.reps && !failed; r++) {
-		uint64_t t0 = bench__now();
-		loop_papi(o.pairs);
-		bench__report("papi", bench__now() - t0, o.pairs);
-	}
+	n = bench__choose(&o, argc, argv, variants, 1, chosen, USAGE);
+	bench__rounds(&o, variants, chosen, n, &failed); /* the warm-up initialises PAPI */
 	if (failed) {
 		fprintf(stderr, "papi_pair: PAPI_hl_region_begin/end failed: %s\n",
 			PAPI_strerror(failed));

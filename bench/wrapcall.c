@@ -92,43 +92,28 @@ static __attribute__((noinline)) void loop_wrapped7(long n)
 	loop7(looked7, n);
 }
 
-static void (*variant(const char *name))(long)
-{
-	return !strcmp(name, "plain")    ? loop_plain :
-	       !strcmp(name, "pair")     ? loop_pair :
-	       !strcmp(name, "wrapped")  ? loop_wrapped :
-	       !strcmp(name, "plain7")   ? loop_plain7 :
-	       !strcmp(name, "wrapped7") ? loop_wrapped7 :
-					   NULL;
-}
+static const struct bench_variant variants[] = {
+	{"plain", loop_plain},
+	{"pair", loop_pair},
+	{"wrapped", loop_wrapped},
+	{"plain7", loop_plain7},
+	{"wrapped7", loop_wrapped7},
+};
 
 int main(int argc, char **argv)
 {
 	struct bench_opts o;
+	int chosen[BENCH_MAX_CHOSEN], n;
 
 	bench__opts(&o, argc, argv, USAGE);
-	bench__pin(&o);
+	n = bench__choose(&o, argc, argv, variants,
+			  (int)(sizeof(variants) / sizeof(variants[0])), chosen, USAGE);
 	looked = (noop_fn *)dlsym(RTLD_DEFAULT, "bench_noop");
 	looked7 = (noop7_fn *)dlsym(RTLD_DEFAULT, "bench_noop7");
 	if (!looked || !looked7) {
 		fprintf(stderr, "wrapcall: bench_noop or bench_noop7 not exported\n");
 		return 2;
 	}
-	for (int v = o.first; v < argc; v++) {
-		void (*loop)(long) = variant(argv[v]);
-		if (!loop) {
-			fprintf(stderr, "usage: %s\n", USAGE);
-			return 2;
-		}
-		loop(o.warmup);
-	}
-	for (int r = 0; r < o.reps; r++)
-		for (int v = o.first; v < argc; v++) {
-			void (*loop)(long) = variant(argv[v]);
-			uint64_t t0 = bench__now();
-
-			loop(o.pairs);
-			bench__report(argv[v], bench__now() - t0, o.pairs);
-		}
+	bench__rounds(&o, variants, chosen, n, NULL);
 	return 0;
 }
