@@ -39,6 +39,7 @@ static const char *const kind_text[OMP_KINDS] = {
 	[OMP_PARALLEL] = "omp parallel",
 	[OMP_PARALLEL_LOOP] = "omp parallel for",
 	[OMP_PARALLEL_SECTIONS] = "omp parallel sections",
+	[OMP_TEAMS] = "omp teams",
 };
 
 static size_t tab__slot(const void *fn)
@@ -91,6 +92,7 @@ struct omp_construct *hs_omp_construct__get(const void *fn, enum omp_kind kind,
 	c->fn = fn;
 	c->kind = kind;
 	c->source = src;
+	c->wait_region = src == OMP_SRC_GOMP && kind != OMP_TEAMS && hs_omp__barrier_mode();
 	c->id = omp_n;
 	construct__names(c);
 	omp_list[c->id] = c;
@@ -186,7 +188,7 @@ uint64_t hs_omp__work_end(struct omp_thr *th, struct omp_share *s)
 
 void hs_omp__barrier_begin(struct omp_thr *th, struct omp_share *s)
 {
-	s->task0 = th->task_total;
+	s->task0 = hs_omp__task_total(th);
 	hs_region__call_begin(&s->c->wait_site, s->c->wait_name, 0);
 }
 
@@ -197,7 +199,7 @@ void hs_omp__barrier_end(struct omp_thr *th, struct omp_share *s, bool last)
 
 	hs_region__call_end(&s->c->wait_site, s->c->wait_name, 0);
 	t2 = hs_clock__monotonic();
-	tasks = th->task_total - s->task0;
+	tasks = hs_omp__task_total(th) - s->task0;
 	if (f) {
 		fig__add(&f->calls, 1);
 		fig__add(&f->work_ns, s->t1 - s->t0);
@@ -230,15 +232,20 @@ void hs_omp__waited(struct omp_figs *f, uint64_t ns, bool last)
 		__atomic_fetch_add(&f->last, 1, __ATOMIC_RELAXED);
 }
 
+uint64_t hs_omp__task_total(struct omp_thr *th)
+{
+	return __atomic_load_n(&th->task_total, __ATOMIC_RELAXED);
+}
+
 void hs_omp__wait_begin(struct omp_thr *th, struct omp_wait *w)
 {
-	w->task0 = th->task_total;
+	w->task0 = hs_omp__task_total(th);
 	w->t0 = hs_clock__monotonic();
 }
 
 void hs_omp__wait_end(struct omp_thr *th, struct omp_wait *w, enum omp_sync k)
 {
-	uint64_t d = hs_clock__monotonic() - w->t0, tasks = th->task_total - w->task0;
+	uint64_t d = hs_clock__monotonic() - w->t0, tasks = hs_omp__task_total(th) - w->task0;
 	struct omp_figs *f = th->fig;
 
 	if (!f)
@@ -276,6 +283,32 @@ void hs_omp__critical_released(struct omp_thr *th)
 			 hs_clock__monotonic() - th->crit_t[th->ncrit]);
 }
 
+void hs_omp__turn(struct omp_thr *th, struct omp_wait *w, enum omp_turn k)
+{
+	uint64_t d = hs_clock__monotonic() - w->t0;
+
+	if (!th->fig)
+		return;
+	if (k == OMP_TURN_ORDERED) {
+		fig__add(&th->fig->ordered, 1);
+		fig__add(&th->fig->ordered_wait_ns, d);
+	} else {
+		fig__add(&th->fig->atomics, 1);
+		fig__add(&th->fig->atomic_wait_ns, d);
+	}
+}
+
+void hs_omp__taskloop(struct omp_thr *th, struct omp_wait *w)
+{
+	uint64_t d = hs_clock__monotonic() - w->t0,
+		 tasks = hs_omp__task_total(th) - w->task0;
+
+	if (!th->fig)
+		return;
+	fig__add(&th->fig->taskloops, 1);
+	fig__add(&th->fig->taskloop_ns, d > tasks ? d - tasks : 0);
+}
+
 void hs_omp__chunk(struct omp_thr *th, uint64_t n)
 {
 	if (!th->fig)
@@ -298,7 +331,7 @@ void hs_omp__task_created(struct omp_thr *th)
 
 void hs_omp__task_ran(struct omp_thr *th, uint64_t ns)
 {
-	th->task_total += ns;
+	fig__add(&th->task_total, ns); /* read by the master of a team (gomp.c) */
 	if (th->fig) {
 		fig__add(&th->fig->tasks_run, 1);
 		fig__add(&th->fig->task_ns, ns);

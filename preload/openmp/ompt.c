@@ -87,7 +87,16 @@ enum {
 	SYNC_BARRIER_IMPLICIT_WORKSHARE = 8,
 	SYNC_BARRIER_IMPLICIT_PARALLEL = 9,
 };
-enum { MUTEX_LOCK = 1, MUTEX_NEST_LOCK = 3, MUTEX_CRITICAL = 5 };
+enum {
+	MUTEX_LOCK = 1,
+	MUTEX_TEST_LOCK = 2,
+	MUTEX_NEST_LOCK = 3,
+	MUTEX_TEST_NEST_LOCK = 4,
+	MUTEX_CRITICAL = 5,
+	MUTEX_ATOMIC = 6,
+	MUTEX_ORDERED = 7,
+};
+#define PARALLEL_LEAGUE 0x40000000
 enum { WORK_SINGLE_EXECUTOR = 3 };
 enum { TASK_INITIAL = 1, TASK_IMPLICIT = 2, TASK_EXPLICIT = 4 };
 enum { TASK_COMPLETE = 1, TASK_CANCEL = 3 };
@@ -117,6 +126,7 @@ struct ompt_team {
 	unsigned arrived;  /* atomic: shares begun                    */
 	unsigned narr;     /* atomic: arrivals recorded               */
 	int refs;          /* atomic */
+	bool league;       /* a teams construct: its teams share no barrier */
 	unsigned cap;
 	struct ompt_arrival arr[];
 };
@@ -165,16 +175,17 @@ static void cb_parallel_begin(ompt_data_t *enc, const struct ompt_frame_t *frame
 
 	(void)enc;
 	(void)frame;
-	(void)flags;
 	pd->ptr = NULL;
 	if (!__atomic_load_n(&hs_omp_on, __ATOMIC_RELAXED) || !ra ||
 	    ((uintptr_t)ra >= self_lo && (uintptr_t)ra < self_hi))
 		return; /* a team of the shim's GOMP_* wrappers: gomp.c's */
-	c = hs_omp_construct__get(ra, OMP_PARALLEL, OMP_SRC_OMPT);
+	c = hs_omp_construct__get(ra, flags & PARALLEL_LEAGUE ? OMP_TEAMS : OMP_PARALLEL,
+				  OMP_SRC_OMPT);
 	cap = requested ? (requested < TEAM_MAX ? requested : TEAM_MAX) : 1;
 	if (!c || !(tm = calloc(1, sizeof(*tm) + cap * sizeof(tm->arr[0]))))
 		return;
 	tm->cap = cap;
+	tm->league = (flags & PARALLEL_LEAGUE) != 0;
 	tm->c = c;
 	tm->ra = ra;
 	tm->refs = 1;
@@ -200,7 +211,7 @@ static void cb_parallel_end(ompt_data_t *pd, ompt_data_t *enc, int flags, const 
 	for (unsigned i = 0; i < k && i < tm->cap; i++) {
 		struct ompt_arrival *a = &tm->arr[i];
 
-		if (__atomic_load_n(&a->set, __ATOMIC_ACQUIRE) && a->fig)
+		if (__atomic_load_n(&a->set, __ATOMIC_ACQUIRE) && a->fig && !tm->league)
 			hs_omp__waited(a->fig, last - a->t1, a->t1 == last);
 	}
 	n = __atomic_load_n(&tm->arrived, __ATOMIC_RELAXED);
@@ -245,12 +256,15 @@ static void cb_implicit_task(int endpoint, ompt_data_t *pd, ompt_data_t *task,
 	struct ompt_team *tm;
 
 	(void)n;
-	if (!(flags & TASK_IMPLICIT) || !task)
+	if (!(flags & (TASK_IMPLICIT | TASK_INITIAL)) || !task)
 		return;
 	if (endpoint == SCOPE_BEGIN) {
 		task->ptr = NULL;
 		tm = pd ? pd->ptr : NULL;
-		if (!tm || !(th = hs_omp_thr__self()) || !(sh = calloc(1, sizeof(*sh))))
+		/* a team's implicit task, or a league's initial task (a team
+		 * of a teams construct) */
+		if (!tm || (flags & TASK_INITIAL && !tm->league) ||
+		    !(th = hs_omp_thr__self()) || !(sh = calloc(1, sizeof(*sh))))
 			return;
 		__atomic_fetch_add(&tm->refs, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&tm->arrived, 1, __ATOMIC_RELAXED);
@@ -308,10 +322,10 @@ static struct ompt_share *share__current(struct omp_thr *th, const void *ra)
 }
 
 /* The calling thread's share for a mutex event of a kind recorded
- * (critical, locks; not atomic or ordered), or NULL. */
+ * (critical, locks, ordered, the runtime's atomic lock), or NULL. */
 static struct ompt_share *mutex__share(int kind, const void *ra, struct omp_thr **th)
 {
-	if (kind != MUTEX_CRITICAL && kind != MUTEX_LOCK && kind != MUTEX_NEST_LOCK)
+	if (kind < MUTEX_LOCK || kind > MUTEX_ORDERED)
 		return NULL;
 	*th = hs_omp_thr__self();
 	return *th ? share__current(*th, ra) : NULL;
@@ -336,7 +350,13 @@ static void cb_mutex_acquired(int kind, uint64_t wait_id, const void *ra)
 	struct ompt_share *sh = mutex__share(kind, ra, &th);
 
 	(void)wait_id;
-	if (sh)
+	if (!sh)
+		return;
+	if (kind == MUTEX_ORDERED)
+		hs_omp__turn(th, &sh->crit, OMP_TURN_ORDERED);
+	else if (kind == MUTEX_ATOMIC)
+		hs_omp__turn(th, &sh->crit, OMP_TURN_ATOMIC);
+	else
 		hs_omp__critical_acquired(th, &sh->crit);
 }
 
@@ -345,7 +365,7 @@ static void cb_mutex_released(int kind, uint64_t wait_id, const void *ra)
 	struct omp_thr *th;
 
 	(void)wait_id;
-	if (mutex__share(kind, ra, &th))
+	if (kind != MUTEX_ORDERED && kind != MUTEX_ATOMIC && mutex__share(kind, ra, &th))
 		hs_omp__critical_released(th);
 }
 

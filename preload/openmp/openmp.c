@@ -1,7 +1,8 @@
 /* openmp.c - OpenMP constructs as regions, without touching the source
  * (docs/openmp.md).  A feature of the shim (core/feature.h):
  *
- *   config  HPCSHIM_OPENMP: on (default) | off
+ *   config  HPCSHIM_OPENMP: on (default) | off | barrier (libgomp's
+ *           implicit barrier waits measured on each thread, with counts)
  *   start   recording follows the core: on while it counts
  *   result  the top-level "openmp" (result.c) when an OpenMP runtime was
  *           seen: each construct, each thread's work and waits
@@ -24,16 +25,18 @@
 #include "preload/openmp/result.h"
 
 static bool omp_enabled = true;
+static bool omp_barrier; /* HPCSHIM_OPENMP=barrier */
 
 struct omp_result hs_omp_result;
 
 static void omp__config(struct hs_config *cfg)
 {
-	static const char *const names[] = { "on", "off" };
+	static const char *const names[] = { "on", "off", "barrier" };
+	int v = hs_var__choice("HPCSHIM_OPENMP", getenv("HPCSHIM_OPENMP"), names, 3, 0);
 
 	(void)cfg;
-	omp_enabled = hs_var__choice("HPCSHIM_OPENMP", getenv("HPCSHIM_OPENMP"), names, 2,
-				     0) == 0;
+	omp_enabled = v != 1;
+	omp_barrier = v == 2;
 }
 
 static const char *name__kind(const char *n)
@@ -105,6 +108,11 @@ void hs_omp__gomp_started(void)
 bool hs_omp__enabled(void)
 {
 	return omp_enabled;
+}
+
+bool hs_omp__barrier_mode(void)
+{
+	return omp_barrier;
 }
 
 void hs_omp__ompt_started(const char *path)
