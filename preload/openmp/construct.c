@@ -15,6 +15,8 @@
  * records; the figures kept here are wall times and numbers of things
  * (chunks, tasks, waits), written by the thread alone and read at the end.
  */
+#include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,7 @@ static void construct__names(struct omp_construct *c)
 {
 	const char *what = kind_text[c->kind];
 	const char *base;
+	Dl_info di;
 
 	hs_omp_lines__name(c);
 	base = strrchr(c->file, '/');
@@ -67,6 +70,16 @@ static void construct__names(struct omp_construct *c)
 		snprintf(c->name, sizeof(c->name), "%s @ %s", what, c->function);
 		snprintf(c->wait_name, sizeof(c->wait_name), "omp implicit barrier @ %s",
 			 c->function);
+	} else if (dladdr(c->fn, &di) && di.dli_fname && di.dli_fbase) {
+		/* a stripped object: its file and the offset, the same from run
+		 * to run (an address is not, with ASLR) */
+		const char *f = strrchr(di.dli_fname, '/');
+		unsigned long off = (unsigned long)((uintptr_t)c->fn - (uintptr_t)di.dli_fbase);
+
+		f = f ? f + 1 : di.dli_fname;
+		snprintf(c->name, sizeof(c->name), "%s @ %s+0x%lx", what, f, off);
+		snprintf(c->wait_name, sizeof(c->wait_name), "omp implicit barrier @ %s+0x%lx",
+			 f, off);
 	} else {
 		snprintf(c->name, sizeof(c->name), "%s @ %p", what, c->fn);
 		snprintf(c->wait_name, sizeof(c->wait_name), "omp implicit barrier @ %p",
