@@ -353,6 +353,24 @@ if ok:
     c, per = one_construct(r, "loop", "#pragma omp parallel")
     t.eq({u: p["ordered"] for u, p in per.items()}, {u: v[3] for u, v in it.items()},
          "gcc: ordered sections of a long loop, per thread as the program counts them")
+    # hpcshim report --view openmp --format json: the new figures as the file has them
+    out = os.path.join(work, "report-more")
+    os.makedirs(out)
+    os.chmod(out, 0o1777)
+    r = run([PROG, "ull", "200", "3"], env={"OMP_NUM_THREADS": "2"}, outdir=out)
+    p = subprocess.run([os.path.join(BUILD, "hpcshim"), "report", "--view", "openmp",
+                        "--format", "json", out], capture_output=True, encoding="utf-8")
+    try:
+        rows = json.loads(p.stdout)
+    except ValueError:
+        rows = []
+    keys = ("ordered", "ordered_wait_ns", "atomics", "atomic_wait_ns", "taskloops",
+            "taskloop_ns")
+    t.eq(sorted(tuple(x[k] for k in keys) for row in rows for x in row["per_thread"]),
+         sorted(tuple(x[k] for k in keys) for c in r.doc["openmp"]["constructs"]
+                for x in c["per_thread"]),
+         "report --view openmp --format json: each thread's ordered, atomics and taskloops "
+         "as the file has them")
 if os.path.exists(CLANG_PROG):
     more_constructs(CLANG_PROG, "clang, OMPT:", True)
 
