@@ -27,6 +27,7 @@
 #include "preload/openmp/internal.h"
 
 bool hs_omp_on;
+bool hs_omp_barrier;
 int hs_omp_slot = -1; /* set by the core (hs_features__set) */
 
 #define TAB_CAP (2 * OMP_CONSTRUCTS_MAX)
@@ -105,7 +106,7 @@ struct omp_construct *hs_omp_construct__get(const void *fn, enum omp_kind kind,
 	c->fn = fn;
 	c->kind = kind;
 	c->source = src;
-	c->wait_region = src == OMP_SRC_GOMP && kind != OMP_TEAMS && hs_omp__barrier_mode();
+	c->wait_region = src == OMP_SRC_GOMP && kind != OMP_TEAMS && hs_omp_barrier;
 	c->id = omp_n;
 	construct__names(c);
 	omp_list[c->id] = c;

@@ -415,7 +415,7 @@ static bool gomp__team(struct gomp_team *tm, gomp_fn fn, void *data, enum omp_ki
 	tm->fn = fn;
 	tm->data = data;
 	tm->incr = incr;
-	tm->barrier = hs_omp__barrier_mode();
+	tm->barrier = hs_omp_barrier;
 	tm->last_end = 0;
 	tm->arrived = 0;
 	tm->done = 0;

@@ -111,6 +111,10 @@ struct omp_wait {
 
 /* Recording is on: the feature is on and the core counts (openmp.c). */
 extern bool hs_omp_on;
+/* HPCSHIM_OPENMP=barrier: libgomp's implicit barrier waits measured on
+ * each thread, with their counts (a wait region and a barrier more); set
+ * by openmp.c's config, before any thread. */
+extern bool hs_omp_barrier;
 /* The feature's slot in hs_thread.slot[] (feature.h), or -1. */
 extern int hs_omp_slot;
 
@@ -194,9 +198,7 @@ void hs_omp_lines__name(struct omp_construct *c);
 void hs_omp__runtime(const char *kind, const char *path);
 /* The feature is on (HPCSHIM_OPENMP): an OMPT tool starts only then. */
 bool hs_omp__enabled(void);
-/* HPCSHIM_OPENMP=barrier: libgomp's implicit barrier waits measured on
- * each thread, with their counts (a wait region and a barrier more). */
-bool hs_omp__barrier_mode(void);
+
 /* The OMPT interface of the runtime at path serves constructs; the GOMP
  * entry points of the runtime found serve them (a line each with
  * HPCSHIM_VERBOSE). */

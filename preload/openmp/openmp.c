@@ -25,7 +25,6 @@
 #include "preload/openmp/result.h"
 
 static bool omp_enabled = true;
-static bool omp_barrier; /* HPCSHIM_OPENMP=barrier */
 
 struct omp_result hs_omp_result;
 
@@ -36,7 +35,7 @@ static void omp__config(struct hs_config *cfg)
 
 	(void)cfg;
 	omp_enabled = v != 1;
-	omp_barrier = v == 2;
+	hs_omp_barrier = v == 2;
 }
 
 static const char *name__kind(const char *n)
@@ -110,10 +109,6 @@ bool hs_omp__enabled(void)
 	return omp_enabled;
 }
 
-bool hs_omp__barrier_mode(void)
-{
-	return omp_barrier;
-}
 
 void hs_omp__ompt_started(const char *path)
 {
