@@ -149,6 +149,21 @@ static uintptr_t self_lo, self_hi; /* the shim's own code */
 
 #define TEAM_MAX 4096 /* arrivals kept per team */
 
+/* A record the shim hands from one thread to another through the
+ * runtime's data (a team's, from the master to its workers; a task's, from
+ * the thread that creates it to the one that runs it): stored with
+ * release, loaded with acquire.  The runtime's own hand-off orders them
+ * too, but the runtime is not ours to show to C11 or a race detector. */
+static inline void *data__get(ompt_data_t *d)
+{
+	return d ? __atomic_load_n(&d->ptr, __ATOMIC_ACQUIRE) : NULL;
+}
+
+static inline void data__set(ompt_data_t *d, void *p)
+{
+	__atomic_store_n(&d->ptr, p, __ATOMIC_RELEASE);
+}
+
 static void team__put(struct ompt_team *tm)
 {
 	if (__atomic_sub_fetch(&tm->refs, 1, __ATOMIC_ACQ_REL) == 0)
@@ -158,7 +173,7 @@ static void team__put(struct ompt_team *tm)
 /* The share the calling thread runs, from its implicit task's data. */
 static inline struct ompt_share *share__of(ompt_data_t *task)
 {
-	struct ompt_share *sh = task ? task->ptr : NULL;
+	struct ompt_share *sh = data__get(task);
 
 	return sh && sh->magic == MAGIC_SHARE ? sh : NULL;
 }
@@ -175,7 +190,7 @@ static void cb_parallel_begin(ompt_data_t *enc, const struct ompt_frame_t *frame
 
 	(void)enc;
 	(void)frame;
-	pd->ptr = NULL;
+	data__set(pd, NULL);
 	if (!__atomic_load_n(&hs_omp_on, __ATOMIC_RELAXED) || !ra ||
 	    ((uintptr_t)ra >= self_lo && (uintptr_t)ra < self_hi))
 		return; /* a team of the shim's GOMP_* wrappers: gomp.c's */
@@ -189,12 +204,12 @@ static void cb_parallel_begin(ompt_data_t *enc, const struct ompt_frame_t *frame
 	tm->c = c;
 	tm->ra = ra;
 	tm->refs = 1;
-	pd->ptr = tm;
+	data__set(pd, tm);
 }
 
 static void cb_parallel_end(ompt_data_t *pd, ompt_data_t *enc, int flags, const void *ra)
 {
-	struct ompt_team *tm = pd ? pd->ptr : NULL;
+	struct ompt_team *tm = data__get(pd);
 	uint32_t n, m;
 	uint64_t last;
 	unsigned k;
@@ -220,7 +235,7 @@ static void cb_parallel_end(ompt_data_t *pd, ompt_data_t *enc, int flags, const 
 	while (n > m && !__atomic_compare_exchange_n(&tm->c->team_max, &m, n, true,
 						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
-	pd->ptr = NULL;
+	data__set(pd, NULL);
 	team__put(tm);
 }
 
@@ -259,8 +274,8 @@ static void cb_implicit_task(int endpoint, ompt_data_t *pd, ompt_data_t *task,
 	if (!(flags & (TASK_IMPLICIT | TASK_INITIAL)) || !task)
 		return;
 	if (endpoint == SCOPE_BEGIN) {
-		task->ptr = NULL;
-		tm = pd ? pd->ptr : NULL;
+		data__set(task, NULL);
+		tm = data__get(pd);
 		/* a team's implicit task, or a league's initial task (a team
 		 * of a teams construct) */
 		if (!tm || (flags & TASK_INITIAL && !tm->league) ||
@@ -270,7 +285,7 @@ static void cb_implicit_task(int endpoint, ompt_data_t *pd, ompt_data_t *task,
 		__atomic_fetch_add(&tm->arrived, 1, __ATOMIC_RELAXED);
 		sh->magic = MAGIC_SHARE;
 		sh->tm = tm;
-		task->ptr = sh;
+		data__set(task, sh);
 		sh->up = th->ompt;
 		th->ompt = sh;
 		hs_omp__work_begin(th, tm->c, &sh->s, 1, (int)index);
@@ -278,7 +293,7 @@ static void cb_implicit_task(int endpoint, ompt_data_t *pd, ompt_data_t *task,
 	}
 	if (!(sh = share__of(task)))
 		return;
-	task->ptr = NULL;
+	data__set(task, NULL);
 	if (sh->state == 0 && (th = hs_omp_thr__self())) /* no implicit barrier seen */
 		share__arrive(th, sh);
 	team__put(sh->tm);
@@ -393,20 +408,20 @@ static void cb_task_create(ompt_data_t *enc, const struct ompt_frame_t *frame,
 	(void)ra;
 	if (!task)
 		return;
-	task->ptr = NULL;
+	data__set(task, NULL);
 	if (!(flags & TASK_EXPLICIT) || !(th = hs_omp_thr__self()) || !th->ompt)
 		return;
 	(void)enc;
 	hs_omp__task_created(th);
 	if ((tk = calloc(1, sizeof(*tk)))) {
 		tk->magic = MAGIC_TASK;
-		task->ptr = tk;
+		data__set(task, tk);
 	}
 }
 
 static inline struct ompt_task *task__of(ompt_data_t *d)
 {
-	struct ompt_task *t = d ? d->ptr : NULL;
+	struct ompt_task *t = data__get(d);
 
 	return t && t->magic == MAGIC_TASK ? t : NULL;
 }
@@ -422,7 +437,7 @@ static void cb_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
 		if (status == TASK_COMPLETE || status == TASK_CANCEL) {
 			if ((th = hs_omp_thr__self()))
 				hs_omp__task_ran(th, p->elapsed);
-			prior->ptr = NULL;
+			data__set(prior, NULL);
 			p->magic = 0;
 			free(p);
 		}
