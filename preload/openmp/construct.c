@@ -8,10 +8,12 @@
  * once each); a construct is created and named under the lock, on the
  * thread that starts its first team, before the team runs.
  *
- * A thread's share of a construct is two regions of the core (region.c,
- * like a wrapped function's call): the work, named for the construct, and
- * the implicit barrier's wait after it (GOMP; under OMPT the wait is
- * timed by the team's end, hs_omp__waited).  Their counts are the core's
+ * A thread's share of a construct is one region of the core (region.c,
+ * like a wrapped function's call): the work, named for the construct; its
+ * implicit barrier's wait is timed by the thread that ends the team, to
+ * the last arrival (hs_omp__work_done, hs_omp__waited).  With
+ * HPCSHIM_OPENMP=barrier (GOMP) the wait is a second region, measured on
+ * the thread (hs_omp__barrier_begin/_end).  Their counts are the core's
  * records; the figures kept here are wall times and numbers of things
  * (chunks, tasks, waits), written by the thread alone and read at the end.
  */

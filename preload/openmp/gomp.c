@@ -15,17 +15,23 @@
  * GOMP_parallel(fn, data, ...) runs fn(data) on every thread of the team
  * and returns after the implicit barrier.  The wrapper hands the runtime
  * gomp__share instead, with the team's record: each thread's share is the
- * work region (fn), then an explicit barrier of the runtime's own, timed
- * on each thread: the implicit barrier that follows finds every thread
- * there already.  So each thread's wait is measured where it happens, its
- * counts included (task-clock burnt spinning), and the thread whose work
- * ended last held the others up.  Every thread of a team calls that
- * barrier or none does (the team's record says which).
+ * work region (fn), its end written into the record; when the team has
+ * ended the master gives each thread its wait, from its work's end to the
+ * last thread's (one region pair per thread per construct).  With
+ * HPCSHIM_OPENMP=barrier the share is followed by an explicit barrier of
+ * the runtime's own, timed on each thread in a wait region: the implicit
+ * barrier that follows finds every thread there already, and each
+ * thread's wait is measured where it happens, its counts included
+ * (task-clock burnt spinning).  Every thread of a team calls that barrier
+ * or none does (the team's record says which).
  *
- * Not wrapped (docs/openmp.md): schedule(static) loops (the compiler
- * computes their chunks inline), the unsigned long long loop family,
- * ordered sections (their loops' chunks are counted), atomic, taskloop,
- * target and the GOMP_parallel_start/end pair of GCC before 4.9.
+ * Also wrapped: loops (long and unsigned long long: their chunks and
+ * iterations), sections, barriers, critical, single, ordered, atomic,
+ * tasks, taskwait, taskgroup, taskloop, teams on the host.  Not wrapped
+ * (docs/openmp.md): schedule(static) loops (the compiler computes their
+ * chunks inline), doacross waits, target and its teams (GOMP_teams,
+ * GOMP_teams4), GOMP_parallel_reductions, and the GOMP_parallel_start/end
+ * pair of GCC before 4.9.
  */
 #include <dlfcn.h>
 #include <link.h>
