@@ -127,6 +127,10 @@ struct ompt_team {
 	unsigned narr;     /* atomic: arrivals recorded               */
 	int refs;          /* atomic */
 	bool league;       /* a teams construct: its teams share no barrier */
+	/* Set last by the master, with release; each share acquires it before
+	 * it reads the rest: the runtime hands the team's data to its workers
+	 * by copying it (not ours to see). */
+	unsigned published;
 	unsigned cap;
 	struct ompt_arrival arr[];
 };
@@ -204,6 +208,7 @@ static void cb_parallel_begin(ompt_data_t *enc, const struct ompt_frame_t *frame
 	tm->c = c;
 	tm->ra = ra;
 	tm->refs = 1;
+	__atomic_store_n(&tm->published, 1, __ATOMIC_RELEASE);
 	data__set(pd, tm);
 }
 
@@ -278,6 +283,8 @@ static void cb_implicit_task(int endpoint, ompt_data_t *pd, ompt_data_t *task,
 		tm = data__get(pd);
 		/* a team's implicit task, or a league's initial task (a team
 		 * of a teams construct) */
+		if (tm)
+			(void)__atomic_load_n(&tm->published, __ATOMIC_ACQUIRE);
 		if (!tm || (flags & TASK_INITIAL && !tm->league) ||
 		    !(th = hs_omp_thr__self()) || !(sh = calloc(1, sizeof(*sh))))
 			return;
@@ -414,7 +421,8 @@ static void cb_task_create(ompt_data_t *enc, const struct ompt_frame_t *frame,
 	(void)enc;
 	hs_omp__task_created(th);
 	if ((tk = calloc(1, sizeof(*tk)))) {
-		tk->magic = MAGIC_TASK;
+		/* with release: the thread that runs the task acquires it */
+		__atomic_store_n(&tk->magic, MAGIC_TASK, __ATOMIC_RELEASE);
 		data__set(task, tk);
 	}
 }
@@ -423,7 +431,7 @@ static inline struct ompt_task *task__of(ompt_data_t *d)
 {
 	struct ompt_task *t = data__get(d);
 
-	return t && t->magic == MAGIC_TASK ? t : NULL;
+	return t && __atomic_load_n(&t->magic, __ATOMIC_ACQUIRE) == MAGIC_TASK ? t : NULL;
 }
 
 static void cb_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
@@ -438,12 +446,16 @@ static void cb_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
 			if ((th = hs_omp_thr__self()))
 				hs_omp__task_ran(th, p->elapsed);
 			data__set(prior, NULL);
-			p->magic = 0;
+			__atomic_store_n(&p->magic, 0, __ATOMIC_RELAXED);
 			free(p);
+		} else { /* suspended: it may resume on another thread */
+			__atomic_store_n(&p->magic, MAGIC_TASK, __ATOMIC_RELEASE);
 		}
 	}
-	if (n)
+	if (n) {
 		n->start = now;
+		__atomic_store_n(&n->magic, MAGIC_TASK, __ATOMIC_RELEASE);
+	}
 }
 
 /* ---- start -------------------------------------------------------------------- */
