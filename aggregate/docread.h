@@ -326,6 +326,7 @@ struct dr_omp_share {
 	long long barriers, barrier_ns, criticals, critical_wait_ns, critical_held_ns;
 	long long taskwaits, taskwait_ns, tasks_created, tasks_run, task_ns;
 	long long singles, chunks, iterations;
+	long long ordered, ordered_wait_ns, atomics, atomic_wait_ns, taskloops, taskloop_ns;
 };
 size_t dr_omp__nshares(const struct dr_omp *c);
 void dr_omp__share(const struct dr_omp *c, size_t k, struct dr_omp_share *out);

@@ -72,6 +72,7 @@ void dr_omp__share(const struct dr_omp *c, size_t k, struct dr_omp_share *out)
 	F(calls) F(work_ns) F(wait_ns) F(last) F(barriers) F(barrier_ns) F(criticals)
 	F(critical_wait_ns) F(critical_held_ns) F(taskwaits) F(taskwait_ns)
 	F(tasks_created) F(tasks_run) F(task_ns) F(singles) F(chunks) F(iterations)
+	F(ordered) F(ordered_wait_ns) F(atomics) F(atomic_wait_ns) F(taskloops) F(taskloop_ns)
 #undef F
 	out->tid = get_int(o, "tid", -1);
 	out->omp_thread = get_int(o, "omp_thread", -1);

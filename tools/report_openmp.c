@@ -115,6 +115,12 @@ static struct json_object *json__construct(const struct dr_doc *d, const char *p
 		I64(t, "task_ns", s.task_ns);
 		I64(t, "chunks", s.chunks);
 		I64(t, "iterations", s.iterations);
+		I64(t, "ordered", s.ordered);
+		I64(t, "ordered_wait_ns", s.ordered_wait_ns);
+		I64(t, "atomics", s.atomics);
+		I64(t, "atomic_wait_ns", s.atomic_wait_ns);
+		I64(t, "taskloops", s.taskloops);
+		I64(t, "taskloop_ns", s.taskloop_ns);
 		json_object_object_add(t, "wait_task_clock_ns",
 				       clk >= 0 ? json_object_new_int64((long long)clk) : NULL);
 		json_object_array_add(a, t);

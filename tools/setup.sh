@@ -34,6 +34,9 @@ if [ "$1" = tests ]; then
 	# OpenMP under both runtimes (tests/shim/test_openmp.py): gcc's libgomp
 	# comes with gcc; clang -fopenmp and LLVM's libomp
 	PACKAGES="$PACKAGES clang libomp-dev"
+	# a real OpenMP program, unannotated: gmx mdrun, 1 rank x 2 threads
+	# (tests/programs/test_gromacs.py; built with gcc and libgomp)
+	PACKAGES="$PACKAGES gromacs"
 	# LIKWID's Marker API and PAPI's high-level API, whose calls the shim takes
 	# over (tests/shim/test_markers.py: LIKWID's shipped examples, PAPI HL)
 	PACKAGES="$PACKAGES likwid libpapi-dev papi-tools"

@@ -8,13 +8,17 @@
  * once each); a construct is created and named under the lock, on the
  * thread that starts its first team, before the team runs.
  *
- * A thread's share of a construct is two regions of the core (region.c,
- * like a wrapped function's call): the work, named for the construct, and
- * the implicit barrier's wait after it (GOMP; under OMPT the wait is
- * timed by the team's end, hs_omp__waited).  Their counts are the core's
+ * A thread's share of a construct is one region of the core (region.c,
+ * like a wrapped function's call): the work, named for the construct; its
+ * implicit barrier's wait is timed by the thread that ends the team, to
+ * the last arrival (hs_omp__work_done, hs_omp__waited).  With
+ * HPCSHIM_OPENMP=barrier (GOMP) the wait is a second region, measured on
+ * the thread (hs_omp__barrier_begin/_end).  Their counts are the core's
  * records; the figures kept here are wall times and numbers of things
  * (chunks, tasks, waits), written by the thread alone and read at the end.
  */
+#include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,7 @@
 #include "preload/openmp/internal.h"
 
 bool hs_omp_on;
+bool hs_omp_barrier;
 int hs_omp_slot = -1; /* set by the core (hs_features__set) */
 
 #define TAB_CAP (2 * OMP_CONSTRUCTS_MAX)
@@ -39,6 +44,7 @@ static const char *const kind_text[OMP_KINDS] = {
 	[OMP_PARALLEL] = "omp parallel",
 	[OMP_PARALLEL_LOOP] = "omp parallel for",
 	[OMP_PARALLEL_SECTIONS] = "omp parallel sections",
+	[OMP_TEAMS] = "omp teams",
 };
 
 static size_t tab__slot(const void *fn)
@@ -54,6 +60,7 @@ static void construct__names(struct omp_construct *c)
 {
 	const char *what = kind_text[c->kind];
 	const char *base;
+	Dl_info di;
 
 	hs_omp_lines__name(c);
 	base = strrchr(c->file, '/');
@@ -66,6 +73,16 @@ static void construct__names(struct omp_construct *c)
 		snprintf(c->name, sizeof(c->name), "%s @ %s", what, c->function);
 		snprintf(c->wait_name, sizeof(c->wait_name), "omp implicit barrier @ %s",
 			 c->function);
+	} else if (dladdr(c->fn, &di) && di.dli_fname && di.dli_fbase) {
+		/* a stripped object: its file and the offset, the same from run
+		 * to run (an address is not, with ASLR) */
+		const char *f = strrchr(di.dli_fname, '/');
+		unsigned long off = (unsigned long)((uintptr_t)c->fn - (uintptr_t)di.dli_fbase);
+
+		f = f ? f + 1 : di.dli_fname;
+		snprintf(c->name, sizeof(c->name), "%s @ %s+0x%lx", what, f, off);
+		snprintf(c->wait_name, sizeof(c->wait_name), "omp implicit barrier @ %s+0x%lx",
+			 f, off);
 	} else {
 		snprintf(c->name, sizeof(c->name), "%s @ %p", what, c->fn);
 		snprintf(c->wait_name, sizeof(c->wait_name), "omp implicit barrier @ %p",
@@ -91,6 +108,7 @@ struct omp_construct *hs_omp_construct__get(const void *fn, enum omp_kind kind,
 	c->fn = fn;
 	c->kind = kind;
 	c->source = src;
+	c->wait_region = src == OMP_SRC_GOMP && kind != OMP_TEAMS && hs_omp_barrier;
 	c->id = omp_n;
 	construct__names(c);
 	omp_list[c->id] = c;
@@ -186,7 +204,7 @@ uint64_t hs_omp__work_end(struct omp_thr *th, struct omp_share *s)
 
 void hs_omp__barrier_begin(struct omp_thr *th, struct omp_share *s)
 {
-	s->task0 = th->task_total;
+	s->task0 = hs_omp__task_total(th);
 	hs_region__call_begin(&s->c->wait_site, s->c->wait_name, 0);
 }
 
@@ -197,7 +215,7 @@ void hs_omp__barrier_end(struct omp_thr *th, struct omp_share *s, bool last)
 
 	hs_region__call_end(&s->c->wait_site, s->c->wait_name, 0);
 	t2 = hs_clock__monotonic();
-	tasks = th->task_total - s->task0;
+	tasks = hs_omp__task_total(th) - s->task0;
 	if (f) {
 		fig__add(&f->calls, 1);
 		fig__add(&f->work_ns, s->t1 - s->t0);
@@ -230,15 +248,20 @@ void hs_omp__waited(struct omp_figs *f, uint64_t ns, bool last)
 		__atomic_fetch_add(&f->last, 1, __ATOMIC_RELAXED);
 }
 
+uint64_t hs_omp__task_total(struct omp_thr *th)
+{
+	return __atomic_load_n(&th->task_total, __ATOMIC_RELAXED);
+}
+
 void hs_omp__wait_begin(struct omp_thr *th, struct omp_wait *w)
 {
-	w->task0 = th->task_total;
+	w->task0 = hs_omp__task_total(th);
 	w->t0 = hs_clock__monotonic();
 }
 
 void hs_omp__wait_end(struct omp_thr *th, struct omp_wait *w, enum omp_sync k)
 {
-	uint64_t d = hs_clock__monotonic() - w->t0, tasks = th->task_total - w->task0;
+	uint64_t d = hs_clock__monotonic() - w->t0, tasks = hs_omp__task_total(th) - w->task0;
 	struct omp_figs *f = th->fig;
 
 	if (!f)
@@ -276,6 +299,32 @@ void hs_omp__critical_released(struct omp_thr *th)
 			 hs_clock__monotonic() - th->crit_t[th->ncrit]);
 }
 
+void hs_omp__turn(struct omp_thr *th, struct omp_wait *w, enum omp_turn k)
+{
+	uint64_t d = hs_clock__monotonic() - w->t0;
+
+	if (!th->fig)
+		return;
+	if (k == OMP_TURN_ORDERED) {
+		fig__add(&th->fig->ordered, 1);
+		fig__add(&th->fig->ordered_wait_ns, d);
+	} else {
+		fig__add(&th->fig->atomics, 1);
+		fig__add(&th->fig->atomic_wait_ns, d);
+	}
+}
+
+void hs_omp__taskloop(struct omp_thr *th, struct omp_wait *w)
+{
+	uint64_t d = hs_clock__monotonic() - w->t0,
+		 tasks = hs_omp__task_total(th) - w->task0;
+
+	if (!th->fig)
+		return;
+	fig__add(&th->fig->taskloops, 1);
+	fig__add(&th->fig->taskloop_ns, d > tasks ? d - tasks : 0);
+}
+
 void hs_omp__chunk(struct omp_thr *th, uint64_t n)
 {
 	if (!th->fig)
@@ -298,7 +347,7 @@ void hs_omp__task_created(struct omp_thr *th)
 
 void hs_omp__task_ran(struct omp_thr *th, uint64_t ns)
 {
-	th->task_total += ns;
+	fig__add(&th->task_total, ns); /* read by the master of a team (gomp.c) */
 	if (th->fig) {
 		fig__add(&th->fig->tasks_run, 1);
 		fig__add(&th->fig->task_ns, ns);

@@ -15,17 +15,23 @@
  * GOMP_parallel(fn, data, ...) runs fn(data) on every thread of the team
  * and returns after the implicit barrier.  The wrapper hands the runtime
  * gomp__share instead, with the team's record: each thread's share is the
- * work region (fn), then an explicit barrier of the runtime's own, timed
- * on each thread: the implicit barrier that follows finds every thread
- * there already.  So each thread's wait is measured where it happens, its
- * counts included (task-clock burnt spinning), and the thread whose work
- * ended last held the others up.  Every thread of a team calls that
- * barrier or none does (the team's record says which).
+ * work region (fn), its end written into the record; when the team has
+ * ended the master gives each thread its wait, from its work's end to the
+ * last thread's (one region pair per thread per construct).  With
+ * HPCSHIM_OPENMP=barrier the share is followed by an explicit barrier of
+ * the runtime's own, timed on each thread in a wait region: the implicit
+ * barrier that follows finds every thread there already, and each
+ * thread's wait is measured where it happens, its counts included
+ * (task-clock burnt spinning).  Every thread of a team calls that barrier
+ * or none does (the team's record says which).
  *
- * Not wrapped (docs/openmp.md): schedule(static) loops (the compiler
- * computes their chunks inline), the unsigned long long loop family,
- * ordered sections (their loops' chunks are counted), atomic, taskloop,
- * target and the GOMP_parallel_start/end pair of GCC before 4.9.
+ * Also wrapped: loops (long and unsigned long long: their chunks and
+ * iterations), sections, barriers, critical, single, ordered, atomic,
+ * tasks, taskwait, taskgroup, taskloop, teams on the host.  Not wrapped
+ * (docs/openmp.md): schedule(static) loops (the compiler computes their
+ * chunks inline), doacross waits, target and its teams (GOMP_teams,
+ * GOMP_teams4), GOMP_parallel_reductions, and the GOMP_parallel_start/end
+ * pair of GCC before 4.9.
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -33,6 +39,7 @@
 #include <stdalign.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/clock.h"
@@ -46,6 +53,7 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 typedef void (*gomp_fn)(void *);
+typedef unsigned long long ull;
 
 /* X(name, return type, parameters): the runtime's definitions used. */
 #define GOMP_TABLE(X)                                                                  \
@@ -114,7 +122,51 @@ typedef void (*gomp_fn)(void *);
 	X(GOMP_loop_end_cancel, bool, (void))                                          \
 	X(GOMP_sections_start, unsigned, (unsigned))                                   \
 	X(GOMP_sections_next, unsigned, (void))                                        \
-	X(GOMP_sections_end, void, (void))
+	X(GOMP_sections_end, void, (void))                                             \
+	X(GOMP_ordered_start, void, (void))                                            \
+	X(GOMP_atomic_start, void, (void))                                             \
+	X(GOMP_taskloop, void,                                                         \
+	  (gomp_fn, void *, void (*)(void *, void *), long, long, unsigned, unsigned long, \
+	   int, long, long, long))                                                     \
+	X(GOMP_taskloop_ull, void,                                                     \
+	  (gomp_fn, void *, void (*)(void *, void *), long, long, unsigned, unsigned long, \
+	   int, ull, ull, ull))                                                        \
+	X(GOMP_teams_reg, void, (gomp_fn, void *, unsigned, unsigned, unsigned))       \
+	X(GOMP_loop_ull_static_start, bool, (bool, ull, ull, ull, ull, ull *, ull *))  \
+	X(GOMP_loop_ull_dynamic_start, bool, (bool, ull, ull, ull, ull, ull *, ull *)) \
+	X(GOMP_loop_ull_guided_start, bool, (bool, ull, ull, ull, ull, ull *, ull *))  \
+	X(GOMP_loop_ull_nonmonotonic_dynamic_start, bool,                              \
+	  (bool, ull, ull, ull, ull, ull *, ull *))                                    \
+	X(GOMP_loop_ull_nonmonotonic_guided_start, bool,                               \
+	  (bool, ull, ull, ull, ull, ull *, ull *))                                    \
+	X(GOMP_loop_ull_runtime_start, bool, (bool, ull, ull, ull, ull *, ull *))      \
+	X(GOMP_loop_ull_nonmonotonic_runtime_start, bool,                              \
+	  (bool, ull, ull, ull, ull *, ull *))                                         \
+	X(GOMP_loop_ull_maybe_nonmonotonic_runtime_start, bool,                        \
+	  (bool, ull, ull, ull, ull *, ull *))                                         \
+	X(GOMP_loop_ull_ordered_static_start, bool,                                    \
+	  (bool, ull, ull, ull, ull, ull *, ull *))                                    \
+	X(GOMP_loop_ull_ordered_dynamic_start, bool,                                   \
+	  (bool, ull, ull, ull, ull, ull *, ull *))                                    \
+	X(GOMP_loop_ull_ordered_guided_start, bool,                                    \
+	  (bool, ull, ull, ull, ull, ull *, ull *))                                    \
+	X(GOMP_loop_ull_ordered_runtime_start, bool, (bool, ull, ull, ull, ull *, ull *)) \
+	X(GOMP_loop_ull_start, bool,                                                   \
+	  (bool, ull, ull, ull, long, ull, ull *, ull *, uintptr_t *, void **))        \
+	X(GOMP_loop_ull_ordered_start, bool,                                           \
+	  (bool, ull, ull, ull, long, ull, ull *, ull *, uintptr_t *, void **))        \
+	X(GOMP_loop_ull_static_next, bool, (ull *, ull *))                             \
+	X(GOMP_loop_ull_dynamic_next, bool, (ull *, ull *))                            \
+	X(GOMP_loop_ull_guided_next, bool, (ull *, ull *))                             \
+	X(GOMP_loop_ull_runtime_next, bool, (ull *, ull *))                            \
+	X(GOMP_loop_ull_nonmonotonic_dynamic_next, bool, (ull *, ull *))               \
+	X(GOMP_loop_ull_nonmonotonic_guided_next, bool, (ull *, ull *))                \
+	X(GOMP_loop_ull_nonmonotonic_runtime_next, bool, (ull *, ull *))               \
+	X(GOMP_loop_ull_maybe_nonmonotonic_runtime_next, bool, (ull *, ull *))         \
+	X(GOMP_loop_ull_ordered_static_next, bool, (ull *, ull *))                     \
+	X(GOMP_loop_ull_ordered_dynamic_next, bool, (ull *, ull *))                    \
+	X(GOMP_loop_ull_ordered_guided_next, bool, (ull *, ull *))                     \
+	X(GOMP_loop_ull_ordered_runtime_next, bool, (ull *, ull *))
 
 /* The wrappers' prototypes are the table's: each wrapper has the type of
  * the definition it calls. */
@@ -131,7 +183,8 @@ static struct {
 } gomp;
 
 typedef int (*omp_num_fn)(void);
-static omp_num_fn gomp_num; /* omp_get_thread_num */
+static omp_num_fn gomp_num; /* omp_get_thread_num  */
+static omp_num_fn gomp_max; /* omp_get_max_threads */
 
 static pthread_once_t gomp_once = PTHREAD_ONCE_INIT;
 static bool gomp_ok; /* a runtime known, with what recording needs */
@@ -210,6 +263,7 @@ static void gomp__find(void)
 	GOMP_TABLE(X)
 #undef X
 	gomp_num = (omp_num_fn)sym(h, "omp_get_thread_num");
+	gomp_max = (omp_num_fn)sym(h, "omp_get_max_threads");
 	(void)dlerror();
 	if (gomp__refusal(h, &f, why, sizeof(why))) {
 		hs_omp__refuse(why);
@@ -246,15 +300,38 @@ static __attribute__((noinline, cold)) void gomp__missing(const char *name)
 		gomp.name;                                                \
 	})
 
-/* ---- teams ---------------------------------------------------------------- */
+/* ---- teams ---------------------------------------------------------------- *
+ *
+ * By default a thread's share is one region pair, its work: the outlined
+ * function from entry to return.  Its wait at the implicit barrier is the
+ * time from its work's end to the last thread's (the release of a worker
+ * is inside the runtime: no entry point marks it), computed by the master
+ * when GOMP_parallel returns from each thread's arrival, recorded in the
+ * team's slot of its number.  HPCSHIM_OPENMP=barrier measures the wait on
+ * each thread instead, with its counts: a wait region around a barrier of
+ * the runtime's own after the work (gomp__share_barrier), at the cost of
+ * that barrier and a second region pair.
+ */
+
+struct gomp_arrival {
+	struct omp_thr *th;   /* NULL: no counted thread of this number */
+	struct omp_figs *fig;
+	uint64_t t1, task0;   /* its work's end; its task time then     */
+};
+
+#define GOMP_ARR_STACK 16 /* arrivals on the master's stack; more: malloc */
+#define GOMP_ARR_MAX 4096
 
 struct gomp_team {
 	gomp_fn fn;
 	void *data;
 	struct omp_construct *c;
 	long incr;
+	bool barrier;      /* HPCSHIM_OPENMP=barrier: the wait measured  */
 	uint64_t last_end; /* atomic: the latest end of a share's work */
 	unsigned arrived;  /* atomic: threads that ran a share         */
+	unsigned cap;      /* arrivals kept, by omp thread number      */
+	struct gomp_arrival *arr;
 	/* Set last, with release: the fields above are the master's plain
 	 * writes, read by the team's threads after an acquire of it.  The
 	 * runtime's own hand-off orders them too, but C11 and a race detector
@@ -263,17 +340,15 @@ struct gomp_team {
 	/* Each thread's last touch of the team, with release; the master
 	 * acquires it when the team has ended, before the struct is reused. */
 	unsigned done;
+	struct gomp_arrival arr_stack[GOMP_ARR_STACK];
 };
 
-static void gomp__share(void *arg)
+/* HPCSHIM_OPENMP=barrier: the wait measured on each thread. */
+static void gomp__share_barrier(struct gomp_team *tm, struct omp_thr *th)
 {
-	struct gomp_team *tm = arg;
-	struct omp_thr *th = hs_omp_thr__self();
 	struct omp_share s;
 	uint64_t t1, last;
 
-	(void)__atomic_load_n(&tm->published, __ATOMIC_ACQUIRE);
-	__atomic_fetch_add(&tm->arrived, 1, __ATOMIC_RELAXED);
 	if (!th) { /* not counted: its share runs, the barrier is the team's */
 		gomp_fn fn = tm->fn;
 		void *data = tm->data;
@@ -296,19 +371,76 @@ static void gomp__share(void *arg)
 	__atomic_fetch_add(&tm->done, 1, __ATOMIC_RELEASE);
 }
 
-/* A team of construct fn is about to start: false to call the runtime
- * untouched. */
-static bool gomp__team(struct gomp_team *tm, gomp_fn fn, void *data, enum omp_kind k,
-		       long incr)
+static void gomp__share(void *arg)
 {
+	struct gomp_team *tm = arg;
+	struct omp_thr *th = hs_omp_thr__self();
+	struct omp_share s;
+	uint64_t t1;
+	int me;
+
+	(void)__atomic_load_n(&tm->published, __ATOMIC_ACQUIRE);
+	__atomic_fetch_add(&tm->arrived, 1, __ATOMIC_RELAXED);
+	if (tm->barrier) {
+		gomp__share_barrier(tm, th);
+		return;
+	}
+	if (!th) { /* not counted: its share runs, nothing recorded */
+		gomp_fn fn = tm->fn;
+		void *data = tm->data;
+
+		__atomic_fetch_add(&tm->done, 1, __ATOMIC_RELEASE);
+		fn(data);
+		return;
+	}
+	me = gomp_num();
+	hs_omp__work_begin(th, tm->c, &s, tm->incr, me);
+	tm->fn(tm->data);
+	t1 = hs_omp__work_end(th, &s);
+	hs_omp__work_done(th, &s);
+	if (me >= 0 && (unsigned)me < tm->cap) {
+		struct gomp_arrival *a = &tm->arr[me];
+
+		a->fig = s.fig;
+		a->t1 = t1;
+		a->task0 = hs_omp__task_total(th);
+		a->th = th;
+	}
+	__atomic_fetch_add(&tm->done, 1, __ATOMIC_RELEASE);
+}
+
+/* A team of construct fn is about to start, of n threads asked for (0:
+ * the default): false to call the runtime untouched. */
+static bool gomp__team(struct gomp_team *tm, gomp_fn fn, void *data, enum omp_kind k,
+		       long incr, unsigned n)
+{
+	unsigned need;
+
 	if (!gomp__rec() || !(tm->c = hs_omp_construct__get((const void *)fn, k, OMP_SRC_GOMP)))
 		return false;
 	tm->fn = fn;
 	tm->data = data;
 	tm->incr = incr;
+	tm->barrier = hs_omp_barrier;
 	tm->last_end = 0;
 	tm->arrived = 0;
 	tm->done = 0;
+	tm->arr = tm->arr_stack;
+	tm->cap = 0;
+	if (!tm->barrier) {
+		need = n ? n : (gomp_max ? (unsigned)gomp_max() : GOMP_ARR_STACK);
+		if (need > GOMP_ARR_MAX)
+			need = GOMP_ARR_MAX;
+		if (need > GOMP_ARR_STACK &&
+		    !(tm->arr = calloc(need, sizeof(*tm->arr)))) { /* the first 16 only */
+			tm->arr = tm->arr_stack;
+			need = GOMP_ARR_STACK;
+		}
+		if (tm->arr == tm->arr_stack)
+			memset(tm->arr_stack, 0,
+			       (need < GOMP_ARR_STACK ? need : GOMP_ARR_STACK) * sizeof(*tm->arr));
+		tm->cap = need;
+	}
 	__atomic_store_n(&tm->published, 1, __ATOMIC_RELEASE);
 	return true;
 }
@@ -322,7 +454,28 @@ static void gomp__team_end(struct gomp_team *tm)
 	uint32_t n = (__atomic_load_n(&tm->done, __ATOMIC_ACQUIRE),
 		      __atomic_load_n(&tm->arrived, __ATOMIC_RELAXED)),
 		 m = __atomic_load_n(&c->team_max, __ATOMIC_RELAXED);
+	uint64_t last = 0;
+	int lastat = -1;
 
+	/* Each share waited from its work's end until the last one's, less
+	 * the tasks it ran meanwhile (the barrier runs the team's tasks). */
+	for (unsigned i = 0; i < tm->cap && i < n; i++)
+		if (tm->arr[i].th && tm->arr[i].t1 > last) {
+			last = tm->arr[i].t1;
+			lastat = (int)i;
+		}
+	for (unsigned i = 0; i < tm->cap && i < n; i++) {
+		struct gomp_arrival *a = &tm->arr[i];
+		uint64_t w, tasks;
+
+		if (!a->th || !a->fig)
+			continue;
+		w = last - a->t1;
+		tasks = hs_omp__task_total(a->th) - a->task0;
+		hs_omp__waited(a->fig, w > tasks ? w - tasks : 0, (int)i == lastat);
+	}
+	if (tm->arr != tm->arr_stack)
+		free(tm->arr);
 	__atomic_fetch_add(&c->teams, 1, __ATOMIC_RELAXED);
 	while (n > m && !__atomic_compare_exchange_n(&c->team_max, &m, n, true,
 						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -333,7 +486,7 @@ HS_EXPORT void GOMP_parallel(gomp_fn fn, void *data, unsigned n, unsigned flags)
 {
 	struct gomp_team tm;
 
-	if (!gomp__team(&tm, fn, data, OMP_PARALLEL, 1)) {
+	if (!gomp__team(&tm, fn, data, OMP_PARALLEL, 1, n)) {
 		REAL(GOMP_parallel)(fn, data, n, flags);
 		return;
 	}
@@ -347,7 +500,7 @@ HS_EXPORT void GOMP_parallel(gomp_fn fn, void *data, unsigned n, unsigned flags)
 	{                                                                              \
 		struct gomp_team tm;                                                   \
                                                                                        \
-		if (!gomp__team(&tm, fn, data, OMP_PARALLEL_LOOP, incr)) {             \
+		if (!gomp__team(&tm, fn, data, OMP_PARALLEL_LOOP, incr, n)) {             \
 			REAL(name)(fn, data, n, start, end, incr, chunk, flags);       \
 			return;                                                        \
 		}                                                                      \
@@ -360,7 +513,7 @@ HS_EXPORT void GOMP_parallel(gomp_fn fn, void *data, unsigned n, unsigned flags)
 	{                                                                             \
 		struct gomp_team tm;                                                  \
                                                                                       \
-		if (!gomp__team(&tm, fn, data, OMP_PARALLEL_LOOP, incr)) {            \
+		if (!gomp__team(&tm, fn, data, OMP_PARALLEL_LOOP, incr, n)) {            \
 			REAL(name)(fn, data, n, start, end, incr, flags);             \
 			return;                                                       \
 		}                                                                     \
@@ -382,7 +535,7 @@ HS_EXPORT void GOMP_parallel_sections(gomp_fn fn, void *data, unsigned n, unsign
 {
 	struct gomp_team tm;
 
-	if (!gomp__team(&tm, fn, data, OMP_PARALLEL_SECTIONS, 1)) {
+	if (!gomp__team(&tm, fn, data, OMP_PARALLEL_SECTIONS, 1, n)) {
 		REAL(GOMP_parallel_sections)(fn, data, n, count, flags);
 		return;
 	}
@@ -677,4 +830,222 @@ HS_EXPORT void GOMP_task(gomp_fn fn, void *data, void (*cpyfn)(void *, void *),
 		memcpy(b + off, data, (size_t)arg_size);
 	gomp.GOMP_task(task__body, b, NULL, (long)(off + (size_t)arg_size), (long)align,
 		       if_clause, flags, depend, priority, detach);
+}
+
+/* ---- unsigned long long loops (GOMP_loop_ull_*) ------------------------------ *
+ *
+ * GCC uses them for a loop whose range does not fit a long: up says the
+ * direction, incr is the step modulo 2^64 (a downward loop's is negative).
+ */
+static inline void loop__ull_incr(bool up, ull incr)
+{
+	struct omp_thr *th = gomp__thr();
+
+	if (th) {
+		th->ull_up = up;
+		th->ull_incr = incr ? incr : 1;
+	}
+}
+
+static inline void chunk__got_ull(bool r, ull *istart, ull *iend)
+{
+	struct omp_thr *th;
+	ull n, step;
+
+	if (!r || !istart || !iend || !(th = gomp__thr()))
+		return;
+	step = th->ull_up ? th->ull_incr : -th->ull_incr;
+	if (!step)
+		return;
+	n = th->ull_up ? (*iend - *istart + step - 1) / step : (*istart - *iend + step - 1) / step;
+	hs_omp__chunk(th, n);
+}
+
+#define LOOP_ULL_START(name)                                                           \
+	HS_EXPORT bool name(bool up, ull start, ull end, ull incr, ull chunk, ull *istart, \
+			    ull *iend)                                                 \
+	{                                                                              \
+		bool r;                                                                \
+                                                                                       \
+		loop__ull_incr(up, incr);                                              \
+		r = REAL(name)(up, start, end, incr, chunk, istart, iend);             \
+		chunk__got_ull(r, istart, iend);                                       \
+		return r;                                                              \
+	}
+#define LOOP_ULL_START_RUNTIME(name)                                                    \
+	HS_EXPORT bool name(bool up, ull start, ull end, ull incr, ull *istart, ull *iend) \
+	{                                                                               \
+		bool r;                                                                 \
+                                                                                        \
+		loop__ull_incr(up, incr);                                               \
+		r = REAL(name)(up, start, end, incr, istart, iend);                     \
+		chunk__got_ull(r, istart, iend);                                        \
+		return r;                                                               \
+	}
+#define LOOP_ULL_START_GENERIC(name)                                                    \
+	HS_EXPORT bool name(bool up, ull start, ull end, ull incr, long sched, ull chunk, \
+			    ull *istart, ull *iend, uintptr_t *reductions, void **mem)  \
+	{                                                                               \
+		bool r;                                                                 \
+                                                                                        \
+		loop__ull_incr(up, incr);                                               \
+		r = REAL(name)(up, start, end, incr, sched, chunk, istart, iend,        \
+			       reductions, mem);                                        \
+		chunk__got_ull(r, istart, iend);                                        \
+		return r;                                                               \
+	}
+#define LOOP_ULL_NEXT(name)                              \
+	HS_EXPORT bool name(ull *istart, ull *iend)      \
+	{                                                \
+		bool r = REAL(name)(istart, iend);       \
+                                                         \
+		chunk__got_ull(r, istart, iend);         \
+		return r;                                \
+	}
+
+LOOP_ULL_START(GOMP_loop_ull_static_start)
+LOOP_ULL_START(GOMP_loop_ull_dynamic_start)
+LOOP_ULL_START(GOMP_loop_ull_guided_start)
+LOOP_ULL_START(GOMP_loop_ull_nonmonotonic_dynamic_start)
+LOOP_ULL_START(GOMP_loop_ull_nonmonotonic_guided_start)
+LOOP_ULL_START_RUNTIME(GOMP_loop_ull_runtime_start)
+LOOP_ULL_START_RUNTIME(GOMP_loop_ull_nonmonotonic_runtime_start)
+LOOP_ULL_START_RUNTIME(GOMP_loop_ull_maybe_nonmonotonic_runtime_start)
+LOOP_ULL_START(GOMP_loop_ull_ordered_static_start)
+LOOP_ULL_START(GOMP_loop_ull_ordered_dynamic_start)
+LOOP_ULL_START(GOMP_loop_ull_ordered_guided_start)
+LOOP_ULL_START_RUNTIME(GOMP_loop_ull_ordered_runtime_start)
+LOOP_ULL_START_GENERIC(GOMP_loop_ull_start)
+LOOP_ULL_START_GENERIC(GOMP_loop_ull_ordered_start)
+LOOP_ULL_NEXT(GOMP_loop_ull_static_next)
+LOOP_ULL_NEXT(GOMP_loop_ull_dynamic_next)
+LOOP_ULL_NEXT(GOMP_loop_ull_guided_next)
+LOOP_ULL_NEXT(GOMP_loop_ull_runtime_next)
+LOOP_ULL_NEXT(GOMP_loop_ull_nonmonotonic_dynamic_next)
+LOOP_ULL_NEXT(GOMP_loop_ull_nonmonotonic_guided_next)
+LOOP_ULL_NEXT(GOMP_loop_ull_nonmonotonic_runtime_next)
+LOOP_ULL_NEXT(GOMP_loop_ull_maybe_nonmonotonic_runtime_next)
+LOOP_ULL_NEXT(GOMP_loop_ull_ordered_static_next)
+LOOP_ULL_NEXT(GOMP_loop_ull_ordered_dynamic_next)
+LOOP_ULL_NEXT(GOMP_loop_ull_ordered_guided_next)
+LOOP_ULL_NEXT(GOMP_loop_ull_ordered_runtime_next)
+
+/* ---- ordered, atomic --------------------------------------------------------- *
+ *
+ * GOMP_ordered_start returns when the calling thread's iteration has its
+ * turn; GOMP_atomic_start when it holds the runtime's one lock for the
+ * atomics the machine cannot do (GOMP_atomic_end releases it: untouched).
+ */
+#define TURN(name, kind)                                  \
+	HS_EXPORT void name(void)                         \
+	{                                                 \
+		struct omp_thr *th = gomp__thr();         \
+		struct omp_wait w;                        \
+                                                          \
+		if (!th) {                                \
+			REAL(name)();                     \
+			return;                           \
+		}                                         \
+		hs_omp__wait_begin(th, &w);               \
+		REAL(name)();                             \
+		hs_omp__turn(th, &w, kind);               \
+	}
+
+TURN(GOMP_ordered_start, OMP_TURN_ORDERED)
+TURN(GOMP_atomic_start, OMP_TURN_ATOMIC)
+
+/* ---- taskloop ------------------------------------------------------------------ *
+ *
+ * The runtime writes each task's iteration range into the first words of
+ * the task's copy of data, so the data is handed over untouched and the
+ * tasks are not timed one by one: the encountering thread's taskloop is
+ * counted and its wall recorded (creating the tasks, running those it
+ * runs, and its implicit taskgroup's wait unless nogroup).
+ */
+HS_EXPORT void GOMP_taskloop(gomp_fn fn, void *data, void (*cpyfn)(void *, void *),
+			     long arg_size, long arg_align, unsigned flags,
+			     unsigned long num_tasks, int priority, long start, long end,
+			     long step)
+{
+	struct omp_thr *th = gomp__thr();
+	struct omp_wait w;
+
+	if (th)
+		hs_omp__wait_begin(th, &w);
+	REAL(GOMP_taskloop)(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority,
+			    start, end, step);
+	if (th)
+		hs_omp__taskloop(th, &w);
+}
+
+HS_EXPORT void GOMP_taskloop_ull(gomp_fn fn, void *data, void (*cpyfn)(void *, void *),
+				 long arg_size, long arg_align, unsigned flags,
+				 unsigned long num_tasks, int priority, ull start, ull end,
+				 ull step)
+{
+	struct omp_thr *th = gomp__thr();
+	struct omp_wait w;
+
+	if (th)
+		hs_omp__wait_begin(th, &w);
+	REAL(GOMP_taskloop_ull)(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks,
+				priority, start, end, step);
+	if (th)
+		hs_omp__taskloop(th, &w);
+}
+
+/* ---- teams on the host ------------------------------------------------------- *
+ *
+ * GOMP_teams_reg(fn, data, num_teams, ...) runs fn once per team (GCC 12's
+ * libgomp: one after the other on the encountering thread; whichever
+ * thread runs it, it is that thread's share): each run is a share of the
+ * construct "omp teams @ file:line", its number the team's.  Teams have no
+ * barrier in common: no wait.  GOMP_teams and GOMP_teams4 belong to target
+ * regions (the host fallback runs the teams inline): not wrapped.
+ */
+struct gomp_league {
+	gomp_fn fn;
+	void *data;
+	struct omp_construct *c;
+	unsigned runs; /* atomic: teams run */
+	unsigned published;
+};
+
+static void gomp__team_run(void *arg)
+{
+	struct gomp_league *lg = arg;
+	struct omp_thr *th = hs_omp_thr__self();
+	struct omp_share s;
+
+	(void)__atomic_load_n(&lg->published, __ATOMIC_ACQUIRE);
+	__atomic_fetch_add(&lg->runs, 1, __ATOMIC_ACQ_REL);
+	if (!th) {
+		lg->fn(lg->data);
+		return;
+	}
+	hs_omp__work_begin(th, lg->c, &s, 1, gomp_num());
+	lg->fn(lg->data);
+	(void)hs_omp__work_end(th, &s);
+	hs_omp__work_done(th, &s);
+}
+
+HS_EXPORT void GOMP_teams_reg(gomp_fn fn, void *data, unsigned num_teams,
+			      unsigned thread_limit, unsigned flags)
+{
+	struct gomp_league lg = { fn, data, NULL, 0, 0 };
+	uint32_t n, m;
+
+	if (!gomp__rec() ||
+	    !(lg.c = hs_omp_construct__get((const void *)fn, OMP_TEAMS, OMP_SRC_GOMP))) {
+		REAL(GOMP_teams_reg)(fn, data, num_teams, thread_limit, flags);
+		return;
+	}
+	__atomic_store_n(&lg.published, 1, __ATOMIC_RELEASE);
+	REAL(GOMP_teams_reg)(gomp__team_run, &lg, num_teams, thread_limit, flags);
+	n = __atomic_load_n(&lg.runs, __ATOMIC_ACQUIRE);
+	m = __atomic_load_n(&lg.c->team_max, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&lg.c->teams, 1, __ATOMIC_RELAXED);
+	while (n > m && !__atomic_compare_exchange_n(&lg.c->team_max, &m, n, true,
+						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }

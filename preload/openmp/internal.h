@@ -28,6 +28,7 @@ enum omp_kind {
 	OMP_PARALLEL,          /* #pragma omp parallel                    */
 	OMP_PARALLEL_LOOP,     /* a combined parallel for / do            */
 	OMP_PARALLEL_SECTIONS, /* a combined parallel sections            */
+	OMP_TEAMS,             /* a teams construct on the host           */
 	OMP_KINDS,
 };
 
@@ -53,6 +54,7 @@ struct omp_construct {
 	char file[256];               /* from DWARF, or ""             */
 	int line;                     /* 0: unknown                    */
 	struct hpcshim_site site, wait_site;
+	bool wait_region;  /* a wait region per share (HPCSHIM_OPENMP=barrier) */
 	uint64_t teams;    /* atomic: teams that ran it     */
 	uint32_t team_max; /* atomic: the largest team      */
 };
@@ -69,6 +71,9 @@ struct omp_figs {
 	uint64_t tasks_created, tasks_run, task_ns;
 	uint64_t singles; /* single blocks it executed */
 	uint64_t chunks, iterations;
+	uint64_t ordered, ordered_wait_ns;  /* ordered sections; waiting for their turn */
+	uint64_t atomics, atomic_wait_ns;   /* GOMP_atomic_start: entries, wait for the lock */
+	uint64_t taskloops, taskloop_ns;    /* taskloops it encountered, their wall */
 	int omp_thread; /* its number at its last share */
 };
 
@@ -87,7 +92,9 @@ struct omp_thr {
 	struct omp_construct *cur; /* the construct whose share runs   */
 	struct omp_figs *fig;      /* cur's figures                    */
 	long incr;                 /* the current loop's increment     */
-	uint64_t task_total;       /* task_ns of every construct       */
+	unsigned long long ull_incr; /* an unsigned long long loop's, */
+	bool ull_up;                 /* and its direction              */
+	uint64_t task_total;       /* atomic: task_ns of every construct */
 	int ncrit;
 	uint64_t crit_t[OMP_CRIT_DEPTH]; /* when each held critical was entered */
 	void *ompt;                      /* ompt.c: the share that runs, or NULL */
@@ -104,6 +111,10 @@ struct omp_wait {
 
 /* Recording is on: the feature is on and the core counts (openmp.c). */
 extern bool hs_omp_on;
+/* HPCSHIM_OPENMP=barrier: libgomp's implicit barrier waits measured on
+ * each thread, with their counts (a wait region and a barrier more); set
+ * by openmp.c's config, before any thread. */
+extern bool hs_omp_barrier;
 /* The feature's slot in hs_thread.slot[] (feature.h), or -1. */
 extern int hs_omp_slot;
 
@@ -154,6 +165,14 @@ void hs_omp__wait_end(struct omp_thr *th, struct omp_wait *w, enum omp_sync k);
 /* A critical section: asked for (w), acquired, released. */
 void hs_omp__critical_acquired(struct omp_thr *th, struct omp_wait *w);
 void hs_omp__critical_released(struct omp_thr *th);
+/* An ordered section or an atomic's lock, asked for (w) and entered. */
+enum omp_turn { OMP_TURN_ORDERED, OMP_TURN_ATOMIC };
+void hs_omp__turn(struct omp_thr *th, struct omp_wait *w, enum omp_turn k);
+/* A taskloop encountered (w at its start): its wall, the tasks it ran
+ * excluded. */
+void hs_omp__taskloop(struct omp_thr *th, struct omp_wait *w);
+/* The task time of th so far (any thread may read it). */
+uint64_t hs_omp__task_total(struct omp_thr *th);
 /* A chunk of n iterations of a loop (or one section). */
 void hs_omp__chunk(struct omp_thr *th, uint64_t n);
 void hs_omp__single(struct omp_thr *th);
@@ -179,6 +198,7 @@ void hs_omp_lines__name(struct omp_construct *c);
 void hs_omp__runtime(const char *kind, const char *path);
 /* The feature is on (HPCSHIM_OPENMP): an OMPT tool starts only then. */
 bool hs_omp__enabled(void);
+
 /* The OMPT interface of the runtime at path serves constructs; the GOMP
  * entry points of the runtime found serve them (a line each with
  * HPCSHIM_VERBOSE). */

@@ -87,7 +87,16 @@ enum {
 	SYNC_BARRIER_IMPLICIT_WORKSHARE = 8,
 	SYNC_BARRIER_IMPLICIT_PARALLEL = 9,
 };
-enum { MUTEX_LOCK = 1, MUTEX_NEST_LOCK = 3, MUTEX_CRITICAL = 5 };
+enum {
+	MUTEX_LOCK = 1,
+	MUTEX_TEST_LOCK = 2,
+	MUTEX_NEST_LOCK = 3,
+	MUTEX_TEST_NEST_LOCK = 4,
+	MUTEX_CRITICAL = 5,
+	MUTEX_ATOMIC = 6,
+	MUTEX_ORDERED = 7,
+};
+#define PARALLEL_LEAGUE 0x40000000
 enum { WORK_SINGLE_EXECUTOR = 3 };
 enum { TASK_INITIAL = 1, TASK_IMPLICIT = 2, TASK_EXPLICIT = 4 };
 enum { TASK_COMPLETE = 1, TASK_CANCEL = 3 };
@@ -117,6 +126,11 @@ struct ompt_team {
 	unsigned arrived;  /* atomic: shares begun                    */
 	unsigned narr;     /* atomic: arrivals recorded               */
 	int refs;          /* atomic */
+	bool league;       /* a teams construct: its teams share no barrier */
+	/* Set last by the master, with release; each share acquires it before
+	 * it reads the rest: the runtime hands the team's data to its workers
+	 * by copying it (not ours to see). */
+	unsigned published;
 	unsigned cap;
 	struct ompt_arrival arr[];
 };
@@ -139,6 +153,21 @@ static uintptr_t self_lo, self_hi; /* the shim's own code */
 
 #define TEAM_MAX 4096 /* arrivals kept per team */
 
+/* A record the shim hands from one thread to another through the
+ * runtime's data (a team's, from the master to its workers; a task's, from
+ * the thread that creates it to the one that runs it): stored with
+ * release, loaded with acquire.  The runtime's own hand-off orders them
+ * too, but the runtime is not ours to show to C11 or a race detector. */
+static inline void *data__get(ompt_data_t *d)
+{
+	return d ? __atomic_load_n(&d->ptr, __ATOMIC_ACQUIRE) : NULL;
+}
+
+static inline void data__set(ompt_data_t *d, void *p)
+{
+	__atomic_store_n(&d->ptr, p, __ATOMIC_RELEASE);
+}
+
 static void team__put(struct ompt_team *tm)
 {
 	if (__atomic_sub_fetch(&tm->refs, 1, __ATOMIC_ACQ_REL) == 0)
@@ -148,7 +177,7 @@ static void team__put(struct ompt_team *tm)
 /* The share the calling thread runs, from its implicit task's data. */
 static inline struct ompt_share *share__of(ompt_data_t *task)
 {
-	struct ompt_share *sh = task ? task->ptr : NULL;
+	struct ompt_share *sh = data__get(task);
 
 	return sh && sh->magic == MAGIC_SHARE ? sh : NULL;
 }
@@ -165,25 +194,27 @@ static void cb_parallel_begin(ompt_data_t *enc, const struct ompt_frame_t *frame
 
 	(void)enc;
 	(void)frame;
-	(void)flags;
-	pd->ptr = NULL;
+	data__set(pd, NULL);
 	if (!__atomic_load_n(&hs_omp_on, __ATOMIC_RELAXED) || !ra ||
 	    ((uintptr_t)ra >= self_lo && (uintptr_t)ra < self_hi))
 		return; /* a team of the shim's GOMP_* wrappers: gomp.c's */
-	c = hs_omp_construct__get(ra, OMP_PARALLEL, OMP_SRC_OMPT);
+	c = hs_omp_construct__get(ra, flags & PARALLEL_LEAGUE ? OMP_TEAMS : OMP_PARALLEL,
+				  OMP_SRC_OMPT);
 	cap = requested ? (requested < TEAM_MAX ? requested : TEAM_MAX) : 1;
 	if (!c || !(tm = calloc(1, sizeof(*tm) + cap * sizeof(tm->arr[0]))))
 		return;
 	tm->cap = cap;
+	tm->league = (flags & PARALLEL_LEAGUE) != 0;
 	tm->c = c;
 	tm->ra = ra;
 	tm->refs = 1;
-	pd->ptr = tm;
+	__atomic_store_n(&tm->published, 1, __ATOMIC_RELEASE);
+	data__set(pd, tm);
 }
 
 static void cb_parallel_end(ompt_data_t *pd, ompt_data_t *enc, int flags, const void *ra)
 {
-	struct ompt_team *tm = pd ? pd->ptr : NULL;
+	struct ompt_team *tm = data__get(pd);
 	uint32_t n, m;
 	uint64_t last;
 	unsigned k;
@@ -200,7 +231,7 @@ static void cb_parallel_end(ompt_data_t *pd, ompt_data_t *enc, int flags, const 
 	for (unsigned i = 0; i < k && i < tm->cap; i++) {
 		struct ompt_arrival *a = &tm->arr[i];
 
-		if (__atomic_load_n(&a->set, __ATOMIC_ACQUIRE) && a->fig)
+		if (__atomic_load_n(&a->set, __ATOMIC_ACQUIRE) && a->fig && !tm->league)
 			hs_omp__waited(a->fig, last - a->t1, a->t1 == last);
 	}
 	n = __atomic_load_n(&tm->arrived, __ATOMIC_RELAXED);
@@ -209,7 +240,7 @@ static void cb_parallel_end(ompt_data_t *pd, ompt_data_t *enc, int flags, const 
 	while (n > m && !__atomic_compare_exchange_n(&tm->c->team_max, &m, n, true,
 						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
-	pd->ptr = NULL;
+	data__set(pd, NULL);
 	team__put(tm);
 }
 
@@ -245,18 +276,23 @@ static void cb_implicit_task(int endpoint, ompt_data_t *pd, ompt_data_t *task,
 	struct ompt_team *tm;
 
 	(void)n;
-	if (!(flags & TASK_IMPLICIT) || !task)
+	if (!(flags & (TASK_IMPLICIT | TASK_INITIAL)) || !task)
 		return;
 	if (endpoint == SCOPE_BEGIN) {
-		task->ptr = NULL;
-		tm = pd ? pd->ptr : NULL;
-		if (!tm || !(th = hs_omp_thr__self()) || !(sh = calloc(1, sizeof(*sh))))
+		data__set(task, NULL);
+		tm = data__get(pd);
+		/* a team's implicit task, or a league's initial task (a team
+		 * of a teams construct) */
+		if (tm)
+			(void)__atomic_load_n(&tm->published, __ATOMIC_ACQUIRE);
+		if (!tm || (flags & TASK_INITIAL && !tm->league) ||
+		    !(th = hs_omp_thr__self()) || !(sh = calloc(1, sizeof(*sh))))
 			return;
 		__atomic_fetch_add(&tm->refs, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&tm->arrived, 1, __ATOMIC_RELAXED);
 		sh->magic = MAGIC_SHARE;
 		sh->tm = tm;
-		task->ptr = sh;
+		data__set(task, sh);
 		sh->up = th->ompt;
 		th->ompt = sh;
 		hs_omp__work_begin(th, tm->c, &sh->s, 1, (int)index);
@@ -264,7 +300,7 @@ static void cb_implicit_task(int endpoint, ompt_data_t *pd, ompt_data_t *task,
 	}
 	if (!(sh = share__of(task)))
 		return;
-	task->ptr = NULL;
+	data__set(task, NULL);
 	if (sh->state == 0 && (th = hs_omp_thr__self())) /* no implicit barrier seen */
 		share__arrive(th, sh);
 	team__put(sh->tm);
@@ -308,10 +344,10 @@ static struct ompt_share *share__current(struct omp_thr *th, const void *ra)
 }
 
 /* The calling thread's share for a mutex event of a kind recorded
- * (critical, locks; not atomic or ordered), or NULL. */
+ * (critical, locks, ordered, the runtime's atomic lock), or NULL. */
 static struct ompt_share *mutex__share(int kind, const void *ra, struct omp_thr **th)
 {
-	if (kind != MUTEX_CRITICAL && kind != MUTEX_LOCK && kind != MUTEX_NEST_LOCK)
+	if (kind < MUTEX_LOCK || kind > MUTEX_ORDERED)
 		return NULL;
 	*th = hs_omp_thr__self();
 	return *th ? share__current(*th, ra) : NULL;
@@ -336,7 +372,13 @@ static void cb_mutex_acquired(int kind, uint64_t wait_id, const void *ra)
 	struct ompt_share *sh = mutex__share(kind, ra, &th);
 
 	(void)wait_id;
-	if (sh)
+	if (!sh)
+		return;
+	if (kind == MUTEX_ORDERED)
+		hs_omp__turn(th, &sh->crit, OMP_TURN_ORDERED);
+	else if (kind == MUTEX_ATOMIC)
+		hs_omp__turn(th, &sh->crit, OMP_TURN_ATOMIC);
+	else
 		hs_omp__critical_acquired(th, &sh->crit);
 }
 
@@ -345,7 +387,7 @@ static void cb_mutex_released(int kind, uint64_t wait_id, const void *ra)
 	struct omp_thr *th;
 
 	(void)wait_id;
-	if (mutex__share(kind, ra, &th))
+	if (kind != MUTEX_ORDERED && kind != MUTEX_ATOMIC && mutex__share(kind, ra, &th))
 		hs_omp__critical_released(th);
 }
 
@@ -373,22 +415,23 @@ static void cb_task_create(ompt_data_t *enc, const struct ompt_frame_t *frame,
 	(void)ra;
 	if (!task)
 		return;
-	task->ptr = NULL;
+	data__set(task, NULL);
 	if (!(flags & TASK_EXPLICIT) || !(th = hs_omp_thr__self()) || !th->ompt)
 		return;
 	(void)enc;
 	hs_omp__task_created(th);
 	if ((tk = calloc(1, sizeof(*tk)))) {
-		tk->magic = MAGIC_TASK;
-		task->ptr = tk;
+		/* with release: the thread that runs the task acquires it */
+		__atomic_store_n(&tk->magic, MAGIC_TASK, __ATOMIC_RELEASE);
+		data__set(task, tk);
 	}
 }
 
 static inline struct ompt_task *task__of(ompt_data_t *d)
 {
-	struct ompt_task *t = d ? d->ptr : NULL;
+	struct ompt_task *t = data__get(d);
 
-	return t && t->magic == MAGIC_TASK ? t : NULL;
+	return t && __atomic_load_n(&t->magic, __ATOMIC_ACQUIRE) == MAGIC_TASK ? t : NULL;
 }
 
 static void cb_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
@@ -402,13 +445,17 @@ static void cb_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
 		if (status == TASK_COMPLETE || status == TASK_CANCEL) {
 			if ((th = hs_omp_thr__self()))
 				hs_omp__task_ran(th, p->elapsed);
-			prior->ptr = NULL;
-			p->magic = 0;
+			data__set(prior, NULL);
+			__atomic_store_n(&p->magic, 0, __ATOMIC_RELAXED);
 			free(p);
+		} else { /* suspended: it may resume on another thread */
+			__atomic_store_n(&p->magic, MAGIC_TASK, __ATOMIC_RELEASE);
 		}
 	}
-	if (n)
+	if (n) {
 		n->start = now;
+		__atomic_store_n(&n->magic, MAGIC_TASK, __ATOMIC_RELEASE);
+	}
 }
 
 /* ---- start -------------------------------------------------------------------- */

@@ -1,7 +1,8 @@
 /* openmp.c - OpenMP constructs as regions, without touching the source
  * (docs/openmp.md).  A feature of the shim (core/feature.h):
  *
- *   config  HPCSHIM_OPENMP: on (default) | off
+ *   config  HPCSHIM_OPENMP: on (default) | off | barrier (libgomp's
+ *           implicit barrier waits measured on each thread, with counts)
  *   start   recording follows the core: on while it counts
  *   result  the top-level "openmp" (result.c) when an OpenMP runtime was
  *           seen: each construct, each thread's work and waits
@@ -29,11 +30,12 @@ struct omp_result hs_omp_result;
 
 static void omp__config(struct hs_config *cfg)
 {
-	static const char *const names[] = { "on", "off" };
+	static const char *const names[] = { "on", "off", "barrier" };
+	int v = hs_var__choice("HPCSHIM_OPENMP", getenv("HPCSHIM_OPENMP"), names, 3, 0);
 
 	(void)cfg;
-	omp_enabled = hs_var__choice("HPCSHIM_OPENMP", getenv("HPCSHIM_OPENMP"), names, 2,
-				     0) == 0;
+	omp_enabled = v != 1;
+	hs_omp_barrier = v == 2;
 }
 
 static const char *name__kind(const char *n)
@@ -106,6 +108,7 @@ bool hs_omp__enabled(void)
 {
 	return omp_enabled;
 }
+
 
 void hs_omp__ompt_started(const char *path)
 {

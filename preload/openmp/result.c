@@ -23,6 +23,7 @@ static const char *const kind_key[OMP_KINDS] = {
 	[OMP_PARALLEL] = "parallel",
 	[OMP_PARALLEL_LOOP] = "parallel loop",
 	[OMP_PARALLEL_SECTIONS] = "parallel sections",
+	[OMP_TEAMS] = "teams",
 };
 
 static inline uint64_t ld(const uint64_t *v)
@@ -57,6 +58,12 @@ static struct json_object *thread__json(const struct omp_thr *th, const struct o
 	U64(o, "singles", ld(&f->singles));
 	U64(o, "chunks", ld(&f->chunks));
 	U64(o, "iterations", ld(&f->iterations));
+	U64(o, "ordered", ld(&f->ordered));
+	U64(o, "ordered_wait_ns", ld(&f->ordered_wait_ns));
+	U64(o, "atomics", ld(&f->atomics));
+	U64(o, "atomic_wait_ns", ld(&f->atomic_wait_ns));
+	U64(o, "taskloops", ld(&f->taskloops));
+	U64(o, "taskloop_ns", ld(&f->taskloop_ns));
 	return o;
 }
 
@@ -111,9 +118,8 @@ static struct json_object *construct__json(const struct omp_construct *c)
 	}
 	json_object_array_sort(ths, by_omp_thread);
 	json_object_object_add(o, "region", agg_json__text(c->name));
-	json_object_object_add(o, "wait_region", c->source == OMP_SRC_OMPT ?
-							 NULL :
-							 agg_json__text(c->wait_name));
+	json_object_object_add(o, "wait_region",
+			       c->wait_region ? agg_json__text(c->wait_name) : NULL);
 	json_object_object_add(o, "kind", json_object_new_string(kind_key[c->kind]));
 	json_object_object_add(o, "source",
 			       json_object_new_string(c->source == OMP_SRC_OMPT ? "OMPT" : "GOMP"));

@@ -18,6 +18,20 @@
  *                       "critical T WAIT_NS HELD_NS" as it measured them
  *   tasks T SPIN_MS     one thread creates T tasks of SPIN_MS each, then
  *                       waits for them: "tasks T RAN"
+ *   named HOLD_MS       critical, with a named critical section
+ *   ull M CHUNK         one parallel with unsigned long long loops (they do
+ *                       not fit a long): dynamic (CHUNK) upward, guided
+ *                       downward, ordered dynamic (CHUNK) with an ordered
+ *                       section: "ulliters T A B C ORDERED"
+ *   atomic N            each thread adds 1 N times to a long double with
+ *                       #pragma omp atomic (a type the machine cannot do
+ *                       atomically: the runtime's lock): "atomic T N"
+ *   taskloop M T US     one thread runs a taskloop of M iterations in T
+ *                       tasks, each iteration spinning US microseconds:
+ *                       "taskloop T ITERS" per thread, "tlwall T NS" the
+ *                       encountering thread's clock around it
+ *   teams NT MS         a teams construct of NT teams on the host, each
+ *                       spinning MS: "team I RUNS"
  *
  * stdout: a checksum, the same with and without the shim.
  */
@@ -243,6 +257,151 @@ static int tasks(long n, long spin)
 	return 0;
 }
 
+static int named(long hold)
+{
+	uint64_t w[MAXT] = { 0 }, h[MAXT] = { 0 };
+	int nth = omp_get_max_threads(), n = 0;
+
+	if (nth > MAXT)
+		return 2;
+#pragma omp parallel
+	{
+		int t = omp_get_thread_num();
+		uint64_t t0 = now(), t1, t2;
+
+#pragma omp critical(hpcshim_named)
+		{
+			t1 = now();
+			spin_ms(hold);
+			n++;
+			t2 = now();
+		}
+		w[t] = t1 - t0;
+		h[t] = t2 - t1;
+	}
+	for (int t = 0; t < nth; t++)
+		fprintf(stderr, "critical %d %llu %llu\n", t, (unsigned long long)w[t],
+			(unsigned long long)h[t]);
+	printf("entered=%d\n", n);
+	return 0;
+}
+
+static int ull_loops(unsigned long long m, unsigned long long chunk)
+{
+	long a[MAXT] = { 0 }, b[MAXT] = { 0 }, c[MAXT] = { 0 }, od[MAXT] = { 0 };
+	unsigned long long sum = 0, top = ~0ull;
+	int nth = omp_get_max_threads();
+
+	if (nth > MAXT)
+		return 2;
+#pragma omp parallel reduction(+ : sum)
+	{
+		int t = omp_get_thread_num();
+
+#pragma omp for schedule(dynamic, chunk)
+		for (unsigned long long i = top - m; i < top; i++) {
+			a[t]++;
+			sum += i & 7;
+		}
+#pragma omp for schedule(guided)
+		for (unsigned long long i = top; i > top - m; i--) {
+			b[t]++;
+			sum += i & 7;
+		}
+#pragma omp for schedule(dynamic, chunk) ordered
+		for (unsigned long long i = top - m; i < top; i++) {
+			c[t]++;
+#pragma omp ordered
+			od[t]++;
+		}
+	}
+	for (int t = 0; t < nth; t++)
+		fprintf(stderr, "ulliters %d %ld %ld %ld %ld\n", t, a[t], b[t], c[t], od[t]);
+	printf("sum=%llu\n", sum);
+	return 0;
+}
+
+static int atomic(long n)
+{
+	long done[MAXT] = { 0 };
+	long double x = 0;
+	int nth = omp_get_max_threads();
+
+	if (nth > MAXT)
+		return 2;
+#pragma omp parallel
+	{
+		int t = omp_get_thread_num();
+
+		for (long i = 0; i < n; i++) {
+#pragma omp atomic
+			x += 1;
+			done[t]++;
+		}
+	}
+	for (int t = 0; t < nth; t++)
+		fprintf(stderr, "atomic %d %ld\n", t, done[t]);
+	printf("x=%.0Lf\n", x);
+	return 0;
+}
+
+static int taskloop(long m, long ntasks, long us)
+{
+	long it[MAXT] = { 0 };
+	int nth = omp_get_max_threads(), enc = -1;
+	uint64_t wall = 0;
+
+	if (nth > MAXT)
+		return 2;
+#pragma omp parallel
+	{
+#pragma omp single
+		{
+			uint64_t t0 = now();
+
+			enc = omp_get_thread_num();
+#pragma omp taskloop num_tasks(ntasks)
+			for (long i = 0; i < m; i++) {
+				uint64_t end = now() + (uint64_t)us * 1000u;
+
+				while (now() < end)
+					;
+#pragma omp atomic
+				it[omp_get_thread_num()]++;
+			}
+			wall = now() - t0;
+		}
+	}
+	long all = 0;
+	for (int t = 0; t < nth; t++) {
+		fprintf(stderr, "taskloop %d %ld\n", t, it[t]);
+		all += it[t];
+	}
+	fprintf(stderr, "tlwall %d %llu\n", enc, (unsigned long long)wall);
+	printf("iterations=%ld\n", all);
+	return 0;
+}
+
+static int teams(int nt, long ms)
+{
+	int runs[MAXT] = { 0 };
+
+	if (nt > MAXT)
+		return 2;
+#pragma omp teams num_teams(nt)
+	{
+		spin_ms(ms);
+		runs[omp_get_team_num()]++;
+	}
+	int all = 0;
+	for (int i = 0; i < nt; i++) {
+		fprintf(stderr, "team %d %d\n", i, runs[i]);
+		all += runs[i];
+	}
+	printf("teams=%d\n", all);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "pages"))
@@ -253,8 +412,19 @@ int main(int argc, char **argv)
 		return critical(atol(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "tasks"))
 		return tasks(atol(argv[2]), atol(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "named"))
+		return named(atol(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "ull"))
+		return ull_loops(strtoull(argv[2], NULL, 10), strtoull(argv[3], NULL, 10));
+	if (argc == 3 && !strcmp(argv[1], "atomic"))
+		return atomic(atol(argv[2]));
+	if (argc == 5 && !strcmp(argv[1], "taskloop"))
+		return taskloop(atol(argv[2]), atol(argv[3]), atol(argv[4]));
+	if (argc == 4 && !strcmp(argv[1], "teams"))
+		return teams(atoi(argv[2]), atol(argv[3]));
 	fprintf(stderr, "usage: %s pages N K SPIN_MS | loop M CHUNK | critical HOLD_MS | "
-			"tasks T SPIN_MS\n",
+			"tasks T SPIN_MS | named HOLD_MS | ull M CHUNK | atomic N | "
+			"taskloop M T US | teams NT MS\n",
 		argv[0]);
 	return 2;
 }

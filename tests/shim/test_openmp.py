@@ -18,7 +18,13 @@ built here with gcc -fopenmp):
   programs without OpenMP: no "openmp", no construct regions;
 - a runtime not recognised, a runtime without GOMP_barrier: one hpcshim:
   line, nothing recorded, the program unchanged;
-- gfortran: the construct named by its line in the .f90."""
+- gfortran: the construct named by its line in the .f90; workshare;
+- one region pair per thread per construct by default (no wait region),
+  the measured wait region with HPCSHIM_OPENMP=barrier;
+- on libgomp and on libomp (OMPT): a named critical, unsigned long long
+  loops (iterations per thread), ordered sections (per thread as the
+  program counts them), atomic through the runtime's lock, taskloop (its
+  wall within the program's clock reads; OMPT: its tasks), host teams."""
 import csv
 import ctypes
 import json
@@ -87,8 +93,11 @@ def pages_case(nth, n, k, spin, what, env=None, prog=None, ompt=False):
     """ompt: clang's program on libomp, through OMPT: the construct is
     named by the call that starts its teams (the same line), no wait
     region (a worker's release comes late: its wait is until the last
-    arrival)."""
+    arrival).  GOMP: by default one region pair per thread per construct
+    (its work; the wait until the last arrival, computed by the master);
+    with HPCSHIM_OPENMP=barrier (env) a wait region with its counts."""
     e = {"OMP_NUM_THREADS": str(nth)}
+    barrier = (env or {}).get("HPCSHIM_OPENMP") == "barrier"
     e.update(env or {})
     argv = [prog or PROG, "pages", str(n), str(k), str(spin)]
     bare = run(argv, preload=False, env=e)
@@ -134,8 +143,14 @@ def pages_case(nth, n, k, spin, what, env=None, prog=None, ompt=False):
           for u in ths}, {u: own[u] - n * k * (u + 1) for u in range(nth)},
          "%s: the annotated region nests in the construct (its faults are not the "
          "construct's own)" % what)
-    wait = {u: region(ths[u], c["wait_region"]) for u in ths} if not ompt else {}
-    if not ompt:
+    wait = {u: region(ths[u], c["wait_region"]) for u in ths} if barrier else {}
+    if not barrier:
+        # One region pair per thread per construct: the work, and no other
+        # region of the construct (OMPT and GOMP by default).
+        t.eq((c["wait_region"], [x["name"] for u in ths for x in ths[u]["regions"]
+                                 if x["name"].startswith("omp implicit barrier")]),
+             (None, []), "%s: one region per thread per construct, no wait region" % what)
+    else:
         t.eq({u: w and w["inclusive"].get("page-faults") for u, w in wait.items()},
              {u: 0 for u in range(nth)}, "%s: no page fault in the barrier waits" % what)
     br = stderr_rows(r, "bracket")
@@ -159,8 +174,7 @@ def pages_case(nth, n, k, spin, what, env=None, prog=None, ompt=False):
     waits = sum(p["wait_ns"] for p in per.values())
     t.within(c["wait_share"], waits / (waits + sum(works)), 1e-9,
              "%s: the waiting share of the team's time" % what)
-    if ompt:
-        t.eq(c["wait_region"], None, "%s: no wait region" % what)
+    if not barrier:
         return d, c, per
     tc = wait[0]["inclusive"].get("task-clock") if wait[0] else None
     t.ok(tc is not None and 0 <= tc <= wait[0]["wall_ns"]["inclusive"] + 1000000,
@@ -176,6 +190,10 @@ if ok:
         t.eq((d["openmp"]["runtime"], d["openmp"]["recorded"]), ("libgomp", True),
              "2 threads: the runtime is libgomp, recorded")
     pages_case(8, 3, 20, 5, "8 threads on %d cores" % os.cpu_count())
+    pages_case(2, 6, 50, 3, "HPCSHIM_OPENMP=barrier, 2 threads",
+               env={"HPCSHIM_OPENMP": "barrier"})
+    pages_case(8, 3, 20, 5, "HPCSHIM_OPENMP=barrier, 8 threads",
+               env={"HPCSHIM_OPENMP": "barrier"})
     if os.path.exists(LIBOMP):
         stand = os.path.join(work, "llvm")
         os.makedirs(stand, exist_ok=True)
@@ -192,7 +210,7 @@ if ok:
 CLANG_PROG = os.path.join(work, "omp_constructs_clang")
 if shutil.which("clang") and os.path.exists(LIBOMP) and build(
         ["clang", "-std=gnu11", "-g", "-O2", "-fopenmp", "-I" + SRC, "-I" + HERE,
-         SOURCE, "-o", CLANG_PROG], "omp_constructs.c with clang -fopenmp"):
+         SOURCE, "-o", CLANG_PROG, "-latomic"], "omp_constructs.c with clang -fopenmp"):
     res = pages_case(2, 4, 30, 3, "clang, OMPT", prog=CLANG_PROG, ompt=True)
     if res:
         t.eq((res[0]["openmp"]["runtime"], res[0]["openmp"]["source"]), ("libomp", "OMPT"),
@@ -221,13 +239,149 @@ if shutil.which("clang") and os.path.exists(LIBOMP) and build(
 else:
     t.skip("clang, OMPT", "no clang or no %s" % LIBOMP)
 
+
+# ---- more constructs: named critical, unsigned long long loops, ordered,
+# atomic, taskloop, teams; on libgomp (GOMP_*) and on libomp (OMPT) ------------
+def one_construct(r, fn, text):
+    """The construct at the line of `text` in function fn: (record, per)."""
+    sh = shares(r.doc) if r.docs else {}
+    line = pragma_line(SOURCE, fn, text)
+    for name, v in sh.items():
+        if name.endswith("@ omp_constructs.c:%d" % line):
+            return v
+    t.diag("no construct at omp_constructs.c:%d in %s" % (line, sorted(sh)))
+    return None, {}
+
+
+def more_constructs(prog, tag, ompt):
+    e = {"OMP_NUM_THREADS": "2"}
+
+    def same(argv, what):
+        r = run(argv, env=e)
+        t.eq((r.rc, r.out, r.shim_lines()), (0, run(argv, preload=False, env=e).out, []),
+             "%s %s: exit 0, output unchanged, no hpcshim: line" % (tag, what))
+        return r
+
+    # A named critical section: each entry, its hold and wait within the
+    # program's own clock reads.
+    HOLD = 20
+    r = same([prog, "named", str(HOLD)], "named critical")
+    cr = stderr_rows(r, "critical")
+    c, per = one_construct(r, "named", "#pragma omp parallel")
+    t.ok({u: p["criticals"] for u, p in per.items()} == {0: 1, 1: 1} and
+         all(cr[u][1] <= p["critical_held_ns"] <= cr[u][1] + 5000000 and
+             cr[u][0] - 5000000 <= p["critical_wait_ns"] <= cr[u][0] for u, p in per.items()),
+         "%s named critical: one entry each, hold and wait within the program's" % tag,
+         [(p["critical_wait_ns"], p["critical_held_ns"], cr.get(u)) for u, p in per.items()])
+
+    # Loops over unsigned long long (GOMP_loop_ull_*): each thread's
+    # iterations as the program counts them; the ordered sections entered.
+    M, CH = 600, 5
+    r = same([prog, "ull", str(M), str(CH)], "unsigned long long loops")
+    it = stderr_rows(r, "ulliters")
+    c, per = one_construct(r, "ull_loops", "#pragma omp parallel")
+    if not ompt:  # LLVM 14 makes no dispatch callback: no chunks under OMPT
+        t.eq({u: p["iterations"] for u, p in per.items()},
+             {u: a + b + o for u, (a, b, o, od) in it.items()},
+             "%s unsigned long long loops (dynamic up, guided down, ordered): each "
+             "thread's iterations" % tag)
+    t.eq({u: p["ordered"] for u, p in per.items()}, {u: od for u, (a, b, o, od) in it.items()},
+         "%s ordered: each thread's ordered sections as the program counts them" % tag)
+    t.ok(all(0 < p["ordered_wait_ns"] <= p["work_ns"] for p in per.values() if p["ordered"]),
+         "%s ordered: the wait for each turn, within the work" % tag,
+         [(p["ordered_wait_ns"], p["work_ns"]) for p in per.values()])
+
+    # atomic on a long double: libgomp's lock (GOMP_atomic_start); clang
+    # calls libatomic, not the runtime, so nothing is the runtime's there.
+    N = 2000
+    r = same([prog, "atomic", str(N)], "atomic")
+    c, per = one_construct(r, "atomic", "#pragma omp parallel")
+    own = {u: v[0] for u, v in stderr_rows(r, "atomic").items()}
+    if not ompt:
+        t.eq({u: p["atomics"] for u, p in per.items()}, own,
+             "%s atomic: each thread's atomics through the runtime's lock" % tag)
+        t.ok(all(p["atomic_wait_ns"] <= p["work_ns"] for p in per.values()),
+             "%s atomic: the wait for the lock within the work" % tag)
+    else:
+        t.eq({u: p["atomics"] for u, p in per.items()}, {u: 0 for u in own},
+             "%s atomic: clang's long double atomic is libatomic's, not the runtime's" % tag)
+
+    # taskloop: 40 iterations of 300 us in 4 tasks, from one thread.
+    r = same([prog, "taskloop", "40", "4", "300"], "taskloop")
+    c, per = one_construct(r, "taskloop", "#pragma omp parallel")
+    wall = stderr_rows(r, "tlwall")
+    enc = next(iter(wall), None)
+    if not ompt:
+        t.eq({u: p["taskloops"] for u, p in per.items()}, {u: int(u == enc) for u in per},
+             "%s taskloop: one, on the thread that encountered it" % tag)
+        tl = per.get(enc, {}).get("taskloop_ns", -1)
+        t.ok(enc is not None and wall[enc][0] - 2000000 <= tl <= wall[enc][0],
+             "%s taskloop: its wall within the program's clock reads around it" % tag,
+             "taskloop_ns %d, program's %r" % (tl, wall))
+    else:
+        t.eq((sum(p["tasks_created"] for p in per.values()),
+              sum(p["tasks_run"] for p in per.values())), (4, 4),
+             "%s taskloop: its 4 tasks created and run (OMPT task callbacks)" % tag)
+        t.ok(per.get(enc, {}).get("taskwaits", 0) >= 1,
+             "%s taskloop: its taskgroup's wait on the encountering thread" % tag)
+
+    # teams on the host: each team's run a share of "omp teams @ line".
+    NT, MS = 2, 5
+    r = same([prog, "teams", str(NT), str(MS)], "teams")
+    c, per = one_construct(r, "teams", "#pragma omp teams")
+    runs = sum(v[0] for v in stderr_rows(r, "team").values())
+    t.eq((c and c["kind"], c and c["team_max"], sum(p["calls"] for p in per.values())),
+         ("teams", NT, runs), "%s teams: a construct of kind teams, %d teams, each a share"
+         % (tag, NT))
+    t.ok(all(p["work_ns"] >= p["calls"] * MS * 1000000 for p in per.values()),
+         "%s teams: each share's work at least its team's spin" % tag,
+         [(p["calls"], p["work_ns"]) for p in per.values()])
+    if not ompt:
+        t.eq([(u, p["calls"]) for u, p in per.items()], [(0, NT)],
+             "%s teams: GCC 12's libgomp runs the teams one after the other on the "
+             "encountering thread" % tag)
+    else:
+        t.eq(sorted((u, p["calls"]) for u, p in per.items()), [(u, 1) for u in range(NT)],
+             "%s teams: libomp runs each team on a thread of its own" % tag)
+
+
+if ok:
+    more_constructs(PROG, "gcc:", False)
+    # The ordered sections of the loop case (long iterations).
+    r = run([PROG, "loop", "200", "3"], env={"OMP_NUM_THREADS": "2"})
+    it = stderr_rows(r, "iters")
+    c, per = one_construct(r, "loop", "#pragma omp parallel")
+    t.eq({u: p["ordered"] for u, p in per.items()}, {u: v[3] for u, v in it.items()},
+         "gcc: ordered sections of a long loop, per thread as the program counts them")
+    # hpcshim report --view openmp --format json: the new figures as the file has them
+    out = os.path.join(work, "report-more")
+    os.makedirs(out)
+    os.chmod(out, 0o1777)
+    r = run([PROG, "ull", "200", "3"], env={"OMP_NUM_THREADS": "2"}, outdir=out)
+    p = subprocess.run([os.path.join(BUILD, "hpcshim"), "report", "--view", "openmp",
+                        "--format", "json", out], capture_output=True, encoding="utf-8")
+    try:
+        rows = json.loads(p.stdout)
+    except ValueError:
+        rows = []
+    keys = ("ordered", "ordered_wait_ns", "atomics", "atomic_wait_ns", "taskloops",
+            "taskloop_ns")
+    t.eq(sorted(tuple(x[k] for k in keys) for row in rows for x in row["per_thread"]),
+         sorted(tuple(x[k] for k in keys) for c in r.doc["openmp"]["constructs"]
+                for x in c["per_thread"]),
+         "report --view openmp --format json: each thread's ordered, atomics and taskloops "
+         "as the file has them")
+if os.path.exists(CLANG_PROG):
+    more_constructs(CLANG_PROG, "clang, OMPT:", True)
+
 # ---- hpcshim report --view openmp -----------------------------------------------
 HPCSHIM = os.path.join(BUILD, "hpcshim")
 if ok:
     out = os.path.join(work, "report")
     os.makedirs(out)
     os.chmod(out, 0o1777)
-    r = run([PROG, "pages", "3", "20", "5"], env={"OMP_NUM_THREADS": "2"}, outdir=out)
+    r = run([PROG, "pages", "3", "20", "5"],
+            env={"OMP_NUM_THREADS": "2", "HPCSHIM_OPENMP": "barrier"}, outdir=out)
     d = r.doc
     c = d["openmp"]["constructs"][0]
     p = subprocess.run([HPCSHIM, "report", "--view", "openmp", "--format", "json", out],
@@ -506,6 +660,20 @@ F90 = """program omp_f
   print '(a,i0)', 's=', s
 end program omp_f
 """
+WS90 = """program ws
+  implicit none
+  integer :: a(1000), s
+  a = 1
+  s = 0
+!$omp parallel
+!$omp workshare
+  a = a * 2
+  s = sum(a)
+!$omp end workshare
+!$omp end parallel
+  print '(a,i0)', 's=', s
+end program ws
+"""
 if shutil.which("gfortran"):
     fsrc = os.path.join(work, "omp_f.f90")
     with open(fsrc, "w") as f:
@@ -523,6 +691,26 @@ if shutil.which("gfortran"):
         if name in sh:
             t.eq({u: p["calls"] for u, p in sh[name][1].items()}, {0: 3, 1: 3},
                  "gfortran: 3 calls per thread")
+        # workshare: gfortran runs its statements in single blocks with a
+        # barrier after each (GOMP_single_start, GOMP_barrier).
+        wsrc = os.path.join(work, "ws.f90")
+        with open(wsrc, "w") as f:
+            f.write(WS90)
+        wexe = os.path.join(work, "ws")
+        if build(["gfortran", "-g", "-O1", "-fopenmp", wsrc, "-o", wexe], "ws.f90"):
+            r = run([wexe], env=e)
+            t.eq((r.rc, r.out, r.shim_lines()), (0, "s=2000\n", []),
+                 "gfortran workshare: exit 0, output unchanged, no hpcshim: line")
+            nm = subprocess.run(["nm", wexe], capture_output=True, encoding="utf-8").stdout
+            singles = nm.count("GOMP_single_start")
+            sh = shares(r.doc)
+            name = "omp parallel @ ws.f90:%d" % (WS90.splitlines().index("!$omp parallel") + 1)
+            per = sh.get(name, (None, {}))[1]
+            t.ok(singles == 1 and sum(p["singles"] for p in per.values()) >= 1 and
+                 len({p["barriers"] for p in per.values()}) == 1 and
+                 all(p["barriers"] >= 1 for p in per.values()),
+                 "gfortran workshare: its single blocks executed, every thread at each "
+                 "of its barriers", [(p["singles"], p["barriers"]) for p in per.values()])
 else:
     t.skip("gfortran", "no gfortran")
 
