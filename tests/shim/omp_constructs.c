@@ -141,6 +141,7 @@ static int pages(long n, long k, long spin)
 	}
 	for (int t = 0; t < nth; t++) {
 		uint64_t lo = 0, hi = 0;
+		long lasts = 0; /* the teams in which t ended its work last */
 
 		for (long r = 0; r < n; r++) {
 			uint64_t last = 0;
@@ -150,9 +151,11 @@ static int pages(long n, long k, long spin)
 					last = b[r][u];
 			lo += last - b[r][t];
 			hi += e[r] - b[r][t];
+			lasts += b[r][t] == last;
 		}
 		fprintf(stderr, "bracket %d %llu %llu\n", t, (unsigned long long)lo,
 			(unsigned long long)hi);
+		fprintf(stderr, "last %d %ld\n", t, lasts);
 		fprintf(stderr, "faults %d %ld\n", t, flt[t]);
 	}
 	printf("sum=%ld threads=%d\n", sum, nth);
