@@ -77,16 +77,27 @@ static void ms_cell(double ns)
 			ns / 1e6);
 }
 
+/* Tables fit a 1280 px window at four events (tests/command/test_html.py):
+ * the body is as wide as the window, tables in 12 px with narrow padding,
+ * headers and names wrap (a long name anywhere), a value breaks only
+ * between its parts; prose keeps a readable measure.  A table of many
+ * more events scrolls inside its own box (.wide), never the page. */
 static const char css[] =
-	"body{font:14px/1.4 sans-serif;margin:1.5em;color:#222;max-width:70em}"
+	"body{font:14px/1.4 sans-serif;margin:1em 1.5em;color:#222}"
+	"p,dl,ul,h1,h2,h3{max-width:70em}"
 	"h1{font-size:1.4em}h2{font-size:1.15em;border-bottom:1px solid #ccc;margin-top:1.6em}"
-	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;"
-	"padding:2px 8px;text-align:right}th{background:#f3f3f3}td:first-child,"
-	"th:first-child{text-align:left}.na{color:#999}.warn{color:#a40}"
+	"table{border-collapse:collapse;margin:.5em 0;font-size:12px}td,th{border:1px solid #ddd;"
+	"padding:2px 4px;text-align:right}th{background:#f3f3f3}"
+	"td:first-child,th:first-child{text-align:left;overflow-wrap:anywhere;min-width:8em}"
+	".wide{overflow-x:auto;max-width:100%}"
+	".na{color:#999}.warn{color:#a40}"
 	"svg text{font:11px sans-serif}dl{display:grid;grid-template-columns:max-content auto;"
-	"gap:2px 1em}dt{font-weight:bold}.over{color:#c0392b}.legend{margin:0 0 .6em}"
+	"gap:2px 1em}dt{font-weight:bold}dd{margin:0;overflow-wrap:anywhere}"
+	".over{color:#c0392b}.legend{margin:0 0 .6em}"
 	".legend .lab{margin-right:1em;white-space:nowrap}.dlevel{margin:.4em 0 0}"
-	".dnodes td.dname,.dnodes td.na{text-align:left}";
+	".dnodes td.dname,.dnodes td.na{text-align:left}"
+	".sw{display:inline-block;width:.8em;height:.8em;margin-right:.3em;vertical-align:-.1em}"
+	".culprit{font-weight:bold;color:#c0392b}#findings li{margin:.2em 0}";
 
 /* Each host once, in rank order (a job of many ranks: found by hash). */
 static void hosts(const struct results *s)
@@ -112,29 +123,59 @@ static void hosts(const struct results *s)
 	hs_strtab__free(&seen);
 }
 
+/* Why event e was dropped, once: its reason, which starts with its error
+ * name as the shim writes it ("ENOENT: ..."), else both. */
+static void why_dropped(const struct dr_event *e, char *buf, size_t len)
+{
+	const char *err = e->error ? e->error : "?";
+
+	if (!e->reason)
+		snprintf(buf, len, "%s", err);
+	else if (!e->error || strncmp(e->reason, e->error, strlen(e->error)) == 0)
+		snprintf(buf, len, "%s", e->reason);
+	else
+		snprintf(buf, len, "%s (%s)", err, e->reason);
+}
+
+/* The dropped events, those with the same reason named together before it
+ * (every hardware event of a host without a PMU: one reason, said once). */
 static void dropped(const struct dr_doc *d0)
 {
+	size_t n = dr_doc__nevents(d0);
+	bool *done = xrealloc(NULL, (n ? n : 1) * sizeof(*done));
+	char why[512], other[512];
 	int nd = 0;
 
-	for (size_t i = 0; i < dr_doc__nevents(d0); i++) {
+	memset(done, 0, (n ? n : 1) * sizeof(*done));
+	for (size_t i = 0; i < n; i++) {
 		struct dr_event e;
 
 		dr_doc__event(d0, i, &e);
-		if (strcmp(e.status, "dropped"))
+		if (done[i] || strcmp(e.status, "dropped"))
 			continue;
+		why_dropped(&e, why, sizeof(why));
 		fputs(nd++ ? "; " : "", out);
 		fputs("<span class=warn>", out);
 		esc(e.name ? e.name : "?");
-		fputs("</span>: ", out);
-		esc(e.error ? e.error : "?");
-		if (e.reason) {
-			fputs(" (", out);
-			esc(e.reason);
-			fputs(")", out);
+		for (size_t j = i + 1; j < n; j++) {
+			struct dr_event f;
+
+			dr_doc__event(d0, j, &f);
+			if (done[j] || strcmp(f.status, "dropped"))
+				continue;
+			why_dropped(&f, other, sizeof(other));
+			if (strcmp(why, other))
+				continue;
+			done[j] = true;
+			fputs(", ", out);
+			esc(f.name ? f.name : "?");
 		}
+		fputs("</span>: ", out);
+		esc(why);
 	}
 	if (!nd)
 		fputs("none", out);
+	free(done);
 }
 
 static void header(const struct results *s, const char **ev, size_t nev)
@@ -198,7 +239,7 @@ static void regions(const struct results *s, const char **ev, size_t nev)
 	rows__build(&in, s, VIEW_REGION, ev, nev, 0);
 	rows__build(&ex, s, VIEW_REGION, ev, nev, 1);
 	fputs("<h2>Regions</h2>\n<p>Each name over every thread and rank, wherever "
-	      "it was entered.</p>\n<table id=regions><tr><th>region</th><th>calls</th>"
+	      "it was entered.</p>\n<div class=wide><table id=regions><tr><th>region</th><th>calls</th>"
 	      "<th>threads</th><th>ranks</th>",
 	      out);
 	event_heads(ev, nev);
@@ -242,7 +283,7 @@ static void regions(const struct results *s, const char **ev, size_t nev)
 		ms_cell(ex.r[i].wall);
 		fputs("</tr>\n", out);
 	}
-	fputs("</table>\n", out);
+	fputs("</table></div>\n", out);
 	rows__free(&in);
 	rows__free(&ex);
 }
@@ -281,7 +322,7 @@ static void tree(const struct results *s, const char **ev, size_t nev)
 	fputs("<h2>Region tree</h2>\n<p>Regions nested as they were entered (the region "
 	      "open at a name's first BEGIN on each thread), summed over threads and "
 	      "ranks; exclusive = inclusive minus the nested regions.</p>\n"
-	      "<table id=tree><tr><th>region</th><th>calls</th><th>threads</th><th>ranks</th>"
+	      "<div class=wide><table id=tree><tr><th>region</th><th>calls</th><th>threads</th><th>ranks</th>"
 	      "<th>wall inclusive</th><th>wall exclusive</th>",
 	      out);
 	event_heads(ev, nev);
@@ -343,24 +384,42 @@ static void tree(const struct results *s, const char **ev, size_t nev)
 	}
 	if (!in.n)
 		fputs("<tr><td colspan=6 class=na>no regions</td></tr>\n", out);
-	fputs("</table>\n", out);
+	fputs("</table></div>\n", out);
 	free(path);
 	rows__free(&in);
 	rows__free(&ex);
 }
 
 /* Horizontal bars of one event over the rows of a view, with the
- * imbalance and the row that was max. */
+ * imbalance and the row that was max.  In the thread view the balance is
+ * over the threads that did the program's work: the MPI library's helper
+ * threads (tools/rows.h, rows__helper) are drawn apart, after them, grey,
+ * and left out of the imbalance and the max. */
 static void bars(const struct results *s, enum view v, const char *ev, const char *id)
 {
 	struct rowset rs;
 	const char *one[1] = { ev };
-	double max = 0, sum = 0;
-	size_t n = 0, at = 0;
+	double max = 0, sum = 0, top = 0;
+	size_t n = 0, at = 0, nhelp = 0, y = 0;
+	size_t *order;
 	int h = 18;
 
 	rows__build(&rs, s, v, one, 1, 0);
+	order = xrealloc(NULL, (rs.n ? rs.n : 1) * sizeof(*order));
+	for (size_t i = 0; i < rs.n; i++) { /* the workers, then the helpers */
+		if (!rs.r[i].helper)
+			order[y++] = i;
+		if (rs.r[i].c[0].has && rs.r[i].c[0].v > top)
+			top = rs.r[i].c[0].v;
+	}
 	for (size_t i = 0; i < rs.n; i++)
+		if (rs.r[i].helper)
+			order[y++] = i;
+	for (size_t i = 0; i < rs.n; i++) {
+		if (rs.r[i].helper) {
+			nhelp++;
+			continue;
+		}
 		if (rs.r[i].c[0].has) {
 			sum += rs.r[i].c[0].v;
 			n++;
@@ -369,17 +428,21 @@ static void bars(const struct results *s, enum view v, const char *ev, const cha
 				at = i;
 			}
 		}
+	}
 	fputs("<h3>", out);
 	esc(ev);
 	fprintf(out, " per %s</h3>\n", v == VIEW_RANK ? "rank" : "thread");
 	if (!n) {
 		fputs("<p class=na>no values</p>\n", out);
+		free(order);
 		rows__free(&rs);
 		return;
 	}
-	fprintf(out, "<p id=%s-imbalance data-value=\"%.17g\">imbalance (max/mean - 1): "
-		     "<b>%.1f%%</b>; max: ",
-		id, sum > 0 ? max / (sum / n) - 1 : 0, sum > 0 ? (max / (sum / n) - 1) * 100 : 0);
+	fprintf(out, "<p id=%s-imbalance data-value=\"%.17g\" data-n=%zu>imbalance (max/mean - 1)",
+		id, sum > 0 ? max / (sum / n) - 1 : 0, n);
+	if (nhelp)
+		fprintf(out, " over the %zu threads that did the work", n);
+	fprintf(out, ": <b>%.1f%%</b>; max: ", sum > 0 ? (max / (sum / n) - 1) * 100 : 0);
 	if (v == VIEW_RANK)
 	{
 		fprintf(out, "rank %d (", rs.r[at].rank);
@@ -388,32 +451,50 @@ static void bars(const struct results *s, enum view v, const char *ev, const cha
 	}
 	else
 		fprintf(out, "rank %d tid %lld</p>\n", rs.r[at].rank, rs.r[at].tid);
-	fprintf(out, "<svg id=%s width=620 height=%zu role=img>\n", id, rs.n * (size_t)h + 4);
-	for (size_t i = 0; i < rs.n; i++) {
+	if (nhelp)
+		fprintf(out, "<p id=%s-helpers data-n=%zu>%zu helper thread%s of the MPI library "
+			     "(not the main or an OpenMP thread, no region but MPI and I/O calls, "
+			     "on a CPU under a tenth of its time) drawn apart, grey, after a line; "
+			     "not in the imbalance</p>\n",
+			id, nhelp, nhelp, nhelp == 1 ? "" : "s");
+	fprintf(out, "<svg id=%s width=620 height=%zu role=img>\n", id,
+		rs.n * (size_t)h + 4 + (nhelp ? 6 : 0));
+	y = 0;
+	for (size_t j = 0; j < rs.n; j++) {
+		size_t i = order[j];
 		const struct cell *c = &rs.r[i].c[0];
-		double w = c->has && max > 0 ? 400 * c->v / max : 0;
+		double w = c->has && top > 0 ? 400 * c->v / top : 0;
+		const char *fill = rs.r[i].helper ? "#aab7b8" : i == at ? "#c0392b" : "#2e86c1";
 		char label[96];
 
+		if (rs.r[i].helper && (j == 0 || !rs.r[order[j - 1]].helper)) {
+			fprintf(out, "<line x1=0 x2=600 y1=%zu y2=%zu stroke=\"#999\" "
+				     "stroke-dasharray=\"3,3\"/>", y + 2, y + 2);
+			y += 6;
+		}
 		if (v == VIEW_RANK)
 			snprintf(label, sizeof(label), "rank %d", rs.r[i].rank);
 		else if (rs.r[i].omp >= 0)
 			snprintf(label, sizeof(label), "r%d tid %lld omp %lld", rs.r[i].rank,
 				 rs.r[i].tid, rs.r[i].omp);
 		else
-			snprintf(label, sizeof(label), "r%d tid %lld", rs.r[i].rank, rs.r[i].tid);
-		fprintf(out, "<text x=0 y=%zu>%s</text>", i * (size_t)h + 13, label);
-		fprintf(out, "<rect x=140 y=%zu width=%.1f height=%d fill=\"%s\" data-value=\"%.17g\"/>",
-			i * (size_t)h + 2, w, h - 4, i == at ? "#c0392b" : "#2e86c1", c->v);
+			snprintf(label, sizeof(label), "r%d tid %lld%s", rs.r[i].rank, rs.r[i].tid,
+				 rs.r[i].helper ? " helper" : "");
+		fprintf(out, "<text x=0 y=%zu>%s</text>", y + 13, label);
+		fprintf(out, "<rect x=140 y=%zu width=%.1f height=%d fill=\"%s\"%s data-value=\"%.17g\"/>",
+			y + 2, w, h - 4, fill, rs.r[i].helper ? " class=helper" : "", c->v);
 		if (c->has && c->se > 0)
 			fprintf(out, "<line x1=%.1f x2=%.1f y1=%zu y2=%zu stroke=\"black\"/>",
-				140 + 400 * (c->v - c->se) / max, 140 + 400 * (c->v + c->se) / max,
-				i * (size_t)h + h / 2, i * (size_t)h + h / 2);
-		fprintf(out, "<text x=%.1f y=%zu>", 145 + w, i * (size_t)h + 13);
+				140 + 400 * (c->v - c->se) / top, 140 + 400 * (c->v + c->se) / top,
+				y + h / 2, y + h / 2);
+		fprintf(out, "<text x=%.1f y=%zu>", 145 + w, y + 13);
 		if (c->has)
 			num(c->v, ev);
 		fputs("</text>\n", out);
+		y += (size_t)h;
 	}
 	fputs("</svg>\n", out);
+	free(order);
 	rows__free(&rs);
 }
 
@@ -445,7 +526,7 @@ static void series(const struct results *s, const char *ev)
 	}
 	if (!any)
 		return;
-	fputs("<h3>", out);
+	fputs("<h2>Time series</h2>\n<h3>", out);
 	esc(ev);
 	fputs(" per interval (HPCSHIM_INTERVAL), over thread CPU time</h3>\n", out);
 	fputs("<svg id=series width=640 height=240 role=img><rect x=40 y=10 width=580 "
@@ -494,7 +575,7 @@ static void coverage(const struct results *s, const char **ev, size_t nev)
 		rows__free(&rs);
 		return;
 	}
-	fputs("<table id=coverage><tr><th>thread</th>", out);
+	fputs("<div class=wide><table id=coverage><tr><th>thread</th>", out);
 	for (size_t e = 0; e < nev; e++)
 	{
 		fputs("<th>", out);
@@ -514,7 +595,7 @@ static void coverage(const struct results *s, const char **ev, size_t nev)
 		}
 		fputs("</tr>\n", out);
 	}
-	fputs("</table>\n", out);
+	fputs("</table></div>\n", out);
 	rows__free(&rs);
 }
 
@@ -585,13 +666,14 @@ int html_main(int argc, char **argv)
 		     "<title>hpcshim report</title><style>%s</style></head><body>\n",
 		css);
 	header(&s, ev, nev);
+	html__profile(out, &s); /* the answer first, when profiled */
+	html__openmp(out, &s);
 	tree(&s, ev, nev);
 	regions(&s, ev, nev);
 	if (nev) {
 		fputs("<h2>Balance</h2>\n", out);
 		bars(&s, VIEW_THREAD, ev[0], "threadbars");
 		bars(&s, VIEW_RANK, ev[0], "rankbars");
-		fputs("<h2>Time series</h2>\n", out);
 		series(&s, ev[0]);
 	}
 	coverage(&s, ev, nev);

@@ -15,6 +15,7 @@
 #include "common/formula.h"
 #include "common/strtab.h"
 #include "aggregate/docread.h"
+#include "aggregate/profile.h"
 #include "tools/rows.h"
 
 #include "tools/xalloc.h"
@@ -386,6 +387,27 @@ static int tid_cmp(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+#define HELPER_CPU 0.10 /* a helper is on a CPU less than this share of its wall */
+
+bool rows__helper(const struct dr_doc *doc, const struct dr_thread *th)
+{
+	struct dr_rank rk;
+	struct dr_value x;
+	double wall = dr_thread__wall(th);
+
+	if (!dr_doc__mpi_job(doc) || dr_thread__omp(th) >= 0)
+		return false;
+	dr_doc__rank(doc, 0, &rk);
+	if (dr_thread__tid(th) == rk.pid)
+		return false;
+	for (size_t i = 0; i < dr_thread__nregions(th); i++)
+		if (pf__classify(dr_region__name(dr_thread__region(th, i))) == PF_NONE)
+			return false;
+	if (dr_thread__total(th, "task-clock", &x) && x.has && wall > 0)
+		return x.v < HELPER_CPU * wall;
+	return true;
+}
+
 static void rows__threads(struct rowset *rs, const struct results *s)
 {
 	for (size_t f = 0; f < s->n; f++) {
@@ -403,6 +425,7 @@ static void rows__threads(struct rowset *rs, const struct results *s)
 			r->pid = rk.pid;
 			r->tid = dr_thread__tid(th);
 			r->omp = dr_thread__omp(th);
+			r->helper = rows__helper(doc, th);
 			r->threads = 1;
 			r->ranks = 1;
 			r->calls = (long long)dr_thread__nregions(th);

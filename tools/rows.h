@@ -42,6 +42,7 @@ struct row {
 	char *name;   /* region name; NULL in the other views */
 	int rank;     /* -1 in the region view (all ranks) */
 	long long tid, omp; /* thread view: tid, OpenMP thread number or -1 */
+	bool helper;  /* thread view: a helper thread of the MPI library (rows__helper) */
 	const char *host;
 	long long pid;
 	long long calls;
@@ -72,6 +73,16 @@ struct rowset {
 
 /* The metric names of a built rowset. */
 const char *rows__metric_name(const struct rowset *rs, size_t k);
+
+/* Whether thread th of doc is a helper thread of the MPI library, not one
+ * that did the program's work: in a process of an MPI job, neither its
+ * main thread (tid == pid) nor an OpenMP thread, with no region of its own
+ * but wrapped MPI and I/O calls (aggregate/profile.h's names), and, when
+ * its task-clock is known, on a CPU less than a tenth of its wall time (a
+ * service thread waiting on its sockets: Open MPI's and MPICH's progress
+ * and PMIx threads).  The balance of a job's threads is over the others
+ * (docs/command.md, html). */
+bool rows__helper(const struct dr_doc *doc, const struct dr_thread *th);
 
 /* Builds the rows of a view over every result; ev names the columns. */
 void rows__build(struct rowset *rs, const struct results *s, enum view v, const char **ev,
