@@ -44,6 +44,9 @@ if [ "$1" = tests ]; then
 	# (tests/command/test_convert*.py): otf2-print and python3-otf2, Go's
 	# pprof (golang-go, above), speedscope (npm's, below, in chromium)
 	PACKAGES="$PACKAGES otf2-tools python3-otf2 python3-jsonschema"
+	# LAMMPS, its MPI timing against the profile's (tests/programs/test_lammps.py);
+	# with HPCC, the profile's cost on real programs (bench/profile.sh)
+	PACKAGES="$PACKAGES lammps hpcc"
 	# npm for speedscope, only where there is none: a new Debian root has
 	# none, while this machine kind's nodejs (nodesource's) brings its own
 	# npm and conflicts with Debian's npm package
