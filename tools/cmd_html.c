@@ -4,11 +4,15 @@
  *
  * No script, no external file, no font: CSS inline, charts as inline SVG
  * drawn here, so the page reads offline and without JavaScript.  Sections:
- * the header (command, hosts, ranks, threads, dropped events and why),
- * the region tree (nested, inclusive and exclusive per event, wall time,
+ * the header (command, hosts, ranks, threads, dropped events and why,
+ * each reason once), where the time went and the OpenMP constructs when
+ * the results carry them (tools/html_profile.c: the answer first), the
+ * region tree (nested, inclusive and exclusive per event, wall time,
  * per-call statistics of the main event and of the wall time), the flat
  * regions (each name wherever it was entered), per-thread and per-rank
- * bars of the main event with the imbalance (max/mean - 1) and who was max, the time series
+ * bars of the main event with the imbalance (max/mean - 1) over the threads
+ * that did the work and who was max (the MPI library's helper threads
+ * apart: tools/rows.h), the time series
  * (HPCSHIM_INTERVAL), the coverage of multiplexed values, and the
  * drill-down (stacked bars per tree level with error bars) of the process
  * and each region when the results carry it (HPCSHIM_PRESET=topdown), and
@@ -623,7 +627,9 @@ int html_main(int argc, char **argv)
 		} else if (opt == 'h') {
 			fputs(usage_line, stdout);
 			fputs("\nOne self-contained HTML file (no script, no network): header,\n"
-			      "regions, per-thread and per-rank bars with imbalance, time\n"
+			      "where the time went (results of hpcshim run --profile: the job's\n"
+			      "parts, one bar per rank, findings, MPI and I/O tables), the OpenMP\n"
+			      "constructs (work and wait per thread), regions, per-thread and per-rank bars with imbalance, time\n"
 			      "series, coverage of multiplexed values, drill-down bars of the\n"
 			      "stall tree (HPCSHIM_PRESET=topdown, or --drilldown with the\n"
 			      "output of `hpcshim drilldown --json`).  Without -o, stdout.\n",
