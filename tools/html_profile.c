@@ -214,8 +214,8 @@ bool html__profile(FILE *f, const struct results *s)
 	nf = pf_profile__findings(&p, fs, MAXF);
 	fprintf(f, "<h2 id=profile>Where the time went</h2>\n<p>Each thread's wall time in five "
 		   "parts that add up to it (<code>hpcshim report --view profile</code>); the "
-		   "job: its %zu rank%s' main threads summed, <span id=jobwall data-value=\"%.17g\">",
-		p.nranks, p.nranks == 1 ? "" : "s", p.job.wall);
+		   "job: its %zu %s summed, <span id=jobwall data-value=\"%.17g\">",
+		p.nranks, p.nranks == 1 ? "rank's main thread" : "ranks' main threads", p.job.wall);
 	ms(f, p.job.wall);
 	fputs("</span>.</p>\n", f);
 	legend(f, &p.job, p.from_job);
