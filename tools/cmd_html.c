@@ -457,7 +457,7 @@ static void bars(const struct results *s, enum view v, const char *ev, const cha
 		fprintf(out, "rank %d tid %lld</p>\n", rs.r[at].rank, rs.r[at].tid);
 	if (nhelp)
 		fprintf(out, "<p id=%s-helpers data-n=%zu>%zu helper thread%s of the MPI library "
-			     "(not the main or an OpenMP thread, no region but MPI and I/O calls, "
+			     "(not the main or an OpenMP team's thread, no region but MPI and I/O calls, "
 			     "on a CPU under a tenth of its time) drawn apart, grey, after a line; "
 			     "not in the imbalance</p>\n",
 			id, nhelp, nhelp, nhelp == 1 ? "" : "s");

@@ -67,10 +67,12 @@ static void legend(FILE *f, const struct pf_times *x, bool job_doc)
 	fputs("</p>\n", f);
 }
 
-/* The time outside MPI: what the others wait for. */
-static double outside_mpi(const struct pf_rank *k)
+/* A rank's time in MPI calls but MPI_Init and MPI_Finalize: mostly
+ * waiting for the others, so the rank with the least is the last to
+ * arrive, the one the others wait for. */
+static double in_mpi(const struct pf_rank *k)
 {
-	return k->main.wall - k->main.t[PF_MPI];
+	return k->main.t[PF_MPI] - k->main.mpi[PF_MPI_START - PF_MPI_COLLECTIVE];
 }
 
 static const struct pf_rank *sort_base;
@@ -79,40 +81,43 @@ static int rank_cmp(const void *a, const void *b)
 {
 	const struct pf_rank *x = &sort_base[*(const size_t *)a];
 	const struct pf_rank *y = &sort_base[*(const size_t *)b];
-	double dx = outside_mpi(x), dy = outside_mpi(y);
+	double dx = in_mpi(x), dy = in_mpi(y);
 
 	if (dx != dy)
-		return dx < dy ? 1 : -1;
+		return dx < dy ? -1 : 1;
 	return x->rank - y->rank;
 }
 
-/* One bar per rank (its main thread's parts), the rank with the most time
- * outside MPI first: the one the others wait for, marked. */
+/* One bar per rank (its main thread's parts), the rank with the least
+ * time in MPI calls first, marked when the ranks made any. */
 static void rank_bars(FILE *f, const struct pf_profile *p)
 {
 	size_t *order = xrealloc(NULL, p->nranks * sizeof(*order));
-	double longest = 0;
+	double longest = 0, any = 0;
+	bool mark;
 	const int h = 16;
 
 	for (size_t r = 0; r < p->nranks; r++) {
 		order[r] = r;
 		if (p->ranks[r].main.wall > longest)
 			longest = p->ranks[r].main.wall;
+		any += in_mpi(&p->ranks[r]);
 	}
 	sort_base = p->ranks;
 	qsort(order, p->nranks, sizeof(*order), rank_cmp);
-	fputs("<h3>Per rank (its main thread), the most time outside MPI first</h3>\n", f);
-	if (p->nranks > 1)
-		fprintf(f, "<p id=culprit data-rank=%d>Marked: rank %d, the longest outside MPI "
-			   "(<span data-value=\"%.17g\">%.3f&nbsp;ms</span> of compute, I/O, OpenMP "
-			   "waits and time off the CPU): the rank the others wait for.</p>\n",
-			p->ranks[order[0]].rank, p->ranks[order[0]].rank,
-			outside_mpi(&p->ranks[order[0]]), outside_mpi(&p->ranks[order[0]]) / 1e6);
+	mark = p->nranks > 1 && any > 0;
+	fputs("<h3>Per rank (its main thread), the least time in MPI calls first</h3>\n", f);
+	if (mark)
+		fprintf(f, "<p id=culprit data-rank=%d>Marked: rank %d, the least time in MPI calls "
+			   "but MPI_Init and MPI_Finalize (<span data-value=\"%.17g\">%.3f&nbsp;ms"
+			   "</span>): the last to arrive, the rank the others wait for.</p>\n",
+			p->ranks[order[0]].rank, p->ranks[order[0]].rank, in_mpi(&p->ranks[order[0]]),
+			in_mpi(&p->ranks[order[0]]) / 1e6);
 	fprintf(f, "<svg id=rankparts width=%d height=%zu role=img>\n", 140 + (int)BARW + 110,
 		p->nranks * (size_t)(h + 4) + 4);
 	for (size_t j = 0; j < p->nranks; j++) {
 		const struct pf_rank *k = &p->ranks[order[j]];
-		bool culprit = j == 0 && p->nranks > 1;
+		bool culprit = j == 0 && mark;
 		int y = (int)j * (h + 4) + 2;
 
 		fprintf(f, "<g class=\"rank%s\" data-rank=%d data-wall=\"%.17g\">", culprit ? " culprit" : "",

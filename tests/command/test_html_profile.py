@@ -7,8 +7,9 @@ jobs of known shape, and in headless Chromium:
   MPI_Barrier, K MPI_Allreduce, W writes, R ring exchanges) under Open
   MPI and MPICH: the page opens with the job's parts (one stacked bar,
   each segment the JSON's ns), one bar per rank (each the JSON's parts,
-  sorted by the time outside MPI, the first marked: rank 3, which burns
-  4 x T), the findings (the JSON's, in order), the MPI and I/O tables
+  sorted by the time in MPI calls, the first marked: the last to arrive
+  at the barrier by the program's own clocks, rank 3, which burns
+  4 x T, when the machine lets it arrive last), the findings (the JSON's, in order), the MPI and I/O tables
   (calls and time sums the JSON's); thread imbalance over the ranks' main
   threads only, the MPI library's helper threads counted apart; at
   1280 px no horizontal scroll (document and every table), no console
@@ -126,13 +127,15 @@ def check_profile_page(page, pr, what):
                       for c in CATS)]
     t.ok(len(ranks) == len(pr["ranks"]) and not bad,
          "%s: one bar per rank, its parts the JSON's" % what, bad)
-    outside = {r["rank"]: r["wall_ns"] - r["time_ns"]["mpi"] for r in pr["ranks"]}
+    inmpi = {r["rank"]: r["time_ns"]["mpi"] - r["time_ns"]["mpi_by_kind"]["init_finalize"]
+             for r in pr["ranks"]}
     order = [int(rk) for _, rk, _ in ranks]
-    t.eq(order, sorted(outside, key=lambda r: (-outside[r], r)),
-         "%s: ranks sorted by their time outside MPI, most first" % what)
+    t.eq(order, sorted(inmpi, key=lambda r: (inmpi[r], r)),
+         "%s: ranks sorted by their time in MPI calls (less MPI_Init/Finalize), least first"
+         % what)
     culprit = [int(rk) for c, rk, _ in ranks if c]
-    t.eq(culprit, [max(outside, key=outside.get)] if len(outside) > 1 else [],
-         "%s: the first marked, once (of more than one rank)" % what)
+    t.eq(culprit, [min(inmpi, key=inmpi.get)] if len(inmpi) > 1 and sum(inmpi.values()) else [],
+         "%s: the first marked, once (of ranks that made MPI calls)" % what)
     found = [htmlmod.unescape(x) for x in
              re.findall(r"<li>(.*?)</li>", re.search(r"<ul id=findings>(.*?)</ul>", page,
                                                       re.S).group(1))]
@@ -222,8 +225,18 @@ for name, cc, launcher, env_opt in MPIS:
     t.ok(page.index("<h2 id=profile>") < page.index("<h2>Region tree</h2>"),
          "%s: the profile comes first, before the region tree" % name)
     check_profile_page(page, pr, name)
-    t.eq(int(re.search(r"<p id=culprit data-rank=(\d+)", page).group(1)), NP - 1,
-         "%s: the rank the others wait for is rank %d (it burns %d x T)" % (name, NP - 1, NP))
+    # The last to arrive at the barrier by the program's own clocks (its
+    # wait there the shortest), unless the runner-up's is within 20 ms:
+    # the other MPI calls (20 Allreduce, 15 ring exchanges) took under
+    # 15 ms a rank in these runs, so closer arrivals may swap.
+    wait = {int(m.group(1)): int(m.group(2)) for m in
+            re.finditer(r"rank (\d+) barrier_ns (\d+)", p.stdout)}
+    last = sorted(wait, key=wait.get)
+    culprit = int(re.search(r"<p id=culprit data-rank=(\d+)", page).group(1))
+    t.ok(len(last) == NP and (culprit == last[0] or (
+        culprit == last[1] and wait[last[1]] - wait[last[0]] < 20e6)),
+         "%s: the rank the others wait for, %d, arrived last at the barrier by its own clock "
+         "(waits %s ns)" % (name, culprit, wait))
     thread_balance(out, page, name + " profile job", NP)
     t.ok("<h2>Time series</h2>" not in page, "%s: no Time series heading without a series" % name)
     if CHROMIUM:

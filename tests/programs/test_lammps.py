@@ -160,5 +160,17 @@ for name in ("Open MPI", "MPICH"):
              "%s rank %d: compute + off CPU %.1f ms cover Pair + Neigh (minima) %.1f ms"
              % (name, r["rank"], (tn["compute"] + tn["off_cpu"]) / 1e6,
                 (sec["Pair"][0] + sec["Neigh"][0]) / 1e6))
+    # The HTML's thread balance: over the ranks' main threads, the MPI
+    # library's helper threads apart (every thread of lmp reads omp 0).
+    page = os.path.join(work, "lammps.html")
+    q = subprocess.run([HPCSHIM, "html", "-o", page, out], capture_output=True,
+                       encoding="utf-8")
+    text = open(page, encoding="utf-8").read() if q.returncode == 0 else ""
+    m = re.search(r"id=threadbars-imbalance data-value=\"([^\"]+)\" data-n=(\d+)", text)
+    h = re.search(r"id=threadbars-helpers data-n=(\d+)", text)
+    nthreads = sum(len(r["threads"]) for r in pr["ranks"])
+    t.ok(m and int(m.group(2)) == NP and h and int(h.group(1)) == nthreads - NP,
+         "%s: html's thread balance over the %d main threads, the other %d threads (the MPI "
+         "library's) apart" % (name, NP, nthreads - NP), (m and m.groups(), h and h.groups()))
 shutil.rmtree(work, ignore_errors=True)
 t.done()
