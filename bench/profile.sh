@@ -28,23 +28,6 @@ unset HPCSHIM_PROFILE HPCSHIM_EVENTS HPCSHIM_WRAP LD_PRELOAD || true
 
 # LAMMPS: the melt of tests/programs/test_lammps.py, 500 steps
 mkdir "$W/lammps" "$W/hpcc" "$W/gmx"
-cat >"$W/lammps/in.melt" <<'EOF'
-units		lj
-atom_style	atomic
-lattice		fcc 0.8442
-region		box block 0 10 0 10 0 10
-create_box	1 box
-create_atoms	1 box
-mass		1 1.0
-velocity	all create 3.0 87287 loop geom
-pair_style	lj/cut 2.5
-pair_coeff	1 1 1.0 1.0 2.5
-neighbor	0.3 bin
-neigh_modify	every 20 delay 0 check no
-fix		1 all nve
-thermo		50
-run		500
-EOF
 # HPCC: Debian's example input, one problem of N 2000 on a 1 x 2 grid
 if [ -r /usr/share/doc/hpcc/examples/_hpccinf.txt ]; then
 	sed -e 's/^1000         Ns/2000         Ns/' -e 's/^2            Ps/1            Ps/' \
@@ -71,7 +54,7 @@ hpcshim = os.path.join(build, "hpcshim")
 ompi = ["mpirun.openmpi", "-np", "2", "--mca", "btl", "self,vader"]
 progs = []   # (name, launcher, argv, cwd, env)
 if shutil.which("lmp") and shutil.which("mpirun.openmpi"):
-    progs.append(("LAMMPS melt, 2 ranks", ompi, ["lmp", "-in", "in.melt", "-log", "none"],
+    progs.append(("LAMMPS melt, 2 ranks", ompi, ["lmp", "-in", os.path.join(src, "tests/programs/in.melt"), "-var", "steps", "500", "-log", "none"],
                   os.path.join(w, "lammps"), {"OMP_NUM_THREADS": "1"}))
 else:
     print("LAMMPS: lmp or mpirun.openmpi not installed; skipped")

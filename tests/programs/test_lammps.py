@@ -49,23 +49,8 @@ t = Tap()
 HPCSHIM = os.path.join(BUILD, "hpcshim")
 LMP = shutil.which("lmp")
 NP = 2
-MELT = """# 3d Lennard-Jones melt (LAMMPS's bench/in.lj, smaller)
-units		lj
-atom_style	atomic
-lattice		fcc 0.8442
-region		box block 0 10 0 10 0 10
-create_box	1 box
-create_atoms	1 box
-mass		1 1.0
-velocity	all create 3.0 87287 loop geom
-pair_style	lj/cut 2.5
-pair_coeff	1 1 1.0 1.0 2.5
-neighbor	0.3 bin
-neigh_modify	every 20 delay 0 check no
-fix		1 all nve
-thermo		50
-run		250
-"""
+MELT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "in.melt")
+STEPS = 250
 COPY_RATE = 1e9  # bytes/s: below any copy loop's
 
 
@@ -95,7 +80,6 @@ if not LMP:
     t.done()
 mpi = linked_mpi(os.path.realpath(LMP))
 work = tempfile.mkdtemp(prefix="hpcshim-lammps-")
-open(os.path.join(work, "in.melt"), "w").write(MELT)
 runner = Work(t, work, dict(OPENMPI_ENV, TMPDIR=work, OMP_NUM_THREADS="1"),
               ("HPCSHIM_", "OMPI_", "PMIX_", "PMI_", "HYDRA_", "MAKE", "MFLAGS"), timeout=300)
 LAUNCH = {"Open MPI": ["mpirun.openmpi", "-np", str(NP), "--mca", "btl", "self,vader"],
@@ -109,7 +93,7 @@ for name in ("Open MPI", "MPICH"):
         continue
     out = runner.outdir()
     p, _ = runner.launch(LAUNCH[name] + [HPCSHIM, "run", "--profile", "-q", "-o", out, "--", LMP,
-                                         "-in", "in.melt", "-log", "none"], outdir=False)
+                                         "-in", MELT, "-var", "steps", str(STEPS), "-log", "none"], outdir=False)
     if not t.ok(p.returncode == 0, "%s: lmp -in in.melt on %d ranks under --profile" % (name, NP),
                 p.stdout[-2000:] + p.stderr[-2000:]):
         continue
