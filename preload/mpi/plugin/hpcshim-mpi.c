@@ -28,6 +28,7 @@
  * the waiting ranks leave the cores to those still working.
  */
 #include <mpi.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,12 +63,16 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Waits for a request until the deadline, sleeping between tests (50 us,
- * doubling to 2 ms): a waiting rank gives its core to the ranks still
- * summarising (MPICH's blocking calls poll, which on an oversubscribed
- * node takes the cores from the ranks with work).  1 done, 0 the deadline
- * passed (the request still pending), -1 an MPI error. */
-static int wait_until(MPI_Request *r, uint64_t deadline)
+/* Waits for a request until the deadline.  Nap: sleeping between tests
+ * (50 us, doubling to 2 ms), for a peer that may still be summarising: a
+ * waiting rank gives its core to the ranks still working (MPICH's blocking
+ * calls poll, which on an oversubscribed node takes the cores from the
+ * ranks with work).  Else testing without a pause but sched_yield, for the
+ * bytes of a message whose peer is there: a large message's fragments
+ * need both sides' progress, and a nap per fragment would cost seconds
+ * per megabyte.  1 done, 0 the deadline passed (the request still
+ * pending), -1 an MPI error. */
+static int wait_until(MPI_Request *r, uint64_t deadline, int nap)
 {
 	long ns = 50000;
 	int done = 0;
@@ -79,6 +84,10 @@ static int wait_until(MPI_Request *r, uint64_t deadline)
 			return 1;
 		if (now_ns() >= deadline)
 			return 0;
+		if (!nap) {
+			sched_yield();
+			continue;
+		}
 		nanosleep(&(struct timespec){ 0, ns }, NULL);
 		if (ns < 2000000)
 			ns *= 2;
@@ -106,27 +115,29 @@ static void drop_send(MPI_Request *r)
 	MPI_Request_free(r);
 }
 
-static int send_wait(const void *buf, int n, MPI_Datatype t, int to, int tag, uint64_t deadline)
+static int send_wait(const void *buf, int n, MPI_Datatype t, int to, int tag, uint64_t deadline,
+		     int nap)
 {
 	MPI_Request r;
 	int rc;
 
 	if (MPI_Isend(buf, n, t, to, tag, comm, &r) != MPI_SUCCESS)
 		return -1;
-	rc = wait_until(&r, deadline);
+	rc = wait_until(&r, deadline, nap);
 	if (rc == 0)
 		drop_send(&r);
 	return rc;
 }
 
-static int recv_wait(void *buf, int n, MPI_Datatype t, int from, int tag, uint64_t deadline)
+static int recv_wait(void *buf, int n, MPI_Datatype t, int from, int tag, uint64_t deadline,
+		     int nap)
 {
 	MPI_Request r;
 	int rc;
 
 	if (MPI_Irecv(buf, n, t, from, tag, comm, &r) != MPI_SUCCESS)
 		return -1;
-	rc = wait_until(&r, deadline);
+	rc = wait_until(&r, deadline, nap);
 	if (rc == 0)
 		rc = drop_recv(&r);
 	return rc;
@@ -147,18 +158,18 @@ static int send_msg(const void *buf, uint64_t len, int to, int tag, uint64_t dea
 	if (!hdr)
 		return -1;
 	*hdr = len;
-	rc = send_wait(hdr, 8, MPI_BYTE, to, tag, deadline);
+	rc = send_wait(hdr, 8, MPI_BYTE, to, tag, deadline, 1);
 	if (rc == 0)
 		return 0; /* hdr leaked: the send may still read it */
 	free(hdr);
 	if (rc < 0 || len == FAILED || len == 0)
 		return rc;
-	rc = recv_wait(&go, 1, MPI_INT, to, tag + 1, deadline);
+	rc = recv_wait(&go, 1, MPI_INT, to, tag + 1, deadline, 1);
 	if (rc == 1 && deadline < now_ns() + wait_ns) /* the receiver is there */
 		deadline = now_ns() + wait_ns;
 	for (uint64_t off = 0; rc == 1 && off < len; off += PIECE) {
 		uint64_t n = len - off < PIECE ? len - off : PIECE;
-		rc = send_wait((const char *)buf + off, (int)n, MPI_BYTE, to, tag + 2, deadline);
+		rc = send_wait((const char *)buf + off, (int)n, MPI_BYTE, to, tag + 2, deadline, 0);
 		if (rc == 0)
 			*keep = 1;
 	}
@@ -172,7 +183,7 @@ static int recv_msg(void **buf, uint64_t *len, int from, int tag, uint64_t deadl
 	static const int go = 1;
 	uint64_t n = 0;
 	char *b;
-	int rc = recv_wait(&n, 8, MPI_BYTE, from, tag, deadline);
+	int rc = recv_wait(&n, 8, MPI_BYTE, from, tag, deadline, 1);
 
 	*buf = NULL;
 	*len = 0;
@@ -186,10 +197,10 @@ static int recv_msg(void **buf, uint64_t *len, int from, int tag, uint64_t deadl
 		return -1;
 	if (deadline < now_ns() + wait_ns) /* the sender is there */
 		deadline = now_ns() + wait_ns;
-	rc = send_wait(&go, 1, MPI_INT, from, tag + 1, deadline);
+	rc = send_wait(&go, 1, MPI_INT, from, tag + 1, deadline, 0);
 	for (uint64_t off = 0; rc == 1 && off < n; off += PIECE) {
 		uint64_t k = n - off < PIECE ? n - off : PIECE;
-		rc = recv_wait(b + off, (int)k, MPI_BYTE, from, tag + 2, deadline);
+		rc = recv_wait(b + off, (int)k, MPI_BYTE, from, tag + 2, deadline, 0);
 	}
 	if (rc != 1) {
 		free(b);
@@ -254,7 +265,7 @@ static int tree(const struct hs_mpi_ops *ops, int good, int *rounds, char *why, 
 
 				if (MPI_Isend(&late, 1, MPI_INT, me + s, TAG_GAVEUP, comm, &r) ==
 					    MPI_SUCCESS &&
-				    wait_until(&r, now_ns() + wait_ns) == 0)
+				    wait_until(&r, now_ns() + wait_ns, 1) == 0)
 					drop_send(&r);
 				continue;
 			}
