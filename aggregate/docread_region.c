@@ -37,9 +37,16 @@ bool dr_region__stat(const struct dr_region *r, enum dr_stat_of what, enum dr_ke
 		     const char *ev, struct dr_stat *out)
 {
 	json_object *o = what == DR_STAT_CALLS ? get(J(r), "calls") :
+			 what == DR_STAT_BYTES ? get(J(r), "bytes") :
 			 what == DR_STAT_WALL  ? get(get(J(r), "wall_ns"), dr__key_name[which]) :
 						 get(get(J(r), dr__key_name[which]), ev);
 
+	return dr__stat(o, out);
+}
+
+/* A statistic object of a job document ({"n", "sum", ...}). */
+bool dr__stat(json_object *o, struct dr_stat *out)
+{
 	memset(out, 0, sizeof(*out));
 	out->min_at = out->max_at = -1;
 	if (!obj(o) || !num(get(o, "sum"), &out->sum))

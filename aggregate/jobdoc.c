@@ -45,6 +45,7 @@
 #include "aggregate/jobdoc_internal.h"
 #include "aggregate/jsonutil.h"
 #include "aggregate/oom.h"
+#include "aggregate/profile.h"
 #include "aggregate/result.h"
 #include "common/strtab.h"
 #include "common/sys.h"
@@ -348,8 +349,53 @@ static json_object *num(double v)
 	return agg_json__dbl(v);
 }
 
-/* Its entry of ranks[]: who, where from, and its totals as written. */
+/* The parts of a time (profile.h) by their names, -1 none: the main
+ * thread's, in a rank's entry. */
+static json_object *parts_json(const struct pf_times *x, bool cpu_known)
+{
+	json_object *o = json_object_new_object(), *k = json_object_new_object();
+
+	for (int c = 0; c < PF_NCAT; c++)
+		json_object_object_add(o, pf_cat_name[c], num(x->t[c]));
+	for (int m = 0; m < PF_NMPI; m++)
+		json_object_object_add(k, pf_kind_name[PF_MPI_COLLECTIVE + m], num(x->mpi[m]));
+	json_object_object_add(o, "mpi_by_kind", k);
+	json_object_object_add(o, "wall", num(x->wall));
+	json_object_object_add(o, "cpu", cpu_known && x->cpu >= 0 ? num(x->cpu) : NULL);
+	return o;
+}
+
+/* A rank's profile (profile.h, over its one document): 0, or -1. */
+static int rank__profile(const struct dr_doc *doc, struct pf_profile *pf)
+{
+	const struct dr_doc *one = doc;
+
+	if (pf_profile__build(pf, &one, NULL, 1) || pf->nranks != 1) {
+		pf_profile__free(pf);
+		return -1;
+	}
+	return 0;
+}
+
+static char *entry__text(const struct dr_doc *doc, int rank, const char *file,
+			 const struct pf_profile *pf);
+
+/* Its entry of ranks[]: who, where from, its totals as written, its peak
+ * memory and its main thread's parts of time. */
 char *agg_jobdoc__entry(const struct dr_doc *doc, int rank, const char *file)
+{
+	struct pf_profile pf;
+	char *text;
+
+	if (rank__profile(doc, &pf))
+		return entry__text(doc, rank, file, NULL);
+	text = entry__text(doc, rank, file, &pf);
+	pf_profile__free(&pf);
+	return text;
+}
+
+static char *entry__text(const struct dr_doc *doc, int rank, const char *file,
+			 const struct pf_profile *pf)
 {
 	json_object *o = json_object_new_object();
 	struct dr_rank rk;
@@ -366,6 +412,10 @@ char *agg_jobdoc__entry(const struct dr_doc *doc, int rank, const char *file)
 			       json_object_get(dr_doc__as_written(doc, DR_WRITTEN_WALL)));
 	json_object_object_add(o, "totals",
 			       json_object_get(dr_doc__as_written(doc, DR_WRITTEN_TOTALS)));
+	if (rk.peak_rss >= 0)
+		json_object_object_add(o, "peak_rss_bytes", num(rk.peak_rss));
+	if (pf)
+		json_object_object_add(o, "time_ns", parts_json(&pf->ranks[0].main, pf->cpu_known));
 	text = agg_xstrdup(json_object_to_json_string_ext(
 		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
@@ -377,6 +427,20 @@ static double value_err(const struct dr_value *x)
 	return x->mux && x->se >= 0 ? x->se : 0.0;
 }
 
+/* A time's parts into the cells of what (AGG_PART_MAIN, _ALL). */
+static void parts__add(struct agg_jobsum *s, enum agg_what what, const struct pf_times *x,
+		       bool cpu_known, struct agg_who who)
+{
+	for (int c = 0; c < PF_NCAT; c++)
+		agg_jobsum__add_cell(s, AGG_NONE, (uint32_t)c, what, x->t[c], 0, who);
+	for (int m = 0; m < PF_NMPI; m++)
+		agg_jobsum__add_cell(s, AGG_NONE, (uint32_t)(AGG_PART_KINDS + m), what, x->mpi[m],
+				     0, who);
+	agg_jobsum__add_cell(s, AGG_NONE, AGG_PART_WALL, what, x->wall, 0, who);
+	if (cpu_known && x->cpu >= 0)
+		agg_jobsum__add_cell(s, AGG_NONE, AGG_PART_CPU, what, x->cpu, 0, who);
+}
+
 int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int rank,
 			  const char *file, agg_jobdoc_tree_fn tree, void *tree_ctx)
 {
@@ -384,6 +448,8 @@ int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int ra
 	struct agg_who who;
 	const char *name;
 	struct dr_value x;
+	struct pf_profile pf;
+	bool has_pf;
 	char *entry;
 
 	dr_doc__rank(doc, 0, &rk);
@@ -396,9 +462,18 @@ int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int ra
 		s->mpi_job = dr_doc__mpi_job(doc) ? agg_xstrdup(dr_doc__mpi_job(doc)) : NULL;
 	}
 	agg_jobsum__add_rank(s, rank, dr_doc__size(doc), rk.complete);
-	entry = agg_jobdoc__entry(doc, rank, file);
+	has_pf = rank__profile(doc, &pf) == 0;
+	entry = entry__text(doc, rank, file, has_pf ? &pf : NULL);
 	agg_jobsum__add_entry(s, rank, entry);
 	free(entry);
+	/* what the profile view needs: memory, the parts of time */
+	if (rk.peak_rss >= 0)
+		agg_jobsum__add_cell(s, AGG_NONE, AGG_NONE, AGG_PEAK_RSS, rk.peak_rss, 0, who);
+	if (has_pf) {
+		parts__add(s, AGG_PART_MAIN, &pf.ranks[0].main, pf.cpu_known, who);
+		parts__add(s, AGG_PART_ALL, &pf.ranks[0].all, pf.cpu_known, who);
+		pf_profile__free(&pf);
+	}
 	for (size_t e = 0; (name = dr_doc__total_event(doc, e)); e++) {
 		uint32_t ev = agg_jobsum__name(s, &s->events, name);
 
@@ -422,6 +497,9 @@ int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int ra
 			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_WALL_IN, v, 0, who);
 		if ((v = dr_region__wall(g, DR_EXCLUSIVE)) >= 0)
 			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_WALL_EX, v, 0, who);
+		/* a wrapped MPI or I/O function's bytes (HPCSHIM_PROFILE) */
+		if (pf__classify(name) != PF_NONE && (v = dr_doc__wrap_bytes(doc, name)) >= 0)
+			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_BYTES, v, 0, who);
 		for (uint32_t e = 0; e < s->events.n; e++) {
 			if (dr_region__value(g, DR_INCLUSIVE, s->events.name[e], &x) && x.has)
 				agg_jobsum__add_cell(s, r, e, AGG_INCL, x.v, value_err(&x), who);
@@ -607,6 +685,28 @@ static json_object *roles_json(const struct agg_jobsum *s, uint32_t r)
 	return o;
 }
 
+/* {"compute": stats, ..., "mpi_by_kind": {...}, "wall", "cpu"} over the
+ * ranks of what (AGG_PART_MAIN, _ALL), NULL when no rank has them. */
+static json_object *parts_stats(const struct agg_jobsum *s, enum agg_what what)
+{
+	json_object *o, *k;
+
+	if (!cell(s, AGG_NONE, AGG_PART_WALL, what))
+		return NULL;
+	o = json_object_new_object();
+	k = json_object_new_object();
+	for (int c = 0; c < PF_NCAT; c++)
+		json_object_object_add(o, pf_cat_name[c], stat_json(s, cell(s, AGG_NONE, (uint32_t)c, what)));
+	for (int m = 0; m < PF_NMPI; m++)
+		json_object_object_add(k, pf_kind_name[PF_MPI_COLLECTIVE + m],
+				       stat_json(s, cell(s, AGG_NONE, (uint32_t)(AGG_PART_KINDS + m),
+							 what)));
+	json_object_object_add(o, "mpi_by_kind", k);
+	json_object_object_add(o, "wall", stat_json(s, cell(s, AGG_NONE, AGG_PART_WALL, what)));
+	json_object_object_add(o, "cpu", stat_json(s, cell(s, AGG_NONE, AGG_PART_CPU, what)));
+	return o;
+}
+
 static json_object *region_json(const struct agg_jobsum *s, uint32_t r,
 				const struct jobdrill *d)
 {
@@ -630,6 +730,12 @@ static json_object *region_json(const struct agg_jobsum *s, uint32_t r,
 		json_object_object_add(wall, "exclusive", ex);
 	}
 	json_object_object_add(o, "wall_ns", wall);
+	{
+		json_object *b = stat_json(s, cell(s, r, AGG_NONE, AGG_BYTES));
+
+		if (b) /* a wrapped function's bytes (HPCSHIM_PROFILE) */
+			json_object_object_add(o, "bytes", b);
+	}
 	json_object_object_add(o, "threads", extremes_json(s, r));
 	json_object_object_add(o, "thread_roles", roles_json(s, r));
 	return o;
@@ -779,6 +885,21 @@ static json_object *jobdoc__head(const struct agg_jobsum *s, json_object *ignore
 	/* The ranks' process wall times: who ran longest, the spread. */
 	json_object_object_add(doc, "wall_ns",
 			       stat_json(s, cell(s, AGG_NONE, AGG_NONE, AGG_WALL_PROC)));
+	/* what the profile view needs: the ranks' memory and parts of time */
+	{
+		json_object *m = stat_json(s, cell(s, AGG_NONE, AGG_NONE, AGG_PEAK_RSS));
+		json_object *t = parts_stats(s, AGG_PART_MAIN);
+
+		if (m)
+			json_object_object_add(doc, "peak_rss_bytes", m);
+		if (t) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "main", t);
+			json_object_object_add(o, "threads", parts_stats(s, AGG_PART_ALL));
+			json_object_object_add(doc, "time_ns", o);
+		}
+	}
 	return doc;
 }
 

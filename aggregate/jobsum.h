@@ -56,8 +56,24 @@ enum agg_what {
 	AGG_ROLE_MAIN,
 	AGG_ROLE_OMP,
 	AGG_ROLE_OTHER,
+	/* what the profile view needs (aggregate/profile.h), per rank: its
+	 * peak resident memory; the parts of its main thread's time and of
+	 * all its threads' (event: AGG_PART_*, a raw index); a wrapped
+	 * function's bytes (region: the function's) */
+	AGG_PEAK_RSS,
+	AGG_PART_MAIN,
+	AGG_PART_ALL,
+	AGG_BYTES,
 	AGG_NWHAT
 };
+/* The parts of AGG_PART_MAIN and AGG_PART_ALL: profile.h's enum pf_cat
+ * (compute, mpi, io, openmp_wait, off_cpu), its MPI kinds (collective,
+ * point_to_point, wait, other, init_finalize), then wall and task-clock
+ * time. */
+#define AGG_PART_KINDS 5  /* first MPI kind: 5 */
+#define AGG_PART_WALL 10
+#define AGG_PART_CPU 11
+#define AGG_NPARTS 12
 #define AGG_NONE UINT32_MAX /* no region (process) or no event */
 
 struct agg_cell {

@@ -314,7 +314,9 @@ static int mpi__start_fn(void *arg)
 	t2 = mpi__now();
 	c2 = mpi__cpu();
 	agg_jobdoc__summarise(&m->s, doc, m->rank, NULL, mpi__tree, &m->trees);
-	m->entry = agg_jobdoc__entry(doc, m->rank, NULL);
+	/* its entry, as the summary holds it (made once) */
+	m->entry = m->s.nent == 1 ? agg_xstrdup(m->s.etext[0]) :
+				    agg_jobdoc__entry(doc, m->rank, NULL);
 	dr_doc__free(doc);
 	hs_log(HS_LOG_DEBUG,
 	       "MPI_Finalize: rank %d: rendered %.1f ms, parsed %.1f ms (checked %.1f ms), "

@@ -137,9 +137,22 @@ static const struct agg_section wrap_section = {
 	.head = agg_wrap__head,
 };
 
+/* In a flush or the MPI snapshot (partial: other threads run): the
+ * counters and bytes as they are, the status only from them (no lookup of
+ * the definition, which spec__status records). */
+static const char *spec__status_now(const struct wrap_spec *s)
+{
+	if (s->state == WS_REFUSED)
+		return s->status;
+	return __atomic_load_n(&s->slots, __ATOMIC_RELAXED) ||
+			       __atomic_load_n(&s->dlsym, __ATOMIC_RELAXED) ?
+		       "wrapped" :
+		       NULL;
+}
+
 static void wrap__result(struct agg_process *p, bool partial)
 {
-	if (partial || !hs_wrap.n)
+	if (!hs_wrap.n)
 		return;
 	if (!hs_wrap.out) {
 		hs_wrap.out = calloc((size_t)hs_wrap.n, sizeof(*hs_wrap.out));
@@ -150,13 +163,13 @@ static void wrap__result(struct agg_process *p, bool partial)
 		struct wrap_spec *s = &hs_wrap.spec[i];
 		struct agg_wrap_spec *o = &hs_wrap.out[i];
 
-		o->status = spec__status(s);
+		o->status = partial ? spec__status_now(s) : spec__status(s);
 		o->name = s->name;
 		o->object = s->object;
 		o->set = s->set;
 		o->signature = s->has_sig ? s->sig.text : NULL;
-		o->reason = !strcmp(o->status, "wrapped") ? NULL : s->reason;
-		o->definition = s->defobj[0] ? s->defobj : NULL;
+		o->reason = !o->status || !strcmp(o->status, "wrapped") ? NULL : s->reason;
+		o->definition = !partial && s->defobj[0] ? s->defobj : NULL;
 		o->path = s->state == WS_REFUSED    ? NULL :
 			  s->path == WRAP_REGISTERS ? "registers" :
 			  s->path == WRAP_DIRECT    ? "closure" :
