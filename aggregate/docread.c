@@ -353,6 +353,23 @@ void dr_doc__rank(const struct dr_doc *d, size_t k, struct dr_rank *out)
 						   (long long)arr_len(get(d->root, "threads")));
 }
 
+/* A statistic object of a job document ({"n", "sum", ...}). */
+bool dr__stat(json_object *o, struct dr_stat *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->min_at = out->max_at = -1;
+	if (!obj(o) || !num(get(o, "sum"), &out->sum))
+		return false;
+	num(get(o, "n"), &out->n);
+	num(get(o, "mean"), &out->mean);
+	num(get(o, "min"), &out->min);
+	num(get(o, "max"), &out->max);
+	num(get(o, "sd"), &out->sd);
+	out->min_at = (int)get_int(get(o, "min_at"), "rank", -1);
+	out->max_at = (int)get_int(get(o, "max_at"), "rank", -1);
+	return true;
+}
+
 /* The object of a part (with kind: under mpi_by_kind) in a parts object. */
 static json_object *part_of(json_object *parts, const char *part, const char *kind)
 {

@@ -44,23 +44,6 @@ bool dr_region__stat(const struct dr_region *r, enum dr_stat_of what, enum dr_ke
 	return dr__stat(o, out);
 }
 
-/* A statistic object of a job document ({"n", "sum", ...}). */
-bool dr__stat(json_object *o, struct dr_stat *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->min_at = out->max_at = -1;
-	if (!obj(o) || !num(get(o, "sum"), &out->sum))
-		return false;
-	num(get(o, "n"), &out->n);
-	num(get(o, "mean"), &out->mean);
-	num(get(o, "min"), &out->min);
-	num(get(o, "max"), &out->max);
-	num(get(o, "sd"), &out->sd);
-	out->min_at = (int)get_int(get(o, "min_at"), "rank", -1);
-	out->max_at = (int)get_int(get(o, "max_at"), "rank", -1);
-	return true;
-}
-
 const struct dr_region *dr_doc__region_named(const struct dr_doc *d, const char *name)
 {
 	/* the index is a cache: not part of what the document says */
