@@ -427,6 +427,67 @@ static double value_err(const struct dr_value *x)
 	return x->mux && x->se >= 0 ? x->se : 0.0;
 }
 
+/* A rank's OpenMP constructs (its "openmp" part): per construct its
+ * imbalance, waiting share, teams, work and wait; per OpenMP thread (the
+ * first AGG_OMP_THREADS) its share's figures, held by its tid. */
+static void jobdoc__omp_facts(struct agg_jobsum *s, const struct dr_doc *doc,
+			      struct agg_who who)
+{
+	for (size_t i = 0; i < dr_doc__nomp(doc); i++) {
+		const struct dr_omp *c = dr_doc__omp(doc, i);
+		struct dr_omp_construct k;
+		uint32_t r;
+		long at;
+
+		if (!c)
+			continue;
+		dr_omp__get(c, &k);
+		at = k.region ? hs_strtab__lookup(&s->regions, k.region) : -1;
+		if (at < 0) /* not a region of the file */
+			continue;
+		r = (uint32_t)at;
+#define TEAM(f, v) \
+	agg_jobsum__add_cell(s, r, AGG_OMP_EVENT(f, AGG_OMP_TEAM), AGG_OMP, (double)(v), 0, who)
+		if (k.has_imbalance)
+			TEAM(AGG_OMP_IMBALANCE, k.imbalance);
+		if (k.has_wait_share)
+			TEAM(AGG_OMP_WAIT_SHARE, k.wait_share);
+		if (k.teams >= 0)
+			TEAM(AGG_OMP_TEAMS, k.teams);
+		if (k.work_ns >= 0)
+			TEAM(AGG_OMP_WORK, k.work_ns);
+		if (k.wait_ns >= 0)
+			TEAM(AGG_OMP_WAIT, k.wait_ns);
+#undef TEAM
+		for (size_t j = 0; j < dr_omp__nshares(c); j++) {
+			struct dr_omp_share sh;
+			struct agg_who tw = who;
+
+			dr_omp__share(c, j, &sh);
+			if (sh.omp_thread < 0 || sh.omp_thread >= AGG_OMP_THREADS)
+				continue;
+			tw.tid = sh.tid;
+			{
+				const long long f[AGG_OMP_NTHREAD_FIELDS] = {
+					[AGG_OMP_CALLS] = sh.calls,
+					[AGG_OMP_WORK] = sh.work_ns,
+					[AGG_OMP_WAIT] = sh.wait_ns,
+					[AGG_OMP_BARRIER] = sh.barrier_ns,
+					[AGG_OMP_CRIT_WAIT] = sh.critical_wait_ns,
+					[AGG_OMP_TASKWAIT] = sh.taskwait_ns,
+					[AGG_OMP_TASK] = sh.task_ns,
+					[AGG_OMP_CHUNKS] = sh.chunks,
+					[AGG_OMP_ITERATIONS] = sh.iterations,
+				};
+
+				for (int x = 0; x < AGG_OMP_NTHREAD_FIELDS; x++)
+					agg_jobsum__add_cell(s, r, AGG_OMP_EVENT(x, sh.omp_thread),
+							     AGG_OMP, (double)f[x], 0, tw);
+			}
+		}
+	}
+}
+
 /* A time's parts into the cells of what (AGG_PART_MAIN, _ALL). */
 static void parts__add(struct agg_jobsum *s, enum agg_what what, const struct pf_times *x,
 		       bool cpu_known, struct agg_who who)
@@ -534,6 +595,7 @@ int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int ra
 				}
 		}
 	}
+	jobdoc__omp_facts(s, doc, who);
 	jobdoc_drill__facts(s, doc, rank, who, tree, tree_ctx);
 	if (s->oom)
 		agg_oom();
@@ -704,6 +766,130 @@ static json_object *parts_stats(const struct agg_jobsum *s, enum agg_what what)
 	json_object_object_add(o, "mpi_by_kind", k);
 	json_object_object_add(o, "wall", stat_json(s, cell(s, AGG_NONE, AGG_PART_WALL, what)));
 	json_object_object_add(o, "cpu", stat_json(s, cell(s, AGG_NONE, AGG_PART_CPU, what)));
+	return o;
+}
+
+/* An OpenMP statistic over the ranks (no quantiles: a thread's figures
+ * are many), its holders with their tid when threads hold it. */
+static json_object *omp_stat(const struct agg_jobsum *s, const struct agg_cell *c, bool tid)
+{
+	json_object *o;
+
+	if (!c || !c->s.n)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "n", json_object_new_int((int)c->s.n));
+	json_object_object_add(o, "sum", num(c->s.sum));
+	json_object_object_add(o, "mean", agg_json__dbl(agg_rstat__mean(&c->s)));
+	json_object_object_add(o, "min", num(c->s.min));
+	json_object_object_add(o, "max", num(c->s.max));
+	json_object_object_add(o, "sd", agg_json__dbl(agg_rstat__sd(&c->s)));
+	json_object_object_add(o, "min_at", who_json(s, &c->s.min_at, tid));
+	json_object_object_add(o, "max_at", who_json(s, &c->s.max_at, tid));
+	return o;
+}
+
+static const struct agg_cell *omp_cell(const struct agg_jobsum *s, uint32_t r, int field, int t)
+{
+	return agg_jobsum__cell(s, r, AGG_OMP_EVENT(field, t), AGG_OMP);
+}
+
+/* A construct of the ranks' "openmp" parts, NULL when region r is none:
+ * per OpenMP thread the statistics over the ranks of its share's figures;
+ * the job's imbalance, waiting share and slowest thread over every
+ * rank's threads; each rank's imbalance and waiting share over the ranks. */
+static json_object *omp_construct(const struct agg_jobsum *s, uint32_t r)
+{
+	static const char *const key[AGG_OMP_NTHREAD_FIELDS] = {
+		[AGG_OMP_CALLS] = "calls",	 [AGG_OMP_WORK] = "work_ns",
+		[AGG_OMP_WAIT] = "wait_ns",	 [AGG_OMP_BARRIER] = "barrier_ns",
+		[AGG_OMP_CRIT_WAIT] = "critical_wait_ns", [AGG_OMP_TASKWAIT] = "taskwait_ns",
+		[AGG_OMP_TASK] = "task_ns",	 [AGG_OMP_CHUNKS] = "chunks",
+		[AGG_OMP_ITERATIONS] = "iterations",
+	};
+	json_object *o, *arr;
+	const struct agg_cell *slow = NULL, *c;
+	double work = 0, wait = 0, pairs = 0;
+	int threads = 0, slow_t = -1;
+
+	for (int t = 0; t < AGG_OMP_THREADS; t++)
+		if (omp_cell(s, r, AGG_OMP_CALLS, t))
+			threads = t + 1;
+	if (!threads)
+		return NULL;
+	o = json_object_new_object();
+	arr = json_object_new_array();
+	json_object_object_add(o, "region", json_object_new_string(s->regions.name[r]));
+	c = omp_cell(s, r, AGG_OMP_CALLS, 0);
+	for (int t = 0; t < threads; t++) {
+		json_object *x;
+
+		if (!(c = omp_cell(s, r, AGG_OMP_CALLS, t)))
+			continue;
+		x = json_object_new_object();
+		json_object_object_add(x, "omp_thread", json_object_new_int(t));
+		json_object_object_add(x, "tid", NULL); /* one per rank: the holders' */
+		for (int f = 0; f < AGG_OMP_NTHREAD_FIELDS; f++)
+			json_object_object_add(x, key[f], omp_stat(s, omp_cell(s, r, f, t), true));
+		json_object_array_add(arr, x);
+		if ((c = omp_cell(s, r, AGG_OMP_WORK, t))) {
+			work += c->s.sum;
+			pairs += (double)c->s.n;
+			if (!slow || c->s.max > slow->s.max) {
+				slow = c;
+				slow_t = t;
+			}
+		}
+		if ((c = omp_cell(s, r, AGG_OMP_WAIT, t)))
+			wait += c->s.sum;
+	}
+	c = omp_cell(s, r, AGG_OMP_TEAMS, AGG_OMP_TEAM);
+	json_object_object_add(o, "ranks", json_object_new_int(c ? (int)c->s.n : 0));
+	json_object_object_add(o, "teams", c ? num(c->s.sum) : NULL);
+	json_object_object_add(o, "threads", json_object_new_int(threads));
+	json_object_object_add(o, "work_ns", num(work));
+	json_object_object_add(o, "wait_ns", num(wait));
+	/* over every rank's threads, as a rank file's over its own */
+	json_object_object_add(o, "imbalance",
+			       slow && work > 0 ?
+				       agg_json__dbl((slow->s.max - work / pairs) / (work / pairs)) :
+				       NULL);
+	json_object_object_add(o, "wait_share",
+			       work + wait > 0 ? agg_json__dbl(wait / (work + wait)) : NULL);
+	json_object_object_add(o, "slowest_omp_thread",
+			       slow ? json_object_new_int(slow_t) : NULL);
+	json_object_object_add(o, "slowest_tid",
+			       slow ? json_object_new_int64(slow->s.max_at.tid) : NULL);
+	json_object_object_add(o, "slowest_rank",
+			       slow ? json_object_new_int(slow->s.max_at.rank) : NULL);
+	json_object_object_add(o, "rank_imbalance",
+			       omp_stat(s, omp_cell(s, r, AGG_OMP_IMBALANCE, AGG_OMP_TEAM), false));
+	json_object_object_add(o, "rank_wait_share",
+			       omp_stat(s, omp_cell(s, r, AGG_OMP_WAIT_SHARE, AGG_OMP_TEAM), false));
+	json_object_object_add(o, "per_thread", arr);
+	return o;
+}
+
+/* {"constructs": [...]} of the ranks' OpenMP parts, NULL when none. */
+static json_object *omp_json(const struct agg_jobsum *s)
+{
+	json_object *arr = NULL, *o;
+
+	for (uint32_t r = 0; r < s->regions.n; r++) {
+		json_object *c = omp_construct(s, r);
+
+		if (!c)
+			continue;
+		if (!arr)
+			arr = json_object_new_array();
+		json_object_array_add(arr, c);
+	}
+	if (!arr)
+		return NULL;
+	o = json_object_new_object();
+	/* the ranks' runtimes are not summarised: recorded, as constructs came */
+	json_object_object_add(o, "recorded", json_object_new_boolean(true));
+	json_object_object_add(o, "constructs", arr);
 	return o;
 }
 
@@ -899,6 +1085,8 @@ static json_object *jobdoc__head(const struct agg_jobsum *s, json_object *ignore
 			json_object_object_add(o, "threads", parts_stats(s, AGG_PART_ALL));
 			json_object_object_add(doc, "time_ns", o);
 		}
+		if ((t = omp_json(s)))
+			json_object_object_add(doc, "openmp", t);
 	}
 	return doc;
 }

@@ -91,7 +91,7 @@ int agg_jobsum__add_cell(struct agg_jobsum *s, uint32_t region, uint32_t event,
 {
 	struct agg_cell *c = cell__get(s, region, event, what);
 	/* quantiles only where the document shows a median */
-	bool noq = what == AGG_THREAD || what == AGG_PRESENT ||
+	bool noq = what == AGG_THREAD || what == AGG_PRESENT || what == AGG_OMP ||
 		   (what >= AGG_DRILL_TOT && what <= AGG_DRILL_WHY_EX);
 
 	if (!c || (noq ? agg_rstat__add_noq(&c->s, v, err, who) : agg_rstat__add(&c->s, v, err, who))) {
@@ -197,7 +197,8 @@ static bool what__drill(uint32_t what)
 /* A cell whose event is a raw index, not one of the events table's. */
 static bool what__raw(uint32_t what)
 {
-	return what__drill(what) || what == AGG_PART_MAIN || what == AGG_PART_ALL;
+	return what__drill(what) || what == AGG_PART_MAIN || what == AGG_PART_ALL ||
+	       what == AGG_OMP;
 }
 
 /* ---- ranks[] and the drill-down ------------------------------------------------ */
