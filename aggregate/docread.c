@@ -358,6 +358,7 @@ bool dr__stat(json_object *o, struct dr_stat *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->min_at = out->max_at = -1;
+	out->min_tid = out->max_tid = -1;
 	if (!obj(o) || !num(get(o, "sum"), &out->sum))
 		return false;
 	num(get(o, "n"), &out->n);
@@ -367,6 +368,8 @@ bool dr__stat(json_object *o, struct dr_stat *out)
 	num(get(o, "sd"), &out->sd);
 	out->min_at = (int)get_int(get(o, "min_at"), "rank", -1);
 	out->max_at = (int)get_int(get(o, "max_at"), "rank", -1);
+	out->min_tid = get_int(get(o, "min_at"), "tid", -1);
+	out->max_tid = get_int(get(o, "max_at"), "tid", -1);
 	return true;
 }
 

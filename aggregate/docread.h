@@ -278,6 +278,7 @@ const char *dr_region__event(const struct dr_region *r, enum dr_key which, size_
 struct dr_stat {
 	double n, sum, mean, min, max, sd;
 	int min_at, max_at;
+	long long min_tid, max_tid; /* a thread's statistic: the holders' tids, else -1 */
 };
 enum dr_stat_of { DR_STAT_CALLS, DR_STAT_WALL, DR_STAT_VALUE, DR_STAT_BYTES };
 bool dr_region__stat(const struct dr_region *r, enum dr_stat_of what, enum dr_key which,
@@ -344,6 +345,10 @@ struct dr_omp_share {
 };
 size_t dr_omp__nshares(const struct dr_omp *c);
 void dr_omp__share(const struct dr_omp *c, size_t k, struct dr_omp_share *out);
+/* A job document's statistic over the ranks of a thread's figure key
+ * ("calls", "work_ns", ..., "wait_share"); false when absent (a process
+ * result's shares are numbers). */
+bool dr_omp__share_stat(const struct dr_omp *c, size_t k, const char *key, struct dr_stat *out);
 
 /* ---- the output of `hpcshim drilldown --json` ------------------------------ */
 

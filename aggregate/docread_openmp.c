@@ -74,6 +74,11 @@ static long long share__num(json_object *o, const char *key)
 							   get_int(o, key, 0);
 }
 
+bool dr_omp__share_stat(const struct dr_omp *c, size_t k, const char *key, struct dr_stat *out)
+{
+	return dr__stat(get(arr_at(get(J(c), "per_thread"), k), key), out);
+}
+
 void dr_omp__share(const struct dr_omp *c, size_t k, struct dr_omp_share *out)
 {
 	json_object *o = arr_at(get(J(c), "per_thread"), k);

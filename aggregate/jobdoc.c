@@ -480,9 +480,18 @@ static void jobdoc__omp_facts(struct agg_jobsum *s, const struct dr_doc *doc,
 					[AGG_OMP_ITERATIONS] = sh.iterations,
 				};
 
-				for (int x = 0; x < AGG_OMP_NTHREAD_FIELDS; x++)
+				for (int x = 0; x < AGG_OMP_WAIT_SHARE_T; x++)
 					agg_jobsum__add_cell(s, r, AGG_OMP_EVENT(x, sh.omp_thread),
 							     AGG_OMP, (double)f[x], 0, tw);
+			}
+			/* its waiting share, as the profile's finding weighs it:
+			 * shares of less than 1 ms say nothing */
+			if (sh.work_ns + sh.wait_ns >= 1000000) {
+				double all = (double)(sh.work_ns + sh.wait_ns);
+
+				agg_jobsum__add_cell(s, r,
+						     AGG_OMP_EVENT(AGG_OMP_WAIT_SHARE_T, sh.omp_thread),
+						     AGG_OMP, (double)sh.wait_ns / all, 0, tw);
 			}
 		}
 	}
@@ -805,7 +814,7 @@ static json_object *omp_construct(const struct agg_jobsum *s, uint32_t r)
 		[AGG_OMP_WAIT] = "wait_ns",	 [AGG_OMP_BARRIER] = "barrier_ns",
 		[AGG_OMP_CRIT_WAIT] = "critical_wait_ns", [AGG_OMP_TASKWAIT] = "taskwait_ns",
 		[AGG_OMP_TASK] = "task_ns",	 [AGG_OMP_CHUNKS] = "chunks",
-		[AGG_OMP_ITERATIONS] = "iterations",
+		[AGG_OMP_ITERATIONS] = "iterations", [AGG_OMP_WAIT_SHARE_T] = "wait_share",
 	};
 	json_object *o, *arr;
 	const struct agg_cell *slow = NULL, *c;

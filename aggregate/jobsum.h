@@ -84,6 +84,7 @@ enum agg_omp_field {
 	AGG_OMP_TASK,
 	AGG_OMP_CHUNKS,
 	AGG_OMP_ITERATIONS,
+	AGG_OMP_WAIT_SHARE_T, /* wait / (work + wait), a share of at least 1 ms */
 	AGG_OMP_NTHREAD_FIELDS,
 	/* a rank's: its imbalance and waiting share of the construct */
 	AGG_OMP_IMBALANCE = AGG_OMP_NTHREAD_FIELDS,

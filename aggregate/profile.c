@@ -375,6 +375,41 @@ static void rank__parts(const struct dr_doc *d, size_t k, struct pf_times *x)
 				    0;
 }
 
+/* The thread that waited the largest share of a construct, from a job
+ * document's OpenMP summaries: per construct and OpenMP thread the
+ * largest waiting share over the ranks (shares of 1 ms and more, as
+ * omp__worst weighs them) and its (rank, tid). */
+static void job__omp_worst(struct pf_profile *p, const struct dr_doc *d)
+{
+	for (size_t i = 0; i < dr_doc__nomp(d); i++) {
+		const struct dr_omp *c = dr_doc__omp(d, i);
+		struct dr_omp_construct k;
+
+		if (!c)
+			continue;
+		dr_omp__get(c, &k);
+		for (size_t j = 0; j < dr_omp__nshares(c); j++) {
+			struct dr_omp_share s;
+			struct dr_stat w;
+
+			if (!dr_omp__share_stat(c, j, "wait_share", &w) || w.n <= 0)
+				continue;
+			if (p->omp.has && w.max <= p->omp.share)
+				continue;
+			dr_omp__share(c, j, &s);
+			free(p->omp.region);
+			p->omp = (struct pf_omp_worst){
+				.has = true,
+				.region = strdup(k.region ? k.region : "?"),
+				.rank = w.max_at,
+				.tid = w.max_tid,
+				.omp = s.omp_thread,
+				.share = w.max,
+			};
+		}
+	}
+}
+
 /* From a job document carrying the ranks' parts: the rank files' figures
  * for the job, every listed rank's main thread and the functions. */
 static int job__build_parts(struct pf_profile *p, const struct dr_doc *d)
@@ -424,6 +459,7 @@ static int job__build_parts(struct pf_profile *p, const struct dr_doc *d)
 	for (size_t i = 0; i < p->nfuncs; i++)
 		if (p->funcs[i].kind != PF_IO_CALL)
 			p->nmpi++;
+	job__omp_worst(p, d);
 	return 0;
 }
 

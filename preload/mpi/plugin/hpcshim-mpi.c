@@ -317,6 +317,17 @@ static int tree(const struct hs_mpi_ops *ops, int good, int *rounds, char *why, 
 	return good;
 }
 
+/* A small message to the children heard from (a child that went away
+ * falls back by its own deadline). */
+static void to_kids(const int *v, int n, int tag)
+{
+	for (int i = 0; i < nkids; i++) {
+		int keep;
+
+		send_msg(v, (uint64_t)n * sizeof(int), kids[i], tag, now_ns() + wait_ns, &keep);
+	}
+}
+
 /* A small message down the tree: from the parent (by the deadline), then
  * to the children heard from.  1, or 0/-1 when it did not come. */
 static int down(int *v, int n, int tag, uint64_t dl)
@@ -336,12 +347,7 @@ static int down(int *v, int n, int tag, uint64_t dl)
 		if (rc != 1)
 			return rc;
 	}
-	for (int i = 0; i < nkids; i++) {
-		int keep;
-
-		/* a child that went away falls back by its own deadline */
-		send_msg(v, (uint64_t)n * sizeof(int), kids[i], tag, now_ns() + wait_ns, &keep);
-	}
+	to_kids(v, n, tag);
 	return 1;
 }
 
@@ -421,8 +427,12 @@ static int reduce(const struct hs_mpi_ops *ops, uint64_t wait, int *rank, int *s
 		MPI_Irecv(&gaveup_buf, 1, MPI_INT, me - (me & -me), TAG_GAVEUP, comm, &gaveup);
 	good = ops->start(ops->ctx, me, np) == 0;
 	good = tree(ops, good, rounds, why, whylen);
-	if (good < 0)
+	if (good < 0) {
+		/* this subtree is not in the document: its ranks told now, not
+		 * at their deadlines */
+		to_kids(list, 2 + HS_MPI_NAMED_MAX, TAG_NAMED);
 		return -1;
+	}
 	/* rank 0's verdict and the ranks it names, down the tree */
 	if (me == 0) {
 		int n = good ? ops->named(ops->ctx, list + 2, HS_MPI_NAMED_MAX) : 0;
