@@ -392,12 +392,14 @@ bool dr_doc__job_stat(const struct dr_doc *d, const char *key, struct dr_stat *o
 	return dr__stat(d->kind == DR_JOB ? get(d->root, key) : NULL, out);
 }
 
-double dr_doc__rank_part(const struct dr_doc *d, size_t k, const char *part, const char *kind)
+double dr_doc__rank_part(const struct dr_doc *d, size_t k, bool threads, const char *part,
+			 const char *kind)
 {
 	json_object *p = d->kind == DR_JOB ? arr_at(get(d->root, "ranks"), k) : NULL;
 	double v;
 
-	return num(part_of(get(p, "time_ns"), part, kind), &v) ? v : -1;
+	return num(part_of(get(p, threads ? "threads_time_ns" : "time_ns"), part, kind), &v) ? v :
+												-1;
 }
 
 bool dr_doc__rank_value(const struct dr_doc *d, size_t k, const char *ev,

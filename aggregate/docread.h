@@ -178,9 +178,11 @@ bool dr_doc__job_part(const struct dr_doc *d, bool threads, const char *part, co
 /* A job document's statistic of the ranks at its top: "peak_rss_bytes",
  * "wall_ns".  False when absent. */
 bool dr_doc__job_stat(const struct dr_doc *d, const char *key, struct dr_stat *out);
-/* Rank k's main thread's part of time, as dr_doc__job_part names them
- * (a job's ranks[] entry, -1 when absent; a process result: none). */
-double dr_doc__rank_part(const struct dr_doc *d, size_t k, const char *part, const char *kind);
+/* Rank k's main thread's part of time (threads false) or its threads'
+ * summed, as dr_doc__job_part names them (a job's ranks[] entry, -1 when
+ * absent; a process result: none). */
+double dr_doc__rank_part(const struct dr_doc *d, size_t k, bool threads, const char *part,
+			 const char *kind);
 
 /* presets: the CPU model, the sets (kind, name, status, reason) and each
  * set's metrics: formula text and the set's alias for a formula

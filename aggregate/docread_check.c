@@ -412,6 +412,7 @@ enum dr_bad dr__check_deep(const struct dr_doc *d, char *why, size_t len)
 			ck_rank(&c, arr_at(ranks, i), p);
 			ck_values(&c, arr_at(ranks, i), p, "totals");
 			ck_get(&c, arr_at(ranks, i), p, "time_ns", T_OBJ);
+			ck_get(&c, arr_at(ranks, i), p, "threads_time_ns", T_OBJ);
 		}
 		return c.bad ? DR_LAYOUT : DR_OK;
 	}

@@ -414,8 +414,11 @@ static char *entry__text(const struct dr_doc *doc, int rank, const char *file,
 			       json_object_get(dr_doc__as_written(doc, DR_WRITTEN_TOTALS)));
 	if (rk.peak_rss >= 0)
 		json_object_object_add(o, "peak_rss_bytes", num(rk.peak_rss));
-	if (pf)
+	if (pf) {
 		json_object_object_add(o, "time_ns", parts_json(&pf->ranks[0].main, pf->cpu_known));
+		json_object_object_add(o, "threads_time_ns",
+				       parts_json(&pf->ranks[0].all, pf->cpu_known));
+	}
 	text = agg_xstrdup(json_object_to_json_string_ext(
 		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);

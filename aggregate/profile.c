@@ -358,21 +358,21 @@ static bool job__parts(const struct dr_doc *d, bool threads, struct pf_times *x)
 	return true;
 }
 
-/* A rank's main thread's parts from its entry of a job document. */
-static void rank__parts(const struct dr_doc *d, size_t k, struct pf_times *x)
+/* A rank's main thread's parts (threads false) or its threads' summed,
+ * from its entry of a job document. */
+static void rank__parts(const struct dr_doc *d, size_t k, bool th, struct pf_times *x)
 {
 	double v;
 
 	memset(x, 0, sizeof(*x));
-	x->wall = (v = dr_doc__rank_part(d, k, "wall", NULL)) > 0 ? v : 0;
-	x->cpu = dr_doc__rank_part(d, k, "cpu", NULL);
+	x->wall = (v = dr_doc__rank_part(d, k, th, "wall", NULL)) > 0 ? v : 0;
+	x->cpu = dr_doc__rank_part(d, k, th, "cpu", NULL);
 	for (int c = 0; c < PF_NCAT; c++)
-		x->t[c] = (v = dr_doc__rank_part(d, k, pf_cat_name[c], NULL)) > 0 ? v : 0;
-	for (int m = 0; m < PF_NMPI; m++)
-		x->mpi[m] = (v = dr_doc__rank_part(d, k, NULL, pf_kind_name[PF_MPI_COLLECTIVE + m])) >
-				    0 ?
-				    v :
-				    0;
+		x->t[c] = (v = dr_doc__rank_part(d, k, th, pf_cat_name[c], NULL)) > 0 ? v : 0;
+	for (int m = 0; m < PF_NMPI; m++) {
+		v = dr_doc__rank_part(d, k, th, NULL, pf_kind_name[PF_MPI_COLLECTIVE + m]);
+		x->mpi[m] = v > 0 ? v : 0;
+	}
 }
 
 /* The thread that waited the largest share of a construct, from a job
@@ -424,8 +424,8 @@ static int job__build_parts(struct pf_profile *p, const struct dr_doc *d)
 	p->cpu_known = p->job.cpu >= 0 && p->threads.cpu >= 0;
 	nr = dr_doc__job_part(d, false, "wall", NULL, &st) ? (size_t)st.n : p->nranks;
 	for (size_t k = 0; k < p->nranks; k++) {
-		rank__parts(d, k, &p->ranks[k].main);
-		p->ranks[k].all = p->ranks[k].main;
+		rank__parts(d, k, false, &p->ranks[k].main);
+		rank__parts(d, k, true, &p->ranks[k].all);
 	}
 	for (size_t i = 0; i < dr_doc__nregions(d); i++) {
 		const struct dr_region *g = dr_doc__region(d, i);

@@ -95,8 +95,8 @@ static void print_json(const struct pf_profile *p, char (*fs)[PF_LINE], size_t n
 		json_object_object_add(o, "process_wall_ns",
 				       k->wall >= 0 ? json_object_new_int64((long long)k->wall) : NULL);
 		json_object_object_add(o, "threads_time_ns",
-				       p->from_job ? NULL : times__json(&k->all, false));
-		/* a job document lists no rank's threads */
+				       p->from_job && !p->job_parts ? NULL :
+								      times__json(&k->all, false));
 		json_object_object_add(o, "peak_rss_bytes",
 				       k->peak_rss >= 0 ? json_object_new_int64((long long)k->peak_rss) :
 							  NULL);

@@ -99,16 +99,18 @@ def same_as_files(what, pr, jp, snapshot):
         f = ranks.get(r["rank"])
         if not f or r["time_ns"] is None or r["peak_rss_bytes"] is None:
             bad.append((r["rank"], "missing"))
-        elif not snapshot and (r["time_ns"], r["wall_ns"], r["peak_rss_bytes"]) != \
-                (f["time_ns"], f["wall_ns"], f["peak_rss_bytes"]):
-            bad.append((r["rank"], r["time_ns"], f["time_ns"]))
+        elif not snapshot and (r["time_ns"], r["threads_time_ns"], r["wall_ns"],
+                               r["peak_rss_bytes"]) != \
+                (f["time_ns"], f["threads_time_ns"], f["wall_ns"], f["peak_rss_bytes"]):
+            bad.append((r["rank"], r["time_ns"], f["time_ns"], r["threads_time_ns"],
+                        f["threads_time_ns"]))
         elif snapshot and not (r["wall_ns"] <= f["wall_ns"]
                                and r["peak_rss_bytes"] <= f["peak_rss_bytes"]
                                and parts_add_up(what, r["wall_ns"], r["time_ns"])):
             bad.append((r["rank"], r["wall_ns"], f["wall_ns"], r["peak_rss_bytes"],
                         f["peak_rss_bytes"]))
-    t.ok(len(jp["ranks"]) == NP and not bad, "%s: each rank's main-thread parts and peak "
-         "memory%s" % (what, " (at MPI_Finalize: not above the files')" if snapshot
+    t.ok(len(jp["ranks"]) == NP and not bad, "%s: each rank's main-thread and threads' parts "
+         "and peak memory%s" % (what, " (at MPI_Finalize: not above the files')" if snapshot
                        else ", those of its file"), bad)
     keys = ("wall_ns", "time_ns", "share", "threads_time_ns", "cpu_known")
     if snapshot:
