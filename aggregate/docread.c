@@ -353,6 +353,55 @@ void dr_doc__rank(const struct dr_doc *d, size_t k, struct dr_rank *out)
 						   (long long)arr_len(get(d->root, "threads")));
 }
 
+/* A statistic object of a job document ({"n", "sum", ...}). */
+bool dr__stat(json_object *o, struct dr_stat *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->min_at = out->max_at = -1;
+	out->min_tid = out->max_tid = -1;
+	if (!obj(o) || !num(get(o, "sum"), &out->sum))
+		return false;
+	num(get(o, "n"), &out->n);
+	num(get(o, "mean"), &out->mean);
+	num(get(o, "min"), &out->min);
+	num(get(o, "max"), &out->max);
+	num(get(o, "sd"), &out->sd);
+	out->min_at = (int)get_int(get(o, "min_at"), "rank", -1);
+	out->max_at = (int)get_int(get(o, "max_at"), "rank", -1);
+	out->min_tid = get_int(get(o, "min_at"), "tid", -1);
+	out->max_tid = get_int(get(o, "max_at"), "tid", -1);
+	return true;
+}
+
+/* The object of a part (with kind: under mpi_by_kind) in a parts object. */
+static json_object *part_of(json_object *parts, const char *part, const char *kind)
+{
+	return kind ? get(get(parts, "mpi_by_kind"), kind) : get(parts, part);
+}
+
+bool dr_doc__job_part(const struct dr_doc *d, bool threads, const char *part, const char *kind,
+		      struct dr_stat *out)
+{
+	json_object *t = d->kind == DR_JOB ? get(d->root, "time_ns") : NULL;
+
+	return dr__stat(part_of(get(t, threads ? "threads" : "main"), part, kind), out);
+}
+
+bool dr_doc__job_stat(const struct dr_doc *d, const char *key, struct dr_stat *out)
+{
+	return dr__stat(d->kind == DR_JOB ? get(d->root, key) : NULL, out);
+}
+
+double dr_doc__rank_part(const struct dr_doc *d, size_t k, bool threads, const char *part,
+			 const char *kind)
+{
+	json_object *p = d->kind == DR_JOB ? arr_at(get(d->root, "ranks"), k) : NULL;
+	double v;
+
+	return num(part_of(get(p, threads ? "threads_time_ns" : "time_ns"), part, kind), &v) ? v :
+												-1;
+}
+
 bool dr_doc__rank_value(const struct dr_doc *d, size_t k, const char *ev,
 			struct dr_value *out)
 {

@@ -167,6 +167,23 @@ const char *dr_doc__before_start(const struct dr_doc *d);
  * under HPCSHIM_PROFILE), -1 when not recorded. */
 double dr_doc__wrap_bytes(const struct dr_doc *d, const char *name);
 
+/* A job document's parts of time over the ranks (docs/schema.md, "Job
+ * document": time_ns): of the ranks' main threads (threads false) or of
+ * all their threads; part "compute", "mpi", "io", "openmp_wait",
+ * "off_cpu", "wall" or "cpu", or with kind the MPI part of that kind
+ * ("collective", ...).  False when the document has none. */
+struct dr_stat;
+bool dr_doc__job_part(const struct dr_doc *d, bool threads, const char *part, const char *kind,
+		      struct dr_stat *out);
+/* A job document's statistic of the ranks at its top: "peak_rss_bytes",
+ * "wall_ns".  False when absent. */
+bool dr_doc__job_stat(const struct dr_doc *d, const char *key, struct dr_stat *out);
+/* Rank k's main thread's part of time (threads false) or its threads'
+ * summed, as dr_doc__job_part names them (a job's ranks[] entry, -1 when
+ * absent; a process result: none). */
+double dr_doc__rank_part(const struct dr_doc *d, size_t k, bool threads, const char *part,
+			 const char *kind);
+
 /* presets: the CPU model, the sets (kind, name, status, reason) and each
  * set's metrics: formula text and the set's alias for a formula
  * variable. */
@@ -263,8 +280,9 @@ const char *dr_region__event(const struct dr_region *r, enum dr_key which, size_
 struct dr_stat {
 	double n, sum, mean, min, max, sd;
 	int min_at, max_at;
+	long long min_tid, max_tid; /* a thread's statistic: the holders' tids, else -1 */
 };
-enum dr_stat_of { DR_STAT_CALLS, DR_STAT_WALL, DR_STAT_VALUE };
+enum dr_stat_of { DR_STAT_CALLS, DR_STAT_WALL, DR_STAT_VALUE, DR_STAT_BYTES };
 bool dr_region__stat(const struct dr_region *r, enum dr_stat_of what, enum dr_key which,
 		     const char *ev, struct dr_stat *out);
 void dr_region__percall(const struct dr_region *r, struct dr_percall *out);
@@ -330,6 +348,10 @@ struct dr_omp_share {
 };
 size_t dr_omp__nshares(const struct dr_omp *c);
 void dr_omp__share(const struct dr_omp *c, size_t k, struct dr_omp_share *out);
+/* A job document's statistic over the ranks of a thread's figure key
+ * ("calls", "work_ns", ..., "wait_share"); false when absent (a process
+ * result's shares are numbers). */
+bool dr_omp__share_stat(const struct dr_omp *c, size_t k, const char *key, struct dr_stat *out);
 
 /* ---- the output of `hpcshim drilldown --json` ------------------------------ */
 

@@ -245,6 +245,7 @@ static void ck_region(struct ck *c, json_object *g, const char *path)
 	ck_percall(c, g, path, "per_call");
 	ck_percall(c, g, path, "per_call_wall_ns");
 	ck_get(c, g, path, "inclusive_metrics", T_OBJ);
+	ck_get(c, g, path, "bytes", T_OBJ);
 	ck_drill(c, g, path, "inclusive_drilldown");
 	ck_drill(c, g, path, "exclusive_drilldown");
 }
@@ -403,11 +404,15 @@ enum dr_bad dr__check_deep(const struct dr_doc *d, char *why, size_t len)
 	ck_regions(&c, root, "");
 	if (d->kind == DR_JOB) {
 		ck_get(&c, get(root, "job"), "job", "id", T_STR);
+		ck_get(&c, root, "", "peak_rss_bytes", T_OBJ);
+		ck_get(&c, root, "", "time_ns", T_OBJ);
 		ranks = get(root, "ranks");
 		for (size_t i = 0; !c.bad && i < arr_len(ranks); i++) {
 			snprintf(p, sizeof(p), "ranks[%zu]", i);
 			ck_rank(&c, arr_at(ranks, i), p);
 			ck_values(&c, arr_at(ranks, i), p, "totals");
+			ck_get(&c, arr_at(ranks, i), p, "time_ns", T_OBJ);
+			ck_get(&c, arr_at(ranks, i), p, "threads_time_ns", T_OBJ);
 		}
 		return c.bad ? DR_LAYOUT : DR_OK;
 	}

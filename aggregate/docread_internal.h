@@ -97,6 +97,8 @@ bool dr__value(json_object *owner, const char *key, const char *ev, struct dr_va
 const char *dr__key_at(json_object *owner, const char *key, size_t i);
 const char *dr__member_at(json_object *o, size_t k, json_object **val);
 double dr__wall_of(json_object *o); /* its "wall_ns", -1: none */
+struct dr_stat;
+bool dr__stat(json_object *o, struct dr_stat *out); /* a job's statistic object */
 void dr__metric_read(json_object *m, double *v, bool *has);
 /* docread_check.c: the members below the top level, by type. */
 enum dr_bad dr__check_deep(const struct dr_doc *d, char *why, size_t len);

@@ -64,11 +64,26 @@ size_t dr_omp__nshares(const struct dr_omp *c)
 	return arr_len(get(J(c), "per_thread"));
 }
 
+/* A figure of a share: a number, or in a job document the sum over the
+ * ranks of its statistic. */
+static long long share__num(json_object *o, const char *key)
+{
+	json_object *v = get(o, key);
+
+	return json_object_is_type(v, json_type_object) ? get_int(v, "sum", 0) :
+							   get_int(o, key, 0);
+}
+
+bool dr_omp__share_stat(const struct dr_omp *c, size_t k, const char *key, struct dr_stat *out)
+{
+	return dr__stat(get(arr_at(get(J(c), "per_thread"), k), key), out);
+}
+
 void dr_omp__share(const struct dr_omp *c, size_t k, struct dr_omp_share *out)
 {
 	json_object *o = arr_at(get(J(c), "per_thread"), k);
 
-#define F(name) out->name = get_int(o, #name, 0);
+#define F(name) out->name = share__num(o, #name);
 	F(calls) F(work_ns) F(wait_ns) F(last) F(barriers) F(barrier_ns) F(criticals)
 	F(critical_wait_ns) F(critical_held_ns) F(taskwaits) F(taskwait_ns)
 	F(tasks_created) F(tasks_run) F(task_ns) F(singles) F(chunks) F(iterations)

@@ -37,21 +37,11 @@ bool dr_region__stat(const struct dr_region *r, enum dr_stat_of what, enum dr_ke
 		     const char *ev, struct dr_stat *out)
 {
 	json_object *o = what == DR_STAT_CALLS ? get(J(r), "calls") :
+			 what == DR_STAT_BYTES ? get(J(r), "bytes") :
 			 what == DR_STAT_WALL  ? get(get(J(r), "wall_ns"), dr__key_name[which]) :
 						 get(get(J(r), dr__key_name[which]), ev);
 
-	memset(out, 0, sizeof(*out));
-	out->min_at = out->max_at = -1;
-	if (!obj(o) || !num(get(o, "sum"), &out->sum))
-		return false;
-	num(get(o, "n"), &out->n);
-	num(get(o, "mean"), &out->mean);
-	num(get(o, "min"), &out->min);
-	num(get(o, "max"), &out->max);
-	num(get(o, "sd"), &out->sd);
-	out->min_at = (int)get_int(get(o, "min_at"), "rank", -1);
-	out->max_at = (int)get_int(get(o, "max_at"), "rank", -1);
-	return true;
+	return dr__stat(o, out);
 }
 
 const struct dr_region *dr_doc__region_named(const struct dr_doc *d, const char *name)

@@ -45,6 +45,7 @@
 #include "aggregate/jobdoc_internal.h"
 #include "aggregate/jsonutil.h"
 #include "aggregate/oom.h"
+#include "aggregate/profile.h"
 #include "aggregate/result.h"
 #include "common/strtab.h"
 #include "common/sys.h"
@@ -348,8 +349,53 @@ static json_object *num(double v)
 	return agg_json__dbl(v);
 }
 
-/* Its entry of ranks[]: who, where from, and its totals as written. */
+/* The parts of a time (profile.h) by their names, -1 none: the main
+ * thread's, in a rank's entry. */
+static json_object *parts_json(const struct pf_times *x, bool cpu_known)
+{
+	json_object *o = json_object_new_object(), *k = json_object_new_object();
+
+	for (int c = 0; c < PF_NCAT; c++)
+		json_object_object_add(o, pf_cat_name[c], num(x->t[c]));
+	for (int m = 0; m < PF_NMPI; m++)
+		json_object_object_add(k, pf_kind_name[PF_MPI_COLLECTIVE + m], num(x->mpi[m]));
+	json_object_object_add(o, "mpi_by_kind", k);
+	json_object_object_add(o, "wall", num(x->wall));
+	json_object_object_add(o, "cpu", cpu_known && x->cpu >= 0 ? num(x->cpu) : NULL);
+	return o;
+}
+
+/* A rank's profile (profile.h, over its one document): 0, or -1. */
+static int rank__profile(const struct dr_doc *doc, struct pf_profile *pf)
+{
+	const struct dr_doc *one = doc;
+
+	if (pf_profile__build(pf, &one, NULL, 1) || pf->nranks != 1) {
+		pf_profile__free(pf);
+		return -1;
+	}
+	return 0;
+}
+
+static char *entry__text(const struct dr_doc *doc, int rank, const char *file,
+			 const struct pf_profile *pf);
+
+/* Its entry of ranks[]: who, where from, its totals as written, its peak
+ * memory and its main thread's parts of time. */
 char *agg_jobdoc__entry(const struct dr_doc *doc, int rank, const char *file)
+{
+	struct pf_profile pf;
+	char *text;
+
+	if (rank__profile(doc, &pf))
+		return entry__text(doc, rank, file, NULL);
+	text = entry__text(doc, rank, file, &pf);
+	pf_profile__free(&pf);
+	return text;
+}
+
+static char *entry__text(const struct dr_doc *doc, int rank, const char *file,
+			 const struct pf_profile *pf)
 {
 	json_object *o = json_object_new_object();
 	struct dr_rank rk;
@@ -366,6 +412,13 @@ char *agg_jobdoc__entry(const struct dr_doc *doc, int rank, const char *file)
 			       json_object_get(dr_doc__as_written(doc, DR_WRITTEN_WALL)));
 	json_object_object_add(o, "totals",
 			       json_object_get(dr_doc__as_written(doc, DR_WRITTEN_TOTALS)));
+	if (rk.peak_rss >= 0)
+		json_object_object_add(o, "peak_rss_bytes", num(rk.peak_rss));
+	if (pf) {
+		json_object_object_add(o, "time_ns", parts_json(&pf->ranks[0].main, pf->cpu_known));
+		json_object_object_add(o, "threads_time_ns",
+				       parts_json(&pf->ranks[0].all, pf->cpu_known));
+	}
 	text = agg_xstrdup(json_object_to_json_string_ext(
 		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
@@ -377,6 +430,90 @@ static double value_err(const struct dr_value *x)
 	return x->mux && x->se >= 0 ? x->se : 0.0;
 }
 
+/* A rank's OpenMP constructs (its "openmp" part): per construct its
+ * imbalance, waiting share, teams, work and wait; per OpenMP thread (the
+ * first AGG_OMP_THREADS) its share's figures, held by its tid. */
+static void jobdoc__omp_facts(struct agg_jobsum *s, const struct dr_doc *doc,
+			      struct agg_who who)
+{
+	for (size_t i = 0; i < dr_doc__nomp(doc); i++) {
+		const struct dr_omp *c = dr_doc__omp(doc, i);
+		struct dr_omp_construct k;
+		uint32_t r;
+		long at;
+
+		if (!c)
+			continue;
+		dr_omp__get(c, &k);
+		at = k.region ? hs_strtab__lookup(&s->regions, k.region) : -1;
+		if (at < 0) /* not a region of the file */
+			continue;
+		r = (uint32_t)at;
+#define TEAM(f, v) \
+	agg_jobsum__add_cell(s, r, AGG_OMP_EVENT(f, AGG_OMP_TEAM), AGG_OMP, (double)(v), 0, who)
+		if (k.has_imbalance)
+			TEAM(AGG_OMP_IMBALANCE, k.imbalance);
+		if (k.has_wait_share)
+			TEAM(AGG_OMP_WAIT_SHARE, k.wait_share);
+		if (k.teams >= 0)
+			TEAM(AGG_OMP_TEAMS, k.teams);
+		if (k.work_ns >= 0)
+			TEAM(AGG_OMP_WORK, k.work_ns);
+		if (k.wait_ns >= 0)
+			TEAM(AGG_OMP_WAIT, k.wait_ns);
+#undef TEAM
+		for (size_t j = 0; j < dr_omp__nshares(c); j++) {
+			struct dr_omp_share sh;
+			struct agg_who tw = who;
+
+			dr_omp__share(c, j, &sh);
+			if (sh.omp_thread < 0 || sh.omp_thread >= AGG_OMP_THREADS)
+				continue;
+			tw.tid = sh.tid;
+			{
+				const long long f[AGG_OMP_NTHREAD_FIELDS] = {
+					[AGG_OMP_CALLS] = sh.calls,
+					[AGG_OMP_WORK] = sh.work_ns,
+					[AGG_OMP_WAIT] = sh.wait_ns,
+					[AGG_OMP_BARRIER] = sh.barrier_ns,
+					[AGG_OMP_CRIT_WAIT] = sh.critical_wait_ns,
+					[AGG_OMP_TASKWAIT] = sh.taskwait_ns,
+					[AGG_OMP_TASK] = sh.task_ns,
+					[AGG_OMP_CHUNKS] = sh.chunks,
+					[AGG_OMP_ITERATIONS] = sh.iterations,
+				};
+
+				for (int x = 0; x < AGG_OMP_WAIT_SHARE_T; x++)
+					agg_jobsum__add_cell(s, r, AGG_OMP_EVENT(x, sh.omp_thread),
+							     AGG_OMP, (double)f[x], 0, tw);
+			}
+			/* its waiting share, as the profile's finding weighs it:
+			 * shares of less than 1 ms say nothing */
+			if (sh.work_ns + sh.wait_ns >= 1000000) {
+				double all = (double)(sh.work_ns + sh.wait_ns);
+
+				agg_jobsum__add_cell(s, r,
+						     AGG_OMP_EVENT(AGG_OMP_WAIT_SHARE_T, sh.omp_thread),
+						     AGG_OMP, (double)sh.wait_ns / all, 0, tw);
+			}
+		}
+	}
+}
+
+/* A time's parts into the cells of what (AGG_PART_MAIN, _ALL). */
+static void parts__add(struct agg_jobsum *s, enum agg_what what, const struct pf_times *x,
+		       bool cpu_known, struct agg_who who)
+{
+	for (int c = 0; c < PF_NCAT; c++)
+		agg_jobsum__add_cell(s, AGG_NONE, (uint32_t)c, what, x->t[c], 0, who);
+	for (int m = 0; m < PF_NMPI; m++)
+		agg_jobsum__add_cell(s, AGG_NONE, (uint32_t)(AGG_PART_KINDS + m), what, x->mpi[m],
+				     0, who);
+	agg_jobsum__add_cell(s, AGG_NONE, AGG_PART_WALL, what, x->wall, 0, who);
+	if (cpu_known && x->cpu >= 0)
+		agg_jobsum__add_cell(s, AGG_NONE, AGG_PART_CPU, what, x->cpu, 0, who);
+}
+
 int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int rank,
 			  const char *file, agg_jobdoc_tree_fn tree, void *tree_ctx)
 {
@@ -384,6 +521,8 @@ int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int ra
 	struct agg_who who;
 	const char *name;
 	struct dr_value x;
+	struct pf_profile pf;
+	bool has_pf;
 	char *entry;
 
 	dr_doc__rank(doc, 0, &rk);
@@ -396,9 +535,18 @@ int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int ra
 		s->mpi_job = dr_doc__mpi_job(doc) ? agg_xstrdup(dr_doc__mpi_job(doc)) : NULL;
 	}
 	agg_jobsum__add_rank(s, rank, dr_doc__size(doc), rk.complete);
-	entry = agg_jobdoc__entry(doc, rank, file);
+	has_pf = rank__profile(doc, &pf) == 0;
+	entry = entry__text(doc, rank, file, has_pf ? &pf : NULL);
 	agg_jobsum__add_entry(s, rank, entry);
 	free(entry);
+	/* what the profile view needs: memory, the parts of time */
+	if (rk.peak_rss >= 0)
+		agg_jobsum__add_cell(s, AGG_NONE, AGG_NONE, AGG_PEAK_RSS, rk.peak_rss, 0, who);
+	if (has_pf) {
+		parts__add(s, AGG_PART_MAIN, &pf.ranks[0].main, pf.cpu_known, who);
+		parts__add(s, AGG_PART_ALL, &pf.ranks[0].all, pf.cpu_known, who);
+		pf_profile__free(&pf);
+	}
 	for (size_t e = 0; (name = dr_doc__total_event(doc, e)); e++) {
 		uint32_t ev = agg_jobsum__name(s, &s->events, name);
 
@@ -422,6 +570,9 @@ int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int ra
 			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_WALL_IN, v, 0, who);
 		if ((v = dr_region__wall(g, DR_EXCLUSIVE)) >= 0)
 			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_WALL_EX, v, 0, who);
+		/* a wrapped MPI or I/O function's bytes (HPCSHIM_PROFILE) */
+		if (pf__classify(name) != PF_NONE && (v = dr_doc__wrap_bytes(doc, name)) >= 0)
+			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_BYTES, v, 0, who);
 		for (uint32_t e = 0; e < s->events.n; e++) {
 			if (dr_region__value(g, DR_INCLUSIVE, s->events.name[e], &x) && x.has)
 				agg_jobsum__add_cell(s, r, e, AGG_INCL, x.v, value_err(&x), who);
@@ -456,6 +607,7 @@ int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int ra
 				}
 		}
 	}
+	jobdoc__omp_facts(s, doc, who);
 	jobdoc_drill__facts(s, doc, rank, who, tree, tree_ctx);
 	if (s->oom)
 		agg_oom();
@@ -607,6 +759,152 @@ static json_object *roles_json(const struct agg_jobsum *s, uint32_t r)
 	return o;
 }
 
+/* {"compute": stats, ..., "mpi_by_kind": {...}, "wall", "cpu"} over the
+ * ranks of what (AGG_PART_MAIN, _ALL), NULL when no rank has them. */
+static json_object *parts_stats(const struct agg_jobsum *s, enum agg_what what)
+{
+	json_object *o, *k;
+
+	if (!cell(s, AGG_NONE, AGG_PART_WALL, what))
+		return NULL;
+	o = json_object_new_object();
+	k = json_object_new_object();
+	for (int c = 0; c < PF_NCAT; c++)
+		json_object_object_add(o, pf_cat_name[c], stat_json(s, cell(s, AGG_NONE, (uint32_t)c, what)));
+	for (int m = 0; m < PF_NMPI; m++)
+		json_object_object_add(k, pf_kind_name[PF_MPI_COLLECTIVE + m],
+				       stat_json(s, cell(s, AGG_NONE, (uint32_t)(AGG_PART_KINDS + m),
+							 what)));
+	json_object_object_add(o, "mpi_by_kind", k);
+	json_object_object_add(o, "wall", stat_json(s, cell(s, AGG_NONE, AGG_PART_WALL, what)));
+	json_object_object_add(o, "cpu", stat_json(s, cell(s, AGG_NONE, AGG_PART_CPU, what)));
+	return o;
+}
+
+/* An OpenMP statistic over the ranks (no quantiles: a thread's figures
+ * are many), its holders with their tid when threads hold it. */
+static json_object *omp_stat(const struct agg_jobsum *s, const struct agg_cell *c, bool tid)
+{
+	json_object *o;
+
+	if (!c || !c->s.n)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "n", json_object_new_int((int)c->s.n));
+	json_object_object_add(o, "sum", num(c->s.sum));
+	json_object_object_add(o, "mean", agg_json__dbl(agg_rstat__mean(&c->s)));
+	json_object_object_add(o, "min", num(c->s.min));
+	json_object_object_add(o, "max", num(c->s.max));
+	json_object_object_add(o, "sd", agg_json__dbl(agg_rstat__sd(&c->s)));
+	json_object_object_add(o, "min_at", who_json(s, &c->s.min_at, tid));
+	json_object_object_add(o, "max_at", who_json(s, &c->s.max_at, tid));
+	return o;
+}
+
+static const struct agg_cell *omp_cell(const struct agg_jobsum *s, uint32_t r, int field, int t)
+{
+	return agg_jobsum__cell(s, r, AGG_OMP_EVENT(field, t), AGG_OMP);
+}
+
+/* A construct of the ranks' "openmp" parts, NULL when region r is none:
+ * per OpenMP thread the statistics over the ranks of its share's figures;
+ * the job's imbalance, waiting share and slowest thread over every
+ * rank's threads; each rank's imbalance and waiting share over the ranks. */
+static json_object *omp_construct(const struct agg_jobsum *s, uint32_t r)
+{
+	static const char *const key[AGG_OMP_NTHREAD_FIELDS] = {
+		[AGG_OMP_CALLS] = "calls",	 [AGG_OMP_WORK] = "work_ns",
+		[AGG_OMP_WAIT] = "wait_ns",	 [AGG_OMP_BARRIER] = "barrier_ns",
+		[AGG_OMP_CRIT_WAIT] = "critical_wait_ns", [AGG_OMP_TASKWAIT] = "taskwait_ns",
+		[AGG_OMP_TASK] = "task_ns",	 [AGG_OMP_CHUNKS] = "chunks",
+		[AGG_OMP_ITERATIONS] = "iterations", [AGG_OMP_WAIT_SHARE_T] = "wait_share",
+	};
+	json_object *o, *arr;
+	const struct agg_cell *slow = NULL, *c;
+	double work = 0, wait = 0, pairs = 0;
+	int threads = 0, slow_t = -1;
+
+	for (int t = 0; t < AGG_OMP_THREADS; t++)
+		if (omp_cell(s, r, AGG_OMP_CALLS, t))
+			threads = t + 1;
+	if (!threads)
+		return NULL;
+	o = json_object_new_object();
+	arr = json_object_new_array();
+	json_object_object_add(o, "region", json_object_new_string(s->regions.name[r]));
+	c = omp_cell(s, r, AGG_OMP_CALLS, 0);
+	for (int t = 0; t < threads; t++) {
+		json_object *x;
+
+		if (!(c = omp_cell(s, r, AGG_OMP_CALLS, t)))
+			continue;
+		x = json_object_new_object();
+		json_object_object_add(x, "omp_thread", json_object_new_int(t));
+		json_object_object_add(x, "tid", NULL); /* one per rank: the holders' */
+		for (int f = 0; f < AGG_OMP_NTHREAD_FIELDS; f++)
+			json_object_object_add(x, key[f], omp_stat(s, omp_cell(s, r, f, t), true));
+		json_object_array_add(arr, x);
+		if ((c = omp_cell(s, r, AGG_OMP_WORK, t))) {
+			work += c->s.sum;
+			pairs += (double)c->s.n;
+			if (!slow || c->s.max > slow->s.max) {
+				slow = c;
+				slow_t = t;
+			}
+		}
+		if ((c = omp_cell(s, r, AGG_OMP_WAIT, t)))
+			wait += c->s.sum;
+	}
+	c = omp_cell(s, r, AGG_OMP_TEAMS, AGG_OMP_TEAM);
+	json_object_object_add(o, "ranks", json_object_new_int(c ? (int)c->s.n : 0));
+	json_object_object_add(o, "teams", c ? num(c->s.sum) : NULL);
+	json_object_object_add(o, "threads", json_object_new_int(threads));
+	json_object_object_add(o, "work_ns", num(work));
+	json_object_object_add(o, "wait_ns", num(wait));
+	/* over every rank's threads, as a rank file's over its own */
+	json_object_object_add(o, "imbalance",
+			       slow && work > 0 ?
+				       agg_json__dbl((slow->s.max - work / pairs) / (work / pairs)) :
+				       NULL);
+	json_object_object_add(o, "wait_share",
+			       work + wait > 0 ? agg_json__dbl(wait / (work + wait)) : NULL);
+	json_object_object_add(o, "slowest_omp_thread",
+			       slow ? json_object_new_int(slow_t) : NULL);
+	json_object_object_add(o, "slowest_tid",
+			       slow ? json_object_new_int64(slow->s.max_at.tid) : NULL);
+	json_object_object_add(o, "slowest_rank",
+			       slow ? json_object_new_int(slow->s.max_at.rank) : NULL);
+	json_object_object_add(o, "rank_imbalance",
+			       omp_stat(s, omp_cell(s, r, AGG_OMP_IMBALANCE, AGG_OMP_TEAM), false));
+	json_object_object_add(o, "rank_wait_share",
+			       omp_stat(s, omp_cell(s, r, AGG_OMP_WAIT_SHARE, AGG_OMP_TEAM), false));
+	json_object_object_add(o, "per_thread", arr);
+	return o;
+}
+
+/* {"constructs": [...]} of the ranks' OpenMP parts, NULL when none. */
+static json_object *omp_json(const struct agg_jobsum *s)
+{
+	json_object *arr = NULL, *o;
+
+	for (uint32_t r = 0; r < s->regions.n; r++) {
+		json_object *c = omp_construct(s, r);
+
+		if (!c)
+			continue;
+		if (!arr)
+			arr = json_object_new_array();
+		json_object_array_add(arr, c);
+	}
+	if (!arr)
+		return NULL;
+	o = json_object_new_object();
+	/* the ranks' runtimes are not summarised: recorded, as constructs came */
+	json_object_object_add(o, "recorded", json_object_new_boolean(true));
+	json_object_object_add(o, "constructs", arr);
+	return o;
+}
+
 static json_object *region_json(const struct agg_jobsum *s, uint32_t r,
 				const struct jobdrill *d)
 {
@@ -630,6 +928,12 @@ static json_object *region_json(const struct agg_jobsum *s, uint32_t r,
 		json_object_object_add(wall, "exclusive", ex);
 	}
 	json_object_object_add(o, "wall_ns", wall);
+	{
+		json_object *b = stat_json(s, cell(s, r, AGG_NONE, AGG_BYTES));
+
+		if (b) /* a wrapped function's bytes (HPCSHIM_PROFILE) */
+			json_object_object_add(o, "bytes", b);
+	}
 	json_object_object_add(o, "threads", extremes_json(s, r));
 	json_object_object_add(o, "thread_roles", roles_json(s, r));
 	return o;
@@ -779,6 +1083,23 @@ static json_object *jobdoc__head(const struct agg_jobsum *s, json_object *ignore
 	/* The ranks' process wall times: who ran longest, the spread. */
 	json_object_object_add(doc, "wall_ns",
 			       stat_json(s, cell(s, AGG_NONE, AGG_NONE, AGG_WALL_PROC)));
+	/* what the profile view needs: the ranks' memory and parts of time */
+	{
+		json_object *m = stat_json(s, cell(s, AGG_NONE, AGG_NONE, AGG_PEAK_RSS));
+		json_object *t = parts_stats(s, AGG_PART_MAIN);
+
+		if (m)
+			json_object_object_add(doc, "peak_rss_bytes", m);
+		if (t) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "main", t);
+			json_object_object_add(o, "threads", parts_stats(s, AGG_PART_ALL));
+			json_object_object_add(doc, "time_ns", o);
+		}
+		if ((t = omp_json(s)))
+			json_object_object_add(doc, "openmp", t);
+	}
 	return doc;
 }
 

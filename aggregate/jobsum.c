@@ -91,7 +91,7 @@ int agg_jobsum__add_cell(struct agg_jobsum *s, uint32_t region, uint32_t event,
 {
 	struct agg_cell *c = cell__get(s, region, event, what);
 	/* quantiles only where the document shows a median */
-	bool noq = what == AGG_THREAD || what == AGG_PRESENT ||
+	bool noq = what == AGG_THREAD || what == AGG_PRESENT || what == AGG_OMP ||
 		   (what >= AGG_DRILL_TOT && what <= AGG_DRILL_WHY_EX);
 
 	if (!c || (noq ? agg_rstat__add_noq(&c->s, v, err, who) : agg_rstat__add(&c->s, v, err, who))) {
@@ -192,6 +192,13 @@ static bool what__why(uint32_t what)
 static bool what__drill(uint32_t what)
 {
 	return what >= AGG_DRILL_TOT && what <= AGG_DRILL_WHY_EX;
+}
+
+/* A cell whose event is a raw index, not one of the events table's. */
+static bool what__raw(uint32_t what)
+{
+	return what__drill(what) || what == AGG_PART_MAIN || what == AGG_PART_ALL ||
+	       what == AGG_OMP;
 }
 
 /* ---- ranks[] and the drill-down ------------------------------------------------ */
@@ -302,8 +309,10 @@ int agg_jobsum__named(const struct agg_jobsum *s, int *ranks, int max)
 			bool proc = c->region == AGG_NONE &&
 				    (c->what == AGG_TOTAL || c->what == AGG_WALL_PROC);
 
+			/* the profile's cells name no rank: the document names
+			 * the holders of its counts and times, as before them */
 			if ((pass == 0) != proc || what__drill(c->what) || c->what == AGG_PRESENT ||
-			    !c->s.n)
+			    c->what >= AGG_PEAK_RSS || !c->s.n)
 				continue;
 			named__add(ranks, &n, max, c->s.min_at.rank);
 			named__add(ranks, &n, max, c->s.max_at.rank);
@@ -406,7 +415,7 @@ int agg_jobsum__merge(struct agg_jobsum *a, const struct agg_jobsum *b)
 		struct agg_rstat sb = cb->s;
 		struct agg_cell *ca = cell__get(
 			a, cb->region == AGG_NONE ? AGG_NONE : mr[cb->region],
-			cb->event == AGG_NONE || what__drill(cb->what) ? cb->event : me[cb->event],
+			cb->event == AGG_NONE || what__raw(cb->what) ? cb->event : me[cb->event],
 			cb->what);
 
 		sb.min_at = who__map(sb.min_at, mh);
@@ -623,7 +632,7 @@ int agg_jobsum__unpack(struct agg_jobsum *s, struct agg_buf *b)
 
 		if (!agg_buf__get(b, key, sizeof(key)) ||
 		    (key[0] != AGG_NONE && key[0] >= s->regions.n) ||
-		    (key[1] != AGG_NONE && !what__drill(key[2]) && key[1] >= s->events.n) ||
+		    (key[1] != AGG_NONE && !what__raw(key[2]) && key[1] >= s->events.n) ||
 		    key[2] >= AGG_NWHAT ||
 		    agg_jobsum__cell(s, key[0], key[1], key[2]) ||
 		    !(c = cell__get(s, key[0], key[1], key[2])))

@@ -56,8 +56,50 @@ enum agg_what {
 	AGG_ROLE_MAIN,
 	AGG_ROLE_OMP,
 	AGG_ROLE_OTHER,
+	/* what the profile view needs (aggregate/profile.h), per rank: its
+	 * peak resident memory; the parts of its main thread's time and of
+	 * all its threads' (event: AGG_PART_*, a raw index); a wrapped
+	 * function's bytes (region: the function's) */
+	AGG_PEAK_RSS,
+	AGG_PART_MAIN,
+	AGG_PART_ALL,
+	AGG_BYTES,
+	/* an OpenMP construct (region: its region's): per OpenMP thread t a
+	 * figure of its share (event AGG_OMP_EVENT(field, t)), and the
+	 * construct's own per rank (event AGG_OMP_EVENT(field, AGG_OMP_TEAM)) */
+	AGG_OMP,
 	AGG_NWHAT
 };
+#define AGG_OMP_THREADS 256 /* OpenMP threads kept per construct: 0..255 */
+#define AGG_OMP_TEAM AGG_OMP_THREADS /* the construct's figures of a rank */
+#define AGG_OMP_EVENT(field, t) ((uint32_t)(field) * (AGG_OMP_THREADS + 1) + (uint32_t)(t))
+/* A thread's fields (the rank files' per_thread), then a rank's. */
+enum agg_omp_field {
+	AGG_OMP_CALLS,
+	AGG_OMP_WORK,
+	AGG_OMP_WAIT,
+	AGG_OMP_BARRIER,
+	AGG_OMP_CRIT_WAIT,
+	AGG_OMP_TASKWAIT,
+	AGG_OMP_TASK,
+	AGG_OMP_CHUNKS,
+	AGG_OMP_ITERATIONS,
+	AGG_OMP_WAIT_SHARE_T, /* wait / (work + wait), a share of at least 1 ms */
+	AGG_OMP_NTHREAD_FIELDS,
+	/* a rank's: its imbalance and waiting share of the construct */
+	AGG_OMP_IMBALANCE = AGG_OMP_NTHREAD_FIELDS,
+	AGG_OMP_WAIT_SHARE,
+	AGG_OMP_TEAMS,
+	AGG_OMP_NFIELDS
+};
+/* The parts of AGG_PART_MAIN and AGG_PART_ALL: profile.h's enum pf_cat
+ * (compute, mpi, io, openmp_wait, off_cpu), its MPI kinds (collective,
+ * point_to_point, wait, other, init_finalize), then wall and task-clock
+ * time. */
+#define AGG_PART_KINDS 5  /* first MPI kind: 5 */
+#define AGG_PART_WALL 10
+#define AGG_PART_CPU 11
+#define AGG_NPARTS 12
 #define AGG_NONE UINT32_MAX /* no region (process) or no event */
 
 struct agg_cell {

@@ -317,9 +317,156 @@ static void stat__from(struct pf_stat *s, const struct dr_stat *x)
 	s->max_at = x->max_at;
 }
 
+/* A statistic over the ranks that have it, as over nranks (those without
+ * counting 0, as over rank files): the mean, spread and minimum. */
+static void stat__over(struct pf_stat *s, const struct dr_stat *x, size_t nranks)
+{
+	double n = x->n, m2, mean;
+
+	stat__from(s, x);
+	if (!nranks || n >= (double)nranks || n <= 0)
+		return;
+	mean = x->sum / (double)nranks;
+	m2 = x->sd * x->sd * n + n * (x->mean - mean) * (x->mean - mean) +
+	     ((double)nranks - n) * mean * mean;
+	s->mean = mean;
+	s->cov = mean > 0 ? sqrt(m2 / (double)nranks) / mean : 0;
+	if (s->min > 0) {
+		s->min = 0;
+		s->min_at = -1; /* some rank without it: which, the document does not say */
+	}
+}
+
+/* A job's parts of time (main threads' or all threads'), from the sums
+ * of its statistics; false when the document has none. */
+static bool job__parts(const struct dr_doc *d, bool threads, struct pf_times *x)
+{
+	struct dr_stat st, cpu;
+
+	memset(x, 0, sizeof(*x));
+	if (!dr_doc__job_part(d, threads, "wall", NULL, &st))
+		return false;
+	x->wall = st.sum;
+	for (int c = 0; c < PF_NCAT; c++)
+		if (dr_doc__job_part(d, threads, pf_cat_name[c], NULL, &cpu))
+			x->t[c] = cpu.sum;
+	for (int m = 0; m < PF_NMPI; m++)
+		if (dr_doc__job_part(d, threads, NULL, pf_kind_name[PF_MPI_COLLECTIVE + m], &cpu))
+			x->mpi[m] = cpu.sum;
+	/* every rank's task-clock, or none known */
+	x->cpu = dr_doc__job_part(d, threads, "cpu", NULL, &cpu) && cpu.n == st.n ? cpu.sum : -1;
+	return true;
+}
+
+/* A rank's main thread's parts (threads false) or its threads' summed,
+ * from its entry of a job document. */
+static void rank__parts(const struct dr_doc *d, size_t k, bool th, struct pf_times *x)
+{
+	double v;
+
+	memset(x, 0, sizeof(*x));
+	x->wall = (v = dr_doc__rank_part(d, k, th, "wall", NULL)) > 0 ? v : 0;
+	x->cpu = dr_doc__rank_part(d, k, th, "cpu", NULL);
+	for (int c = 0; c < PF_NCAT; c++)
+		x->t[c] = (v = dr_doc__rank_part(d, k, th, pf_cat_name[c], NULL)) > 0 ? v : 0;
+	for (int m = 0; m < PF_NMPI; m++) {
+		v = dr_doc__rank_part(d, k, th, NULL, pf_kind_name[PF_MPI_COLLECTIVE + m]);
+		x->mpi[m] = v > 0 ? v : 0;
+	}
+}
+
+/* The thread that waited the largest share of a construct, from a job
+ * document's OpenMP summaries: per construct and OpenMP thread the
+ * largest waiting share over the ranks (shares of 1 ms and more, as
+ * omp__worst weighs them) and its (rank, tid). */
+static void job__omp_worst(struct pf_profile *p, const struct dr_doc *d)
+{
+	for (size_t i = 0; i < dr_doc__nomp(d); i++) {
+		const struct dr_omp *c = dr_doc__omp(d, i);
+		struct dr_omp_construct k;
+
+		if (!c)
+			continue;
+		dr_omp__get(c, &k);
+		for (size_t j = 0; j < dr_omp__nshares(c); j++) {
+			struct dr_omp_share s;
+			struct dr_stat w;
+
+			if (!dr_omp__share_stat(c, j, "wait_share", &w) || w.n <= 0)
+				continue;
+			if (p->omp.has && w.max <= p->omp.share)
+				continue;
+			dr_omp__share(c, j, &s);
+			free(p->omp.region);
+			p->omp = (struct pf_omp_worst){
+				.has = true,
+				.region = strdup(k.region ? k.region : "?"),
+				.rank = w.max_at,
+				.tid = w.max_tid,
+				.omp = s.omp_thread,
+				.share = w.max,
+			};
+		}
+	}
+}
+
+/* From a job document carrying the ranks' parts: the rank files' figures
+ * for the job, every listed rank's main thread and the functions. */
+static int job__build_parts(struct pf_profile *p, const struct dr_doc *d)
+{
+	struct dr_stat st;
+	double *vals = NULL;
+	size_t cap = 0, nr;
+
+	p->job_parts = true;
+	job__parts(d, false, &p->job);
+	job__parts(d, true, &p->threads);
+	p->cpu_known = p->job.cpu >= 0 && p->threads.cpu >= 0;
+	nr = dr_doc__job_part(d, false, "wall", NULL, &st) ? (size_t)st.n : p->nranks;
+	for (size_t k = 0; k < p->nranks; k++) {
+		rank__parts(d, k, false, &p->ranks[k].main);
+		rank__parts(d, k, true, &p->ranks[k].all);
+	}
+	for (size_t i = 0; i < dr_doc__nregions(d); i++) {
+		const struct dr_region *g = dr_doc__region(d, i);
+		enum pf_kind k = pf__classify(dr_region__name(g));
+		struct dr_stat calls, wall, bytes;
+		struct pf_func *f;
+
+		if (k == PF_NONE)
+			continue;
+		p->wrapped = true;
+		if (dr_region__stat(g, DR_STAT_CALLS, DR_TOTALS, NULL, &calls) && calls.sum <= 0)
+			continue;
+		f = func__get(p, &vals, &cap, dr_region__name(g), k);
+		if (!f) {
+			free(vals);
+			return -1;
+		}
+		if (dr_region__stat(g, DR_STAT_CALLS, DR_TOTALS, NULL, &calls))
+			stat__over(&f->calls, &calls, nr);
+		if (dr_region__stat(g, DR_STAT_WALL, DR_INCLUSIVE, NULL, &wall))
+			stat__over(&f->time, &wall, nr);
+		if (dr_region__stat(g, DR_STAT_BYTES, DR_TOTALS, NULL, &bytes)) {
+			stat__over(&f->bytes, &bytes, nr);
+			f->has_bytes = true;
+			if (!strcmp(dr_region__name(g), "write"))
+				p->profiled = true;
+		}
+	}
+	free(vals);
+	qsort(p->funcs, p->nfuncs, sizeof(*p->funcs), func__cmp);
+	for (size_t i = 0; i < p->nfuncs; i++)
+		if (p->funcs[i].kind != PF_IO_CALL)
+			p->nmpi++;
+	job__omp_worst(p, d);
+	return 0;
+}
+
 /* From a job document: what its regions' statistics and ranks give. */
 static int job__build(struct pf_profile *p, const struct dr_doc *d)
 {
+	struct dr_stat parts;
 	double cat_cpu = 0, rest, *vals = NULL;
 	size_t cap = 0;
 
@@ -348,6 +495,13 @@ static int job__build(struct pf_profile *p, const struct dr_doc *d)
 			p->job.cpu += v.v;
 		else
 			p->job.cpu = -1;
+	}
+	if (dr_doc__job_part(d, false, "wall", NULL, &parts)) {
+		struct dr_stat w;
+
+		if (dr_doc__job_stat(d, "wall_ns", &w))
+			p->job_wall = w.max;
+		return job__build_parts(p, d);
 	}
 	for (size_t i = 0; i < dr_doc__nregions(d); i++) {
 		const struct dr_region *g = dr_doc__region(d, i);

@@ -104,6 +104,11 @@ struct pf_profile {
 	 * task-clock; no rank's parts, no threads, no OpenMP waits, no
 	 * bytes, no memory. */
 	bool from_job;
+	/* ...and it carries the ranks' parts of time (issue 30's summaries:
+	 * the job's and every rank's main thread's parts, their OpenMP
+	 * waits, the functions' bytes, memory): the figures of the rank
+	 * files, no thread's of a rank. */
+	bool job_parts;
 };
 
 /* The profile of n process results (job documents are counted in

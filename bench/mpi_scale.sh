@@ -3,7 +3,8 @@
 # tests/programs/mpi_job.c with 1000 regions per rank, rank 0's
 # MPI_Finalize time and peak RSS, without the shim ("bare") and with it
 # (HPCSHIM_MPI_FILES=job: the reduction and the job document, no rank
-# file), per MPI and rank count; the median of REPS runs (default 3).
+# file), per MPI and rank count; the median of REPS runs (default 3),
+# the runs with and without the shim interleaved.
 # Oversubscribed: more ranks than cores.
 #
 # Usage: bench/mpi_scale.sh [BUILDDIR] [RANKS...]   (default: . and "4 16 64")
@@ -48,15 +49,17 @@ for impl in $IMPLS; do
 	[ -e "$B/preload/mpi/hpcshim-mpi-$impl.so" ] || { echo "# no plugin for $impl"; continue; }
 	"mpicc.$impl" -O2 -I"$SRC/annotate" -o "$W/mpi_job_$impl" "$SRC/tests/programs/mpi_job.c"
 	for np in $RANKS; do
-		for shim in 0 1; do
-			: >"$W/t$shim"; : >"$W/m$shim"
-			i=0
-			while [ $i -lt "$REPS" ]; do
+		# interleaved: bare, shim, bare, shim... (the machine's load
+		# drifts; each pair sees the same)
+		: >"$W/t0"; : >"$W/m0"; : >"$W/t1"; : >"$W/m1"
+		i=0
+		while [ $i -lt "$REPS" ]; do
+			for shim in 0 1; do
 				r=$(run "$impl" "$np" "$shim")
 				echo "${r% *}" >>"$W/t$shim"
 				echo "${r#* }" >>"$W/m$shim"
-				i=$((i + 1))
 			done
+			i=$((i + 1))
 		done
 		job=$(ls "$W"/out/hpcshim-job-*.json 2>/dev/null | head -1)
 		t0=$(median <"$W/t0") t1=$(median <"$W/t1") m0=$(median <"$W/m0") m1=$(median <"$W/m1")

@@ -89,11 +89,14 @@ static void print_json(const struct pf_profile *p, char (*fs)[PF_LINE], size_t n
 		json_object_object_add(o, "host", json_object_new_string(k->host));
 		json_object_object_add(o, "pid", json_object_new_int64(k->pid));
 		json_object_object_add(o, "wall_ns", json_object_new_int64((long long)k->main.wall));
-		json_object_object_add(o, "time_ns", p->from_job ? NULL : times__json(&k->main, false));
+		json_object_object_add(o, "time_ns", p->from_job && !p->job_parts ?
+							     NULL :
+							     times__json(&k->main, false));
 		json_object_object_add(o, "process_wall_ns",
 				       k->wall >= 0 ? json_object_new_int64((long long)k->wall) : NULL);
 		json_object_object_add(o, "threads_time_ns",
-				       p->from_job ? NULL : times__json(&k->all, false));
+				       p->from_job && !p->job_parts ? NULL :
+								      times__json(&k->all, false));
 		json_object_object_add(o, "peak_rss_bytes",
 				       k->peak_rss >= 0 ? json_object_new_int64((long long)k->peak_rss) :
 							  NULL);
@@ -117,7 +120,7 @@ static void print_json(const struct pf_profile *p, char (*fs)[PF_LINE], size_t n
 			       json_object_new_int64((long long)p->job_wall));
 	json_object_object_add(job, "time_ns", times__json(&p->job, false));
 	json_object_object_add(job, "share", times__json(&p->job, true));
-	if (p->from_job) { /* a job document has no openmp part */
+	if (p->from_job && !p->job_parts) { /* an older job document: no openmp part */
 		json_object_object_add(json_object_object_get(job, "time_ns"), "openmp_wait", NULL);
 		json_object_object_add(json_object_object_get(job, "share"), "openmp_wait", NULL);
 	}
@@ -199,11 +202,14 @@ static void print_text(const struct pf_profile *p, char (*fs)[PF_LINE], size_t n
 	printf("\nwhere the time went (ms and share of wall; ranks: their main thread)\n");
 	times__head();
 	times__row("job (ranks summed)", &p->job);
-	if (p->from_job)
+	if (p->from_job && p->job_parts)
+		printf("  (from a job document: the ranks' summaries; no rank's threads: give the "
+		       "ranks' files for those)\n");
+	else if (p->from_job)
 		printf("  (from a job document: every thread's MPI and I/O time against the "
 		       "ranks' process wall time;\n   no rank's parts, no OpenMP waits, no bytes: "
 		       "give the ranks' files for those)\n");
-	for (size_t r = 0; r < p->nranks && !p->from_job; r++) {
+	for (size_t r = 0; r < p->nranks && (!p->from_job || p->job_parts); r++) {
 		const struct pf_rank *k = &p->ranks[r];
 
 		snprintf(label, sizeof(label), "rank %d (%s)", k->rank, esc__t(k->host));

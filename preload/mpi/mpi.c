@@ -12,19 +12,21 @@
  * At MPI_Finalize, before the real one and only while MPI_Initialized
  * and not MPI_Finalized, the implementation is recognised from
  * MPI_Get_library_version, its plugin (plugin.h) is dlopened from next to
- * the shim, every rank renders its results so far (the flush's snapshot,
- * core/flush.c) and summarises them (aggregate/jobsum.h, with the offline
- * merge's code, aggregate/jobdoc.c), the plugin merges the summaries up a
- * binomial tree to rank 0 (messages of one summary's size, whatever the
- * ranks), then the ranks that hold the extremes send rank 0 their own
- * entries, and rank 0 writes hpcshim-job-<host>-<pid>[-j<job>].json beside
- * the rank files.  Then every rank learns whether it was written: with
- * HPCSHIM_MPI_FILES=job (or auto above its threshold, for the ranks the
- * document does not name) a rank writes no file of its own only then.  Any
- * failure leaves the per-rank files, with one line.  All ranks take the
- * same path: a plugin is found or not alike on every rank (one
- * installation), and inside the plugin every decision goes through an
- * allreduce, so no rank waits for another that gave up.
+ * the shim (at MPI_Init, where the plugin duplicates MPI_COMM_WORLD while
+ * every rank is there), every rank renders its results so far (the
+ * flush's snapshot, core/flush.c) and summarises them (aggregate/jobsum.h,
+ * with the offline merge's code, aggregate/jobdoc.c), the plugin merges
+ * the summaries up a binomial tree to rank 0 (messages of one summary's
+ * size, whatever the ranks), then the ranks that hold the extremes send
+ * rank 0 their own entries, and rank 0 writes
+ * hpcshim-job-<host>-<pid>[-j<job>].json beside the rank files.  Then
+ * every rank learns whether it was written: with HPCSHIM_MPI_FILES=job (or
+ * auto above its threshold, for the ranks the document does not name) a
+ * rank writes no file of its own only then.  Any failure leaves the
+ * per-rank files, with one line.  Every wait of the plugin ends at a
+ * deadline (HPCSHIM_MPI_WAIT per level of the tree): a rank that never
+ * reaches MPI_Finalize holds nobody, and the document lists it (and the
+ * ranks below it in the tree) in missing_ranks.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -93,6 +95,10 @@ static int finalized; /* the reduction ran (or was declined), atomic */
 enum files_mode { FILES_ALL, FILES_JOB, FILES_AUTO };
 static int files_mode = FILES_AUTO; /* HPCSHIM_MPI_FILES (mpi__config) */
 static uint64_t files_ranks = 256; /* HPCSHIM_MPI_FILES_RANKS: auto's threshold */
+#define WAIT_DEFAULT_NS 60000000000ull
+static uint64_t wait_ns = WAIT_DEFAULT_NS; /* HPCSHIM_MPI_WAIT: per level of the tree */
+static const struct hs_mpi_plugin *init_plugin; /* found at MPI_Init */
+
 
 /* Whether this rank writes no file of its own once the job document is
  * written: job, or auto above the threshold unless the document names it. */
@@ -109,16 +115,6 @@ static bool mpi__running(void)
 {
 	return !in_child &&
 	       __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) == HS_RUNNING;
-}
-
-/* A rank that has a file from the start: a job that is killed (an abort
- * elsewhere, the launcher's SIGKILL) leaves every rank's results so far.
- * Not with HPCSHIM_MPI_FILES=job, nor auto above its threshold (the
- * launcher's size), whose point is no file per rank. */
-static void mpi__after_init(void)
-{
-	if (mpi__running() && !mpi__no_file(hs_proc.size, false))
-		hs_flush__now();
 }
 
 /* ---- the reduction ---------------------------------------------------------- */
@@ -191,6 +187,26 @@ static const struct hs_mpi_plugin *mpi__plugin(char *why, size_t whylen)
 	return NULL;
 }
 
+/* A rank that has a file from the start: a job that is killed (an abort
+ * elsewhere, the launcher's SIGKILL) leaves every rank's results so far.
+ * Not with HPCSHIM_MPI_FILES=job, nor auto above its threshold (the
+ * launcher's size), whose point is no file per rank. */
+static void mpi__after_init(void)
+{
+	char why[512];
+
+	if (!mpi__running())
+		return;
+	if (!mpi__no_file(hs_proc.size, false))
+		hs_flush__now();
+	/* the plugin, and its communicator while every rank is here (a
+	 * failure is said at MPI_Finalize, where the plugin is looked for
+	 * again) */
+	init_plugin = mpi__plugin(why, sizeof(why));
+	if (init_plugin)
+		init_plugin->init();
+}
+
 /* The job drill-down's tree: from this rank's preset search path, the
  * files its presets feature read at the start (whose diagnostics were
  * shown then), read again only when the rank carries a drill-down. */
@@ -219,12 +235,24 @@ static const struct tree *mpi__tree(void *ctx, const char *name, const char *mod
 	return pmu_tree_table__find(&t->tt, name, model);
 }
 
-static uint64_t mpi__now(void)
+static uint64_t mpi__clock(clockid_t c)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(c, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t mpi__now(void)
+{
+	return mpi__clock(CLOCK_MONOTONIC);
+}
+
+/* The calling thread's CPU time: the phases' own cost, apart from the
+ * waits for a core that 64 ranks on 2 cores add to their wall times. */
+static uint64_t mpi__cpu(void)
+{
+	return mpi__clock(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* The reduction's state on this rank (plugin.h's callbacks). */
@@ -251,13 +279,14 @@ static int mpi__start_fn(void *arg)
 {
 	struct mpi_red *m = arg;
 	size_t len = 0;
-	uint64_t t0 = mpi__now(), t1, t2, t3 = 0;
+	uint64_t t0 = mpi__now(), t1, t2, t3 = 0, c0 = mpi__cpu(), c1, c2;
 	char *text = hs_flush__snapshot(&len);
 	json_tokener *tok;
 	json_object *d = NULL, *proc = NULL;
 	struct dr_doc *doc;
 
 	t1 = mpi__now();
+	c1 = mpi__cpu();
 
 	if (!text) {
 		snprintf(m->why, sizeof(m->why), "rank %d could not render its results", m->rank);
@@ -283,14 +312,19 @@ static int mpi__start_fn(void *arg)
 		return -1;
 	}
 	t2 = mpi__now();
+	c2 = mpi__cpu();
 	agg_jobdoc__summarise(&m->s, doc, m->rank, NULL, mpi__tree, &m->trees);
-	m->entry = agg_jobdoc__entry(doc, m->rank, NULL);
+	/* its entry, as the summary holds it (made once) */
+	m->entry = m->s.nent == 1 ? agg_xstrdup(m->s.etext[0]) :
+				    agg_jobdoc__entry(doc, m->rank, NULL);
 	dr_doc__free(doc);
 	hs_log(HS_LOG_DEBUG,
 	       "MPI_Finalize: rank %d: rendered %.1f ms, parsed %.1f ms (checked %.1f ms), "
-	       "summarised %.1f ms",
+	       "summarised %.1f ms; CPU: rendered %.1f ms, parsed %.1f ms, summarised %.1f ms",
 	       m->rank, (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6,
-	       (double)(t2 - t3) / 1e6, (double)(mpi__now() - t2) / 1e6);
+	       (double)(t2 - t3) / 1e6, (double)(mpi__now() - t2) / 1e6,
+	       (double)(c1 - c0) / 1e6, (double)(c2 - c1) / 1e6,
+	       (double)(mpi__cpu() - c2) / 1e6);
 	return 0;
 }
 
@@ -414,11 +448,17 @@ static int mpi__document_fn(void *arg)
 	size_t len;
 	int rc;
 
-	if (m->s.ranks != (uint64_t)m->size) {
+	if (m->s.ranks > (uint64_t)m->size) {
 		snprintf(m->why, sizeof(m->why), "%llu ranks summarised for %d",
 			 (unsigned long long)m->s.ranks, m->size);
 		return -1;
 	}
+	if (m->s.ranks < (uint64_t)m->size)
+		hs_log(HS_LOG_ERROR,
+		       "MPI: %llu of %d ranks did not reach the job document within "
+		       "HPCSHIM_MPI_WAIT (%.3g s per level of the tree): listed in missing_ranks",
+		       (unsigned long long)(m->size - m->s.ranks), m->size,
+		       (double)wait_ns / 1e9);
 	text = agg_jobdoc__render(&m->s, NULL, "hpcshim (MPI_Finalize)", "hpcshim", mpi__tree,
 				  &m->trees, &len);
 	gethostname(host, sizeof(host) - 1);
@@ -430,7 +470,10 @@ static int mpi__document_fn(void *arg)
 		 (int)getpid(), jobsfx);
 	rc = agg_jobdoc__write(path, text, false, m->why, sizeof(m->why));
 	free(text);
-	if (rc == 0)
+	if (rc == 0 && m->s.ranks < (uint64_t)m->size)
+		hs_log(HS_LOG_INFO, "job document of %llu of %d ranks written to %s",
+		       (unsigned long long)m->s.ranks, m->size, path);
+	else if (rc == 0)
 		hs_log(HS_LOG_INFO, "job document of %d ranks written to %s", m->size, path);
 	return rc;
 }
@@ -465,7 +508,7 @@ static void mpi__before_finalize(void)
 		mpi__fallback(rank, "MPI not initialized, or already finalized");
 		return;
 	}
-	plugin = mpi__plugin(why, sizeof(why));
+	plugin = init_plugin ? init_plugin : mpi__plugin(why, sizeof(why));
 	if (!plugin) {
 		mpi__fallback(rank, why);
 		return;
@@ -476,7 +519,7 @@ static void mpi__before_finalize(void)
 		return;
 	}
 	ops.ctx = m;
-	if (plugin->reduce(&ops, &rank, &size, &rounds, why, sizeof(why)) != 0) {
+	if (plugin->reduce(&ops, wait_ns, &rank, &size, &rounds, why, sizeof(why)) != 0) {
 		mpi__fallback(rank, why[0] ? why : m->why);
 		mpi__red_free(m);
 		free(m);
@@ -649,6 +692,7 @@ static void mpi__config(struct hs_config *cfg)
 {
 	static const char *const names[] = { "all", "job", "auto" };
 	const char *v = getenv("HPCSHIM_MPI_FILES_RANKS");
+	const char *w = getenv("HPCSHIM_MPI_WAIT");
 	uint64_t n;
 
 	(void)cfg;
@@ -661,6 +705,14 @@ static void mpi__config(struct hs_config *cfg)
 		else
 			hs_var__bad("HPCSHIM_MPI_FILES_RANKS", v,
 				    "is not a number of ranks (0 to 2^30); using 256");
+	}
+	/* HPCSHIM_MPI_WAIT: how long the reduction waits for a rank, per level
+	 * of the tree, before it counts it (and the ranks below it) missing */
+	wait_ns = WAIT_DEFAULT_NS;
+	if (w && *w && !hs_var__duration(w, 100000000ull, 86400000000000ull, &wait_ns)) {
+		wait_ns = WAIT_DEFAULT_NS;
+		hs_var__bad("HPCSHIM_MPI_WAIT", w,
+			    "is not a duration from 100ms to 86400s (e.g. 30s); using 60s");
 	}
 }
 

@@ -2,7 +2,9 @@
  * per-implementation plugins (plugin/hpcshim-mpi.c built once with each
  * MPI's compiler: hpcshim-mpi-openmpi.so, hpcshim-mpi-mpich.so).  ABI 2:
  * the ranks' summaries are merged on the way up (issue 30), no longer
- * gathered whole.
+ * gathered whole.  ABI 3: the communicator duplicated at MPI_Init (init),
+ * and every wait of the reduction bounded (a rank that never reaches
+ * MPI_Finalize is missing from the document, and hangs nobody).
  *
  * libhpcshim.so links no MPI: it cannot name MPI_COMM_WORLD or MPI_BYTE,
  * whose values differ between implementations (a pointer to a global in
@@ -16,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HS_MPI_PLUGIN_ABI 2
+#define HS_MPI_PLUGIN_ABI 3
 #define HS_MPI_PLUGIN_SYMBOL "hpcshim_mpi_plugin"
 
 /* Ranks whose own detail the root asks for at the end, at most. */
@@ -44,17 +46,25 @@ struct hs_mpi_ops {
 
 struct hs_mpi_plugin {
 	int abi; /* HS_MPI_PLUGIN_ABI */
-	/* Collective over MPI_COMM_WORLD (on a duplicate of it): the ranks'
-	 * summaries merged up a binomial tree into rank 0's, then the named
-	 * ranks' entries sent to rank 0.  Every rank gets the same answer: 0
-	 * when every step went through on every rank, else -1 with why (on
-	 * every rank that saw it).  *rank, *size: this rank's place; *rounds:
-	 * the tree's rounds. */
-	int (*reduce)(const struct hs_mpi_ops *ops, int *rank, int *size, int *rounds,
-		      char *why, size_t whylen);
-	/* Collective: rank 0's done (the document written) to every rank,
-	 * then the duplicate communicator freed.  Returns rank 0's done, or
-	 * -1 on an MPI error. */
+	/* Collective, once, when MPI_Init returns (every rank is there): the
+	 * duplicate of MPI_COMM_WORLD the reduction runs on.  0, or -1 (then
+	 * reduce duplicates it, collectively, at MPI_Finalize). */
+	int (*init)(void);
+	/* On the duplicate: the ranks' summaries merged up a binomial tree
+	 * into rank 0's, then the named ranks' entries sent to rank 0.  No
+	 * collective call: point-to-point messages whose every wait ends at a
+	 * deadline, wait_ns per level of the tree after this rank's arrival.
+	 * A child that has not answered by then is left out with the ranks
+	 * below it (rank 0's summary then lacks them: the document's missing
+	 * ranks).  0 when this rank took part (rank 0: the summary is ready
+	 * to be written), -1 with why when it falls back to its own file (a
+	 * failure anywhere reaches every rank that is there).  *rank, *size:
+	 * this rank's place; *rounds: the tree's rounds. */
+	int (*reduce)(const struct hs_mpi_ops *ops, uint64_t wait_ns, int *rank, int *size,
+		      int *rounds, char *why, size_t whylen);
+	/* After a reduce that returned 0: rank 0's done (the document
+	 * written) down the tree to the ranks that took part, each within its
+	 * deadline.  Returns rank 0's done, or -1 when it did not come. */
 	int (*finish)(int done);
 };
 

@@ -18,7 +18,7 @@
  * aligned 8-byte atomic write: a thread calling through the slot meanwhile
  * sees the old or the new target, never a mix.
  *
- * Never patched: the shim (its calls are its own), the libraries it
+ * Never patched: the shim and its MPI plugins (their calls are its own), the libraries it
  * brought (libffi, libpfm4, json-c: their calls serve the shim), libc and
  * the dynamic linker (their internal calls are not the program's) and the
  * vDSO.  The calls to dlsym and dlvsym of every other object are pointed
@@ -56,6 +56,7 @@ struct object {
 static const char *const never[] = {
 	"libffi.so", "libpfm.so",  "libjson-c.so", "libc.so.",   "ld-linux",
 	"ld64.so",   "linux-vdso", "linux-gate",   "libhpcshim",
+	"hpcshim-mpi-", /* the shim's MPI plugins: their calls are the shim's */
 };
 
 static bool object__skipped(const struct object *o)

@@ -137,26 +137,48 @@ static const struct agg_section wrap_section = {
 	.head = agg_wrap__head,
 };
 
+/* In a flush or the MPI snapshot (partial: other threads run): the
+ * counters and bytes as they are, the status only from them (no lookup of
+ * the definition, which spec__status records). */
+static const char *spec__status_now(const struct wrap_spec *s)
+{
+	if (s->state == WS_REFUSED)
+		return s->status;
+	return __atomic_load_n(&s->slots, __ATOMIC_RELAXED) ||
+			       __atomic_load_n(&s->dlsym, __ATOMIC_RELAXED) ?
+		       "wrapped" :
+		       NULL;
+}
+
+/* A flush's and the MPI snapshot's part: each thread that writes one (the
+ * flusher, a rank's MPI_Finalize) its own, so two at once share nothing;
+ * kept for the thread's next one. */
+static __thread struct agg_wrap_spec *part_out __attribute__((tls_model("initial-exec")));
+static __thread struct agg_wrap part_result __attribute__((tls_model("initial-exec")));
+
 static void wrap__result(struct agg_process *p, bool partial)
 {
-	if (partial || !hs_wrap.n)
+	struct agg_wrap_spec **out = partial ? &part_out : &hs_wrap.out;
+	struct agg_wrap *res = partial ? &part_result : &hs_wrap.result;
+
+	if (!hs_wrap.n)
 		return;
-	if (!hs_wrap.out) {
-		hs_wrap.out = calloc((size_t)hs_wrap.n, sizeof(*hs_wrap.out));
-		if (!hs_wrap.out)
+	if (!*out) {
+		*out = calloc((size_t)hs_wrap.n, sizeof(**out));
+		if (!*out)
 			return;
 	}
 	for (int i = 0; i < hs_wrap.n; i++) {
 		struct wrap_spec *s = &hs_wrap.spec[i];
-		struct agg_wrap_spec *o = &hs_wrap.out[i];
+		struct agg_wrap_spec *o = &(*out)[i];
 
-		o->status = spec__status(s);
+		o->status = partial ? spec__status_now(s) : spec__status(s);
 		o->name = s->name;
 		o->object = s->object;
 		o->set = s->set;
 		o->signature = s->has_sig ? s->sig.text : NULL;
-		o->reason = !strcmp(o->status, "wrapped") ? NULL : s->reason;
-		o->definition = s->defobj[0] ? s->defobj : NULL;
+		o->reason = !o->status || !strcmp(o->status, "wrapped") ? NULL : s->reason;
+		o->definition = !partial && s->defobj[0] ? s->defobj : NULL;
 		o->path = s->state == WS_REFUSED    ? NULL :
 			  s->path == WRAP_REGISTERS ? "registers" :
 			  s->path == WRAP_DIRECT    ? "closure" :
@@ -167,9 +189,9 @@ static void wrap__result(struct agg_process *p, bool partial)
 				   (int64_t)__atomic_load_n(&s->bytes, __ATOMIC_RELAXED) :
 				   -1;
 	}
-	hs_wrap.result.n = hs_wrap.n;
-	hs_wrap.result.spec = hs_wrap.out;
-	agg_sections__add(&p->sections, &wrap_section, &hs_wrap.result);
+	res->n = hs_wrap.n;
+	res->spec = *out;
+	agg_sections__add(&p->sections, &wrap_section, res);
 }
 
 /* A fork child has only the forking thread: a lock another thread held

@@ -250,6 +250,50 @@ for name, cc, launcher, option in MPIS:
         t.eq(omp, [(0, (r + 1) * 500), (1, (r + 1) * 2 * 500)],
              "%s: rank %d lists its 2 OpenMP threads, labelled omp_thread 0 and 1, "
              "with their exact omp_work faults" % (what, r))
+    # the job document of the rank files: the construct per OpenMP thread
+    # over the ranks (each rank's team ran it once: calls exact), held by
+    # the ranks' threads, and report --view openmp on it alone
+    rc, job, err = merge(*shim.files)
+    cons = (job or {}).get("openmp", {}).get("constructs", [])
+    if t.eq(len(cons), 1, "%s: the job document has the one OpenMP construct" % what) and \
+            t.ok(cons[0]["region"].startswith("omp parallel @ "), "%s: named by its region"
+                 % what, cons[0]["region"]):
+        c = cons[0]
+        per = {x["omp_thread"]: x for x in c["per_thread"]}
+        tids = {d["process"]["rank"]: {th["omp_thread"]: th["tid"] for th in d["threads"]
+                                       if th.get("omp_thread") is not None} for d in shim.docs}
+        t.eq((c["ranks"], c["teams"], c["threads"], sorted(per)), (NP, NP, 2, [0, 1]),
+             "%s: the construct over %d ranks, one team each, OpenMP threads 0 and 1" % (what, NP))
+        t.eq([(per[o]["calls"]["n"], per[o]["calls"]["sum"], per[o]["calls"]["min"],
+               per[o]["calls"]["max"]) for o in (0, 1)], [(NP, NP, 1, 1)] * 2,
+             "%s: each OpenMP thread of each rank: exactly 1 call" % what)
+        files = {d["process"]["rank"]: next(x for x in d["openmp"]["constructs"]
+                                            if x["region"] == c["region"]) for d in shim.docs}
+        for o in (0, 1):
+            wk = {r: next(x["work_ns"] for x in f["per_thread"] if x["omp_thread"] == o)
+                  for r, f in files.items()}
+            w = per[o]["work_ns"]
+            lo, hi = min(wk, key=lambda r: (wk[r], r)), max(wk, key=lambda r: (wk[r], -r))
+            t.eq((w["sum"], w["min"], w["max"], w["min_at"]["rank"], w["max_at"]["rank"],
+                  w["max_at"]["tid"]),
+                 (sum(wk.values()), wk[lo], wk[hi], lo, hi, tids[hi][o]),
+                 "%s: OpenMP thread %d's work over the ranks: the files' sum, min, max and "
+                 "holders (rank, tid)" % (what, o))
+        jpath = os.path.join(shim.outdir, "merged-job.json")
+        with open(jpath, "w", encoding="utf-8") as f:
+            json.dump(job, f)
+        rep = subprocess.run([os.path.join(BUILD, "hpcshim"), "report", "--view", "openmp",
+                              "--format", "json", jpath], capture_output=True, encoding="utf-8")
+        try:
+            rj = json.loads(rep.stdout)
+        except ValueError:
+            rj = None
+        got = sorted((x["omp_thread"], x["calls"], x["work_ns"]) for k in rj
+                     for x in k["per_thread"]) if isinstance(rj, list) else None
+        if not t.eq(got, [(o, NP, per[o]["work_ns"]["sum"]) for o in (0, 1)],
+                    "%s: report --view openmp on the job document alone: per OpenMP thread "
+                    "%d calls, the ranks' work summed" % (what, NP)):
+            t.diag(rep.stdout[-1500:] + rep.stderr)
 
 # ---- identity from each launcher's variables, without the launcher ------
 # (rank, size, process.job, process.mpi_job): inside a Slurm step the step

@@ -52,6 +52,81 @@ def parts_add_up(what, wall, times):
     return abs(s - wall) <= 0.01 * wall + 2
 
 
+def same_as_files(what, pr, jp, snapshot):
+    """The profile of a job document alone against the rank files': the
+    MPI and I/O tables (calls, bytes, time: sum, min, max and holders),
+    each rank's main thread's parts and peak memory, the job's parts.
+    The in-job document (snapshot) is taken inside MPI_Finalize: its
+    times end there and MPI_Finalize's call is open, so its tables are
+    compared without MPI_Finalize, its parts and memory not above the
+    files' (the files' end at exit); merge's equal the files' exactly."""
+    def table(p, io):
+        # cov: a quotient of sums merged in another order (last bits)
+        return {f["function"]: {k: ({x: y for x, y in f[k].items() if x != "cov"}
+                                    if isinstance(f[k], dict) else f[k])
+                                for k in ("kind", "calls", "time_ns", "bytes")}
+                for f in p["io" if io else "mpi"]
+                if not (snapshot and f["function"] == "MPI_Finalize")}
+
+    def covs(p):
+        return {(f["function"], k): f[k]["cov"] for f in p["mpi"] + ([] if snapshot else p["io"])
+                for k in ("calls", "time_ns", "bytes")
+                if f[k] and not (snapshot and f["function"] == "MPI_Finalize")}
+    # MPI: the program's calls, all made before MPI_Finalize; I/O: the
+    # MPI library's helper threads read and write in MPI_Finalize too,
+    # after the in-job snapshot
+    for io in (False, True) if not snapshot else (False,):
+        got, want = table(jp, io), table(pr, io)
+        t.eq(sorted(got), sorted(want), "%s: the %s functions of the rank files"
+             % (what, "I/O" if io else "MPI"))
+        diff = [(fn, got.get(fn), want[fn]) for fn in want if got.get(fn) != want[fn]]
+        t.ok(not diff, "%s: every %s function's calls, bytes and time (sum, min, max, mean, "
+             "holders) those of the rank files" % (what, "I/O" if io else "MPI"), diff[:3])
+    if snapshot:
+        got, want = table(jp, True), table(pr, True)
+        w = got.get("write")
+        t.ok(w and w["bytes"] and w["bytes"]["min"] >= BYTES and all(
+            fn in want and got[fn]["calls"]["sum"] <= want[fn]["calls"]["sum"] for fn in got),
+             "%s: I/O calls not above the files' (their ends come later), write's bytes at "
+             "least %d per rank" % (what, BYTES), (got, want))
+    gc, wc = covs(jp), covs(pr)
+    t.ok(all(abs(gc[k] - wc[k]) <= 1e-9 * max(1, abs(wc[k])) for k in gc if k in wc),
+         "%s: the functions' coefficients of variation those of the files (1e-9)" % what,
+         [(k, gc[k], wc.get(k)) for k in gc if k in wc and gc[k] != wc[k]][:3])
+    ranks = {r["rank"]: r for r in pr["ranks"]}
+    bad = []
+    for r in jp["ranks"]:
+        f = ranks.get(r["rank"])
+        if not f or r["time_ns"] is None or r["peak_rss_bytes"] is None:
+            bad.append((r["rank"], "missing"))
+        elif not snapshot and (r["time_ns"], r["threads_time_ns"], r["wall_ns"],
+                               r["peak_rss_bytes"]) != \
+                (f["time_ns"], f["threads_time_ns"], f["wall_ns"], f["peak_rss_bytes"]):
+            bad.append((r["rank"], r["time_ns"], f["time_ns"], r["threads_time_ns"],
+                        f["threads_time_ns"]))
+        elif snapshot and not (r["wall_ns"] <= f["wall_ns"]
+                               and r["peak_rss_bytes"] <= f["peak_rss_bytes"]
+                               and parts_add_up(what, r["wall_ns"], r["time_ns"])):
+            bad.append((r["rank"], r["wall_ns"], f["wall_ns"], r["peak_rss_bytes"],
+                        f["peak_rss_bytes"]))
+    t.ok(len(jp["ranks"]) == NP and not bad, "%s: each rank's main-thread and threads' parts "
+         "and peak memory%s" % (what, " (at MPI_Finalize: not above the files')" if snapshot
+                       else ", those of its file"), bad)
+    keys = ("wall_ns", "time_ns", "share", "threads_time_ns", "cpu_known")
+    if snapshot:
+        # (the hook's own CPU in MPI_Finalize, whose call is still open,
+        # is compute there: only the wall and the sum of parts are checked)
+        t.ok(jp["job"]["wall_ns"] <= pr["job"]["wall_ns"]
+             and parts_add_up(what, jp["job"]["wall_ns"], jp["job"]["time_ns"]),
+             "%s: the job's parts end at MPI_Finalize (not above the files'), add up" % what,
+             (jp["job"], pr["job"]))
+    else:
+        t.eq({k: jp["job"][k] for k in keys}, {k: pr["job"][k] for k in keys},
+             "%s: the job's wall, parts, shares and thread time those of the rank files" % what)
+        t.eq([x["text"] for x in jp["findings"]], [x["text"] for x in pr["findings"]],
+             "%s: the same findings" % what)
+
+
 def check(name, prog, out, omp):
     what = name + (" + OpenMP" if omp else "")
     files = sorted(f for f in os.listdir(out) if f.startswith("hpcshim-") and
@@ -163,11 +238,21 @@ def check(name, prog, out, omp):
         t.ok(jp and jp["job"]["source"] == "job document" and len(jp["ranks"]) == NP
              and jm.get("MPI_Allreduce", {}).get("calls", {}).get("sum") == NP * K
              and jm.get("MPI_Barrier", {}).get("time_ns", {}).get("max_at") == 0
-             and jp["job"]["time_ns"]["openmp_wait"] is None
-             and parts_add_up(what, jp["job"]["wall_ns"],
-                              dict(jp["job"]["time_ns"], openmp_wait=0)),
+             and jp["job"]["time_ns"]["openmp_wait"] is not None
+             and parts_add_up(what, jp["job"]["wall_ns"], jp["job"]["time_ns"]),
              "%s: the job document alone: MPI table, rank 0's barrier, job parts" % what,
              p.stdout[-1500:] + p.stderr)
+        if jp:
+            same_as_files("%s: the in-job document alone" % what, pr, jp, snapshot=True)
+    # hpcshim merge of the rank files, read alone: the rank files' profile
+    merged = os.path.join(work, "merged-%s%s.json" % (name.replace(" ", ""), "-omp" if omp else ""))
+    p = subprocess.run([HPCSHIM, "merge", "-o", merged] + [os.path.join(out, f) for f in files],
+                       capture_output=True, encoding="utf-8")
+    p = subprocess.run([HPCSHIM, "report", "--view", "profile", "--format", "json", merged],
+                       capture_output=True, encoding="utf-8")
+    mp = json.loads(p.stdout)["profile"] if p.returncode == 0 else None
+    if t.ok(mp is not None, "%s: the merged document's profile" % what, p.stderr):
+        same_as_files("%s: hpcshim merge's document alone" % what, pr, mp, snapshot=False)
     # the text view
     p = subprocess.run([HPCSHIM, "report", "--view", "profile", out], capture_output=True,
                        encoding="utf-8")

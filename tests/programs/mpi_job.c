@@ -4,7 +4,13 @@
  * the job document's size as regions grow).  argv[3], when given:
  * "abort" makes rank 1 call MPI_Abort after its work, "kill" makes rank 1
  * kill itself with SIGKILL, "time" prints rank 0's MPI_Finalize time in
- * microseconds and its peak RSS in KB to stderr.  Only rank 0 prints to stdout. */
+ * microseconds and its peak RSS in KB to stderr; "hang" makes the last
+ * rank, after the job's last collective, block opening the FIFO argv[4]
+ * and read it to its end before it goes on to MPI_Finalize (a rank that
+ * does not reach MPI_Finalize while the others do: the test releases it
+ * by opening the FIFO and closing it once the job document is written).
+ * Only rank 0 prints to stdout. */
+#include <fcntl.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +18,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <hpcshim.h>
 
@@ -66,6 +73,15 @@ int main(int argc, char **argv)
 	if (rank == 0)
 		printf("ranks %d pages %ld\n", size, total);
 	fflush(stdout);
+	if (rank == size - 1 && strcmp(mode, "hang") == 0 && argc > 4) {
+		char c;
+		int fd = open(argv[4], O_RDONLY); /* blocks until a writer opens it */
+
+		while (fd >= 0 && read(fd, &c, 1) > 0)
+			;
+		if (fd >= 0)
+			close(fd);
+	}
 	t0 = now_us();
 	MPI_Finalize();
 	if (rank == 0 && strcmp(mode, "time") == 0) {

@@ -288,5 +288,46 @@ int main(void)
 		agg_jobsum__free(acc[0]);
 		free(acc[0]);
 	}
+	{
+		/* the profile's and OpenMP's cells: events that are raw
+		 * indices, beyond the events table, packed, unpacked and
+		 * merged by their number */
+		struct agg_jobsum a = { .size = -1 }, b = { .size = -1 }, back = { .size = -1 };
+		struct agg_buf buf = { 0 };
+		uint32_t ev = AGG_OMP_EVENT(AGG_OMP_WORK, 3);
+		const struct agg_cell *c;
+
+		for (int r = 0; r < 2; r++) {
+			struct agg_jobsum *s = r ? &b : &a;
+			struct agg_who who = { .rank = r, .pid = 100 + r, .host = -1, .tid = 500 + r };
+			uint32_t reg;
+
+			agg_jobsum__add_rank(s, r, 2, true);
+			who.host = agg_jobsum__host(s, "h");
+			agg_jobsum__add_value(s, "work", "cycles", AGG_INCL, 10.0 * (r + 1), 0, who);
+			reg = (uint32_t)hs_strtab__lookup(&s->regions, "work");
+			agg_jobsum__add_cell(s, reg, ev, AGG_OMP, 1000.0 * (r + 1), 0, who);
+			agg_jobsum__add_cell(s, AGG_NONE, AGG_PART_WALL, AGG_PART_MAIN, 7.0 + r, 0, who);
+			agg_jobsum__add_cell(s, AGG_NONE, AGG_NONE, AGG_PEAK_RSS, 4096.0 * (r + 1), 0,
+					     who);
+		}
+		agg_jobsum__pack(&b, &buf);
+		TAP_OK(agg_jobsum__unpack(&back, &buf) == 0 && back.n == b.n,
+		       "OpenMP and profile cells (raw events) packed and unpacked");
+		agg_jobsum__merge(&a, &back);
+		c = agg_jobsum__cell(&a, (uint32_t)hs_strtab__lookup(&a.regions, "work"), ev, AGG_OMP);
+		TAP_OK(c && c->s.n == 2 && c->s.sum == 3000 && c->s.max_at.rank == 1 &&
+			       c->s.max_at.tid == 501,
+		       "an OpenMP thread's cell merged: n 2, sum 3000, max at rank 1 tid 501");
+		c = agg_jobsum__cell(&a, AGG_NONE, AGG_PART_WALL, AGG_PART_MAIN);
+		TAP_OK(c && c->s.n == 2 && c->s.sum == 15 && c->s.min_at.rank == 0,
+		       "a part's cell merged by its raw index: n 2, sum 15");
+		c = agg_jobsum__cell(&a, AGG_NONE, AGG_NONE, AGG_PEAK_RSS);
+		TAP_OK(c && c->s.max == 8192 && c->s.max_at.rank == 1, "peak memory: max at rank 1");
+		agg_buf__free(&buf);
+		agg_jobsum__free(&back);
+		agg_jobsum__free(&a);
+		agg_jobsum__free(&b);
+	}
 	return tap_done();
 }
