@@ -30,5 +30,8 @@ void report__openmp(const struct results *s, bool json, const char *csv);
 /* report_profile.c: --view profile (where the time went; json or text):
  * 0, or 2 when nothing could be profiled. */
 int report__profile(const struct results *s, bool json);
+/* The first lines of the default text report when the results ran under
+ * the profile (HPCSHIM_PROFILE): the job's split and the findings. */
+void report__profile_head(const struct results *s);
 
 #endif

@@ -632,6 +632,8 @@ int report_main(int argc, char **argv)
 		return 2;
 	nall = results__events(&s, &all);
 	nev = pick_events(all, nall, evlist, &ev);
+	if (!view && f == FMT_TEXT)
+		report__profile_head(&s);
 	if (!view)
 		view = f == FMT_TEXT && s.n == 1 && !sort && !top && !evlist && !exclusive &&
 				       dr_doc__kind(s.r[0].doc) == DR_PROCESS ?

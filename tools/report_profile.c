@@ -241,36 +241,39 @@ static void print_text(const struct pf_profile *p, char (*fs)[PF_LINE], size_t n
 		printf("  - %s\n", fs[i]);
 }
 
-int report__profile(const struct results *s, bool json)
+/* The profile of the results s: 0, or -1 when out of memory (said). */
+static int profile__of(const struct results *s, struct pf_profile *p)
 {
 	const struct dr_doc **docs = calloc(s->n ? s->n : 1, sizeof(*docs));
 	int *ranks = calloc(s->n ? s->n : 1, sizeof(*ranks));
+	int rc = -1;
+
+	if (docs && ranks) {
+		for (size_t i = 0; i < s->n; i++) {
+			docs[i] = s->r[i].doc;
+			ranks[i] = s->r[i].rank;
+		}
+		rc = pf_profile__build(p, docs, ranks, s->n);
+	}
+	free(docs);
+	free(ranks);
+	if (rc)
+		fputs("hpcshim report: out of memory\n", stderr);
+	return rc;
+}
+
+int report__profile(const struct results *s, bool json)
+{
 	char fs[MAXF][PF_LINE];
 	struct pf_profile p;
 	size_t nf;
 
-	if (!docs || !ranks) {
-		free(docs);
-		free(ranks);
-		fputs("hpcshim report: out of memory\n", stderr);
+	if (profile__of(s, &p))
 		return 2;
-	}
-	for (size_t i = 0; i < s->n; i++) {
-		docs[i] = s->r[i].doc;
-		ranks[i] = s->r[i].rank;
-	}
-	if (pf_profile__build(&p, docs, ranks, s->n)) {
-		free(docs);
-		free(ranks);
-		fputs("hpcshim report: out of memory\n", stderr);
-		return 2;
-	}
-	free(docs);
-	free(ranks);
 	if (p.job_docs)
 		fprintf(stderr,
-			"hpcshim report: --view profile: %zu job document%s left out: it keeps no "
-			"threads and no openmp part; give the ranks' files\n",
+			"hpcshim report: --view profile: %zu job document%s left out beside the "
+			"ranks' files (they have each thread); give either alone\n",
 			p.job_docs, p.job_docs == 1 ? "" : "s");
 	if (!p.nranks) {
 		pf_profile__free(&p);
@@ -283,4 +286,27 @@ int report__profile(const struct results *s, bool json)
 		print_text(&p, fs, nf);
 	pf_profile__free(&p);
 	return 0;
+}
+
+void report__profile_head(const struct results *s)
+{
+	char fs[MAXF][PF_LINE];
+	struct pf_profile p;
+	size_t nf;
+
+	if (profile__of(s, &p))
+		return;
+	if (p.nranks && p.profiled && p.job.wall > 0) {
+		nf = pf_profile__findings(&p, fs, MAXF);
+		printf("where the time went (%zu rank%s, the longest %.3f ms):", p.nranks,
+		       p.nranks == 1 ? "" : "s", p.job_wall / 1e6);
+		for (int k = 0; k < PF_NCAT; k++)
+			printf(" %s %.1f%%", pf_cat_name[k], 100 * p.job.t[k] / p.job.wall);
+		putchar('\n');
+		for (size_t i = 0; i < nf; i++)
+			printf("  - %s\n", fs[i]);
+		printf("(hpcshim report --view profile: each rank and thread, the MPI and I/O "
+		       "tables, memory)\n\n");
+	}
+	pf_profile__free(&p);
 }

@@ -126,9 +126,28 @@ static void flush__free_copies(struct agg_thread *c, const struct agg_thread *do
 	}
 }
 
+/* One flush at a time: the periodic one, the MPI snapshot and
+ * hs_flush__now may be asked for at once from two threads (TSan saw an
+ * MPI snapshot's view and the periodic flush's run together), and a
+ * flush is not written for concurrency with itself.  Never taken by the
+ * end of the image, which does not wait for a flush. */
+static pthread_mutex_t once_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static bool flush__once_locked(enum hs_end end);
+
 /* One flush (end: HS_END_FLUSH, or HS_END_SNAPSHOT rendered in memory):
  * false when the image is no longer running. */
 static bool flush__once(enum hs_end end)
+{
+	bool r;
+
+	pthread_mutex_lock(&once_mu);
+	r = flush__once_locked(end);
+	pthread_mutex_unlock(&once_mu);
+	return r;
+}
+
+static bool flush__once_locked(enum hs_end end)
 {
 	struct agg_thread *copies = NULL, *done;
 	struct agg_uncovered *unc = NULL;
@@ -243,6 +262,8 @@ void hs_flush__start(void)
 
 	__atomic_store_n(&hs_proc.flusher, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&launched, 0, __ATOMIC_RELAXED);
+	/* Fresh in a fork child: the parent's flusher may have held it. */
+	pthread_mutex_init(&once_mu, NULL);
 	if (!hs_proc.cfg.flush_ns || !hs_real__pthread_create() ||
 	    __atomic_load_n(&hs_proc.state, __ATOMIC_ACQUIRE) != HS_RUNNING)
 		return;

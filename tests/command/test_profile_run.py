@@ -113,6 +113,26 @@ def omp_case(cc):
         t.ok(worst is not None and "of parallel region" not in text,
              "%s: no thread waits 20%% of a construct here (worst %s): no such finding"
              % (cc, worst), text)
+    # The default report answers first: the job's split and the findings,
+    # the same as --view profile's JSON.
+    p = subprocess.run([HPCSHIM, "report", out], capture_output=True, encoding="utf-8")
+    lines = p.stdout.splitlines()
+    job = pr["job"]
+    want = "where the time went (1 rank, the longest %.3f ms): " % (
+        job["longest_rank_wall_ns"] / 1e6) + " ".join(
+        "%s %.1f%%" % (k, 100 * job["time_ns"][k] / job["wall_ns"])
+        for k in ("compute", "mpi", "io", "openmp_wait", "off_cpu"))
+    t.eq(lines[:1 + len(pr["findings"])],
+         [want] + ["  - " + f["text"] for f in pr["findings"]],
+         "%s: hpcshim report's first lines: the job's split and the findings of "
+         "--view profile" % cc)
+    plain = os.path.join(tmp, "plain-" + cc)
+    r = run([HPCSHIM, "run", "-q", "-o", plain, "--", prog, str(T), str(ITER)],
+            preload=False, env={"OMP_NUM_THREADS": "2"})
+    p = subprocess.run([HPCSHIM, "report", plain], capture_output=True, encoding="utf-8")
+    t.ok(r.rc == 0 and p.returncode == 0 and p.stdout and
+         "where the time went" not in p.stdout,
+         "%s: without the profile, the default report has no such lines" % cc, p.stdout[:300])
     p = subprocess.run([HPCSHIM, "report", "--view", "profile", "--format", "csv", out],
                        capture_output=True, encoding="utf-8")
     t.ok(p.returncode == 2 and "text or json" in p.stderr,

@@ -250,23 +250,35 @@ for name, cc, launcher, option in MPIS:
         t.eq(omp, [(0, (r + 1) * 500), (1, (r + 1) * 2 * 500)],
              "%s: rank %d lists its 2 OpenMP threads, labelled omp_thread 0 and 1, "
              "with their exact omp_work faults" % (what, r))
-    # the job document of the rank files: the construct per OpenMP thread
-    # over the ranks (each rank's team ran it once: calls exact), held by
-    # the ranks' threads, and report --view openmp on it alone
-    rc, job, err = merge(*shim.files)
-    cons = (job or {}).get("openmp", {}).get("constructs", [])
-    if t.eq(len(cons), 1, "%s: the job document has the one OpenMP construct" % what) and \
-            t.ok(cons[0]["region"].startswith("omp parallel @ "), "%s: named by its region"
-                 % what, cons[0]["region"]):
+    # the job documents, of the rank files (hpcshim merge) and the one
+    # built in the job at MPI_Finalize: the construct per OpenMP thread
+    # over the ranks (each rank's team ran it once, before MPI_Finalize:
+    # calls exact), held by the ranks' threads, and report --view openmp
+    # on each alone
+    rc, merged_job, err = merge(*shim.files)
+    jpath = os.path.join(shim.outdir, "merged-job.json")
+    with open(jpath, "w", encoding="utf-8") as f:
+        json.dump(merged_job, f)
+    jobs = [("merged", merged_job, jpath)]
+    if t.eq(len(shim.jobs), 1, "%s: one in-job document" % what):
+        with open(shim.jobs[0], encoding="utf-8") as f:
+            jobs.append(("in-job", json.load(f), shim.jobs[0]))
+    for jname, job, jpath in jobs:
+        jwhat = "%s, %s" % (what, jname)
+        cons = (job or {}).get("openmp", {}).get("constructs", [])
+        if not (t.eq(len(cons), 1, "%s: the job document has the one OpenMP construct" % jwhat)
+                and t.ok(cons[0]["region"].startswith("omp parallel @ "),
+                         "%s: named by its region" % jwhat, cons[0]["region"])):
+            continue
         c = cons[0]
         per = {x["omp_thread"]: x for x in c["per_thread"]}
         tids = {d["process"]["rank"]: {th["omp_thread"]: th["tid"] for th in d["threads"]
                                        if th.get("omp_thread") is not None} for d in shim.docs}
         t.eq((c["ranks"], c["teams"], c["threads"], sorted(per)), (NP, NP, 2, [0, 1]),
-             "%s: the construct over %d ranks, one team each, OpenMP threads 0 and 1" % (what, NP))
+             "%s: the construct over %d ranks, one team each, OpenMP threads 0 and 1" % (jwhat, NP))
         t.eq([(per[o]["calls"]["n"], per[o]["calls"]["sum"], per[o]["calls"]["min"],
                per[o]["calls"]["max"]) for o in (0, 1)], [(NP, NP, 1, 1)] * 2,
-             "%s: each OpenMP thread of each rank: exactly 1 call" % what)
+             "%s: each OpenMP thread of each rank: exactly 1 call" % jwhat)
         files = {d["process"]["rank"]: next(x for x in d["openmp"]["constructs"]
                                             if x["region"] == c["region"]) for d in shim.docs}
         for o in (0, 1):
@@ -278,10 +290,7 @@ for name, cc, launcher, option in MPIS:
                   w["max_at"]["tid"]),
                  (sum(wk.values()), wk[lo], wk[hi], lo, hi, tids[hi][o]),
                  "%s: OpenMP thread %d's work over the ranks: the files' sum, min, max and "
-                 "holders (rank, tid)" % (what, o))
-        jpath = os.path.join(shim.outdir, "merged-job.json")
-        with open(jpath, "w", encoding="utf-8") as f:
-            json.dump(job, f)
+                 "holders (rank, tid)" % (jwhat, o))
         rep = subprocess.run([os.path.join(BUILD, "hpcshim"), "report", "--view", "openmp",
                               "--format", "json", jpath], capture_output=True, encoding="utf-8")
         try:
@@ -292,7 +301,7 @@ for name, cc, launcher, option in MPIS:
                      for x in k["per_thread"]) if isinstance(rj, list) else None
         if not t.eq(got, [(o, NP, per[o]["work_ns"]["sum"]) for o in (0, 1)],
                     "%s: report --view openmp on the job document alone: per OpenMP thread "
-                    "%d calls, the ranks' work summed" % (what, NP)):
+                    "%d calls, the ranks' work summed" % (jwhat, NP)):
             t.diag(rep.stdout[-1500:] + rep.stderr)
 
 # ---- identity from each launcher's variables, without the launcher ------
