@@ -87,8 +87,8 @@ OVH_SITE_SYS = 174  # 175 before the raw counter's wall clock (session 7: the bo
 # own stack position passed down to the general path; 837 and 838 with
 # the recalibration test; 835 and 836 with a sampled region's calls on
 # the one-pass path too.
-LAZY_SITE_SYS = 844  # 857 before session 8 (as LAZY); 858 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 864 before the wall clock's rate (session 7: cause not pinned); 865 before session 7 (as OVH_SYS); 838 before the end's writer thread; 836 before session 6's review
-LAZY_SITE = 844  # 857 before session 8 (as LAZY); 863 before the wall clock's rate (session 7: cause not pinned); 864 before session 7 (as OVH); 837 before the end's writer thread (wave-out2); 835 before session 6's review; 770 before session 6; 744 with the flush thread lazy; 773 before session 4's merge; 765 before issue 18, 806 with its derived clocks (cause not
+LAZY_SITE_SYS = 808  # 844 before issue 34 (the guest program's "maps" step for trace.sh: its PLT grew); 857 before session 8 (as LAZY); 858 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 864 before the wall clock's rate (session 7: cause not pinned); 865 before session 7 (as OVH_SYS); 838 before the end's writer thread; 836 before session 6's review
+LAZY_SITE = 808  # 844 before issue 34 (the guest program's "maps" step for trace.sh: its PLT grew); 857 before session 8 (as LAZY); 863 before the wall clock's rate (session 7: cause not pinned); 864 before session 7 (as OVH); 837 before the end's writer thread (wave-out2); 835 before session 6's review; 770 before session 6; 744 with the flush thread lazy; 773 before session 4's merge; 765 before issue 18, 806 with its derived clocks (cause not
 # pinned), 773 with the flush thread lazy; 732 before issue 13's exports
 # A whole begin+end pair (literal name, 4 hardware events in one group),
 # user-level instructions, over PAIR_K pairs: (pairs_on - pairs_off).
