@@ -44,19 +44,19 @@ INSTR_PER_ITER = 2  # subs + b.ne
 # ownership checked once per revocation instead of per read, the wall time
 # from the reading's own clock counter when reads are planned, per-call
 # statistics inline): the in-interval overheads fell, by read method.
-OVH = 284  # 281 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 273 before the wall clock's rate (session 7: a multiply per reading, the perf clock mapped with a rate); 271 before session 7 (locals hoisted in the frame's open and close); 270 before session 6's review folded the read helpers into one; 313 before session 6; 296 before session 4's merge; 283 before issue 18's derived clocks (see PAIR_USER)
+OVH = 264  # 284 before issue 34 step 1 (the one-group plan read, the counter's table of mrs entries); 281 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 273 before the wall clock's rate (session 7: a multiply per reading, the perf clock mapped with a rate); 271 before session 7 (locals hoisted in the frame's open and close); 270 before session 6's review folded the read helpers into one; 313 before session 6; 296 before session 4's merge; 283 before issue 18's derived clocks (see PAIR_USER)
 # ... and with read() (HPCSHIM_READ=syscall).  The periodic flush
 # (HPCSHIM_FLUSH, default 1s) runs a thread of the shim's own, so glibc's
 # read() is a cancellation point even in a single-threaded program: 315
 # without that thread, 429 with it (about 57 per read).
 # HPCSHIM_REGION_SAMPLE (session 5): +6 for END's test of a sampled region's unmeasured frame, before its read
-OVH_SYS = 212  # 214 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 394 before session 7 (read() by the planned system call itself: no glibc read(), no per-group tests); 395 before session 6's review; 461 before session 6; 387 with the flush thread started lazily (issue 18, reverted in session 4: with the thread from the start read() is glibc's cancellation path again, +68); 376 before session 4's merge; 429 before issue 18; 444 with its derived clocks (see PAIR_USER)
+OVH_SYS = 210  # 212 before issue 34 step 1 (the one-group plan read, the counter's table of mrs entries); 214 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 394 before session 7 (read() by the planned system call itself: no glibc read(), no per-group tests); 395 before session 6's review; 461 before session 6; 387 with the flush thread started lazily (issue 18, reverted in session 4: with the thread from the start read() is glibc's cancellation path again, +68); 376 before session 4's merge; 429 before issue 18; 444 with its derived clocks (see PAIR_USER)
 # and the flush thread started at start; 376 since that thread starts
 # lazily (a single-threaded process's read() is no cancellation point).
 # The user-space path once the process has created a thread (with read(),
 # glibc's read() would become a cancellation point and cost more).
 # HPCSHIM_REGION_SAMPLE (session 5): +6 for END's test of a sampled region's unmeasured frame, before its read
-OVH_MT = 284  # 281 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 273 before the wall clock's rate (session 7: a multiply per reading, the perf clock mapped with a rate); 271 before session 7 (as OVH); 270 before session 6's review; 313 before session 6 (see OVH)
+OVH_MT = 264  # 284 before issue 34 step 1 (the one-group plan read, the counter's table of mrs entries); 281 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 273 before the wall clock's rate (session 7: a multiply per reading, the perf clock mapped with a rate); 271 before session 7 (as OVH); 270 before session 6's review; 313 before session 6 (see OVH)
 # The first HPC_END of a process resolves hpcshim_region_end's PLT slot in
 # the program (lazy binding, glibc's _dl_runtime_resolve).  Gone with
 # LD_BIND_NOW=1.  It grows with the number of symbols the shim exports
@@ -67,7 +67,7 @@ OVH_MT = 284  # 281 before the raw counter's wall clock (session 7: the boundary
 # then 575 and 576 with the heap warmed at thread start (thread.c: malloc
 # and free are bound before the first region); 582 and 583 with the
 # clocks' recalibration test at END (its branch in the general path).
-LAZY_SYS = 614  # 598 before session 8 (the library imports and exports more: OpenMP, LIKWID/PAPI names, safe output files); 634 before the wall clock's rate (session 7: cause not pinned); 603 before session 7 (glibc's read() no longer bound at the first region); 583 before the end's writer thread (wave-out2: pthread imports)
+LAZY_SYS = 615  # 614 before issue 34 step 1 (the one-group plan read, the counter's table of mrs entries); 598 before session 8 (the library imports and exports more: OpenMP, LIKWID/PAPI names, safe output files); 634 before the wall clock's rate (session 7: cause not pinned); 603 before session 7 (glibc's read() no longer bound at the first region); 583 before the end's writer thread (wave-out2: pthread imports)
 LAZY = 582  # 566 before session 8 (the library imports and exports more: OpenMP, LIKWID/PAPI names, safe output files); 602 before the wall clock's rate (session 7: the first region's path; cause not pinned); 582 before the end's writer thread (wave-out2: the library imports more); 543 with the flush thread lazy (a multi-threaded process binds more lazily before its first region); 579 before session 4's merge; 610 on main before issue 18 (603 stated, stale); 596 with
 # libpfm4 no longer linked (one object less in the lazy binding's scope);
 # 579 with the flush thread lazy (glibc's single-threaded paths in the
@@ -77,9 +77,9 @@ LAZY = 582  # 566 before session 8 (the library imports and exports more: OpenMP
 # adds (per_call.max - min: lazy binding of hpcshim_site_end and the END
 # site's id lookup, both inside the interval).
 # HPCSHIM_REGION_SAMPLE (session 5): +6 for END's test of a sampled region's unmeasured frame, before its read
-OVH_SITE = 246  # 243 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 235 before the wall clock's rate (session 7: a multiply per reading, the perf clock mapped with a rate); 234 before session 7 (as OVH); 233 before session 6's review; 291 before session 6; 270 before session 4's merge; 257 before issue 18
+OVH_SITE = 226  # 246 before issue 34 step 1 (the one-group plan read, the counter's table of mrs entries); 243 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 235 before the wall clock's rate (session 7: a multiply per reading, the perf clock mapped with a rate); 234 before session 7 (as OVH); 233 before session 6's review; 291 before session 6; 270 before session 4's merge; 257 before issue 18
 # HPCSHIM_REGION_SAMPLE (session 5): +6 for END's test of a sampled region's unmeasured frame, before its read
-OVH_SITE_SYS = 174  # 175 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 356 before session 7 (as OVH_SYS); 357 before session 6's review; 439 before session 6; 365 with the flush thread lazy (see OVH_SYS); 350 before session 4's merge; 403 before issue 18, 418 with its derived clocks; the
+OVH_SITE_SYS = 172  # 174 before issue 34 step 1 (the one-group plan read, the counter's table of mrs entries); 175 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 356 before session 7 (as OVH_SYS); 357 before session 6's review; 439 before session 6; 365 with the flush thread lazy (see OVH_SYS); 350 before session 4's merge; 403 before issue 18, 418 with its derived clocks; the
 # flush thread lazy since (see OVH_SYS)
 # A site's first call takes the general path (the fast one needs the
 # site resolved and the record made), which differs by read method in
@@ -126,11 +126,11 @@ LAZY_SITE = 808  # 844 before issue 34 (the guest program's "maps" step for trac
 # +2 for END's test whether the clocks' offset is due again (user-space
 # reads; HS_CALIBRATE_NS): 919; +1 with a sampled region's calls on the
 # one-pass path (its test moved there): 920 and 1048.
-PAIR_USER = 940005  # 933005 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 917005 before the wall clock's rate (session 7: a multiply per reading, the perf clock mapped with a rate); 923005 before session 7 (locals hoisted); 920 before session 6's review (one read helper)
-PAIR_SYS = 815005  # 811005 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 1045005 before session 7 (the read() plan: one system call per group, no glibc read()); 1048 before session 6's review; measured 1048011-1048016 (read() varies by a few)
+PAIR_USER = 888005  # 940005 before issue 34 step 1 (the one-group plan read, the counter's table of mrs entries); 933005 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 917005 before the wall clock's rate (session 7: a multiply per reading, the perf clock mapped with a rate); 923005 before session 7 (locals hoisted); 920 before session 6's review (one read helper)
+PAIR_SYS = 811005  # 815005 before issue 34 step 1 (the one-group plan read, the counter's table of mrs entries); 811005 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 1045005 before session 7 (the read() plan: one system call per group, no glibc read()); 1048 before session 6's review; measured 1048011-1048016 (read() varies by a few)
 # The same pair with one hardware event (instructions:u alone): 882, 901
 # with the sampling tests.
-PAIR1_USER = 640005  # 633005 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 617005 before the wall clock's rate (session 7: a multiply per reading, the perf clock mapped with a rate); 614 before session 6's review; 901 before session 6's lean hot path (611 before the recalibration test, 613 before the sampling test moved)
+PAIR1_USER = 596005  # 640005 before issue 34 step 1 (the one-group plan read, the counter's table of mrs entries); 633005 before the raw counter's wall clock (session 7: the boundary's clock chosen by one field, wsrc); 617005 before the wall clock's rate (session 7: a multiply per reading, the perf clock mapped with a rate); 614 before session 6's review; 901 before session 6's lean hot path (611 before the recalibration test, 613 before the sampling test moved)
 # Issue 18's targets for these pairs (user-space reads, literal names):
 # printed beside the figures, with MISS when above.
 PAIR_TARGET = {4: 300, 1: 150}
