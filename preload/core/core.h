@@ -47,7 +47,8 @@ struct hs_thread {
 	int nsp;          /* open frames with a stack position (sp) */
 	struct hs_frame *frames;
 	struct count *store;      /* cap x 2 x nev readings for the frames */
-	struct count *now;        /* scratch reading [nev]               */
+	struct count *now;        /* scratch reading [nev], then [nev] of
+				   * sink for the lean close (region.c)   */
 	uint64_t wnow;            /* monotonic ns beside that reading    */
 	/* Wall time without a clock_gettime per boundary (region.c,
 	 * hs_region__calibrate): an instant p of the readings' own perf
@@ -61,6 +62,7 @@ struct hs_thread {
 	uint64_t wmult; /* CLOCK_MONOTONIC ns per unit of p, 32.32        */
 	uint64_t wcal;  /* CLOCK_MONOTONIC when the mapping is due (again) */
 	int main_ev;              /* event of the per-call stats, or -1   */
+	bool lean; /* frames close the lean way (region.c, hs_region__select) */
 	/* hs_proc.timed, copied at start: the hot path reads it per frame. */
 	int ntimed;
 	int timed[PMU_MAX_EVENTS];
@@ -223,6 +225,10 @@ int hs_stack__reserve_ids(struct hs_thread *t, int n);
 #define HS_CALIBRATE_NS 1000000000ull
 enum { HS_WALL_MONO, HS_WALL_PERF, HS_WALL_RAW }; /* hs_thread.wsrc */
 uint64_t hs_region__calibrate(struct hs_thread *t, uint64_t at);
+
+/* region.c: how t's frames close, chosen once its counters are open
+ * (thread.c) and again when its configuration changes. */
+void hs_region__select(struct hs_thread *t);
 
 /* region.c: closes the regions still open on t with the reading in t->now
  * (valid when now_ok); their wall time ends now. */

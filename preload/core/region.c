@@ -141,6 +141,72 @@ static __attribute__((noinline)) void frame__close(struct hs_thread *t, int i, b
 	frame__close_inline(t, i, now_ok);
 }
 
+/* The lean close (hs_thread.lean, chosen once per thread by
+ * hs_region__select): the configuration where the main event is the one
+ * event carrying times (a single group, its leader first; no trace).
+ * The same accounting as frame__close_inline, in fewer branches: the
+ * inclusive sums of a call inside a recursion and the children's sums of
+ * a top-level frame go to the thread's sink (t->now + nev), not tested per
+ * event; the leader's times once, and the main event's per-call
+ * statistics from the same deltas. */
+static inline __attribute__((always_inline)) void
+frame__close_lean(struct hs_thread *t, int i, bool now_ok)
+{
+	struct hs_frame *f = &t->frames[i];
+	struct agg_region *r = f->region;
+	const struct count *now = t->now, *st = f->start, *ch = f->child;
+	struct count *sink = t->now + t->nev;
+	uint64_t wd = t->wnow - f->wstart;
+	bool outermost;
+
+	t->depth = i;
+	if (f->sp)
+		t->nsp--;
+	outermost = --r->open == 0;
+	agg_region__add_wall(r, wd, wd - f->wchild, outermost);
+	if (i > 0)
+		f[-1].wchild += wd;
+	if (unlikely(!now_ok || !f->valid))
+		return;
+
+	const int nev = t->nev, m = t->main_ev;
+	struct count *inc = outermost ? r->c : sink, *exc = r->c + r->nev;
+	struct count *parent = i > 0 ? f[-1].child : sink;
+
+	hs_atomic__add(&r->calls, 1);
+	for (int e = 0; e < nev; e++) {
+		uint64_t d = now[e].value - st[e].value;
+
+		hs_atomic__add(&inc[e].value, d);
+		hs_atomic__add(&exc[e].value, d - ch[e].value);
+		parent[e].value += d;
+	}
+	uint64_t dv = now[m].value - st[m].value;
+	uint64_t de = now[m].enabled - st[m].enabled;
+	uint64_t dr = now[m].running - st[m].running;
+
+	hs_atomic__add(&inc[m].enabled, de);
+	hs_atomic__add(&inc[m].running, dr);
+	hs_atomic__add(&exc[m].enabled, de - ch[m].enabled);
+	hs_atomic__add(&exc[m].running, dr - ch[m].running);
+	parent[m].enabled += de;
+	parent[m].running += dr;
+	if (unlikely(r->sq))
+		frame__sample_sq(t, f, wd);
+	if (likely(dr == de))
+		agg_percall__add(&r->percall, dv);
+	else /* multiplexed inside the call */
+		agg_region__percall_scaled(r, &(struct count){ dv, de, dr });
+}
+
+/* Whether the thread's frames close the lean way (frame__close_lean):
+ * chosen once, when its counters open. */
+void hs_region__select(struct hs_thread *t)
+{
+	t->lean = t->nev > 0 && t->ntimed == 1 && t->main_ev >= 0 &&
+		  t->timed[0] == t->main_ev && !t->agg->trace;
+}
+
 /* The top frame, a sampled region's unmeasured call: nothing to read. */
 static void frame__close_unmeasured(struct hs_thread *t)
 {
@@ -725,7 +791,10 @@ end__fast(struct hpcshim_site *site, const char *name, uintptr_t sp)
 	ok = thread__read_at(t, t->now, &t->wnow, true);
 	/* A flush may be copying the records (core/flush.c). */
 	hs_seq__write_begin(&t->agg->seq);
-	frame__close_inline(t, t->depth - 1, ok);
+	if (likely(t->lean))
+		frame__close_lean(t, t->depth - 1, ok);
+	else
+		frame__close_inline(t, t->depth - 1, ok);
 	hs_seq__write_end(&t->agg->seq);
 	return true;
 }
