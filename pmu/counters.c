@@ -17,6 +17,7 @@
 #include "common/compiler.h"
 #include "common/sys.h"
 #include "pmu/internal.h"
+#include "pmu/read.h"
 #include "pmu/userread.h"
 
 static const char revoked_reason[] = "the program closed the counter "
@@ -299,29 +300,6 @@ static bool counters__read_plan(struct pmu_counters *c, struct count *out, int n
 	return true;
 }
 
-/* The plan of one group (plan1): its leader, with the times and the
- * reading's instant, then its members, which share the leader's times.
- * The common case of the region hot path: no per-entry lead test. */
-static inline __attribute__((always_inline)) bool
-counters__read_plan1(struct pmu_counters *c, struct count *out, int n, uint64_t *clock)
-{
-	const struct pmu_plan *p = c->plan;
-	struct count *lead = &out[p[0].ev];
-
-	if (!pmu_userread__read(p[0].page, lead, true, clock))
-		return false;
-	for (int k = 1; k < n; k++) {
-		struct count *o = &out[p[k].ev];
-
-		if (!pmu_userread__read(p[k].page, o, false, NULL))
-			return false;
-		o->enabled = lead->enabled;
-		o->running = lead->running;
-	}
-	hs_atomic__add(&c->user_reads, 1);
-	return true;
-}
-
 /* The read() plan's read (nplan < 0): per group one read() of exactly
  * its size, its members' counts and its derived clocks filled in.  False
  * when a descriptor may have changed hands since the last check, or a
@@ -386,7 +364,7 @@ int pmu_counters__read_at(struct pmu_counters *c, struct count *out, uint64_t *c
 	*clock = 0;
 	c->reading = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (likely(n > 0) && (c->plan1 ? counters__read_plan1(c, out, n, clock) :
+	if (likely(n > 0) && (c->plan1 ? pmu_counters__read_plan1(c, out, n, clock) :
 					 counters__read_plan(c, out, n, clock)))
 		rc = 0;
 	else if (n < 0 && counters__read_sysplan(c, out))
@@ -398,15 +376,19 @@ int pmu_counters__read_at(struct pmu_counters *c, struct count *out, uint64_t *c
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	c->reading = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (unlikely(c->deferred)) {
-		int saved = errno;
-
-		c->deferred = 0;
-		if (c->defer_fn)
-			c->defer_fn(c->defer_arg);
-		errno = saved;
-	}
+	if (unlikely(c->deferred))
+		pmu_counters__run_deferred(c);
 	return rc;
+}
+
+void pmu_counters__run_deferred(struct pmu_counters *c)
+{
+	int saved = errno;
+
+	c->deferred = 0;
+	if (c->defer_fn)
+		c->defer_fn(c->defer_arg);
+	errno = saved;
 }
 
 uint64_t pmu_counters__clock(const struct pmu_counters *c)

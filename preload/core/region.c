@@ -30,6 +30,7 @@
 #include "common/rawclock.h"
 #include "common/sys.h"
 #include "common/seqlock.h"
+#include "pmu/read.h"
 #include "preload/base/log.h"
 #include "preload/base/real.h"
 #include "preload/core/core.h"
@@ -449,7 +450,7 @@ uint64_t hs_region__calibrate(struct hs_thread *t, uint64_t at)
 static inline __attribute__((always_inline)) bool
 thread__read(struct hs_thread *t, struct count *out, uint64_t *clock)
 {
-	if (likely(pmu_counters__read_at(&t->ctr, out, clock) == 0))
+	if (likely(pmu_counters__read_fast(&t->ctr, out, clock) == 0))
 		return true;
 	hs_atomic__add(&t->agg->warn.read_errors, 1);
 	return false;
