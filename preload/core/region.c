@@ -446,8 +446,12 @@ uint64_t hs_region__calibrate(struct hs_thread *t, uint64_t at)
 }
 
 /* Reads t's counters into out (and the reading's perf-clock instant into
- * *clock, 0 when the read gives none); a failure is counted. */
-static inline __attribute__((always_inline)) bool
+ * *clock, 0 when the read gives none); a failure is counted.  One copy
+ * for both boundaries (not inlined into each): the instructions between
+ * the reads of a group's members are then the same at BEGIN and at END,
+ * so every event of a group counts the same interval (the test bed's
+ * cycles:u equal instructions:u exactly). */
+static __attribute__((noinline)) bool
 thread__read(struct hs_thread *t, struct count *out, uint64_t *clock)
 {
 	if (likely(pmu_counters__read_fast(&t->ctr, out, clock) == 0))
