@@ -130,11 +130,14 @@ static inline uint64_t page__time_ns(const volatile struct perf_event_mmap_page 
 				     uint64_t caps)
 {
 	uint64_t cyc = hs_rawclock__read(), quot, rem;
-	uint16_t shift = pc->time_shift;
+	unsigned int shift = pc->time_shift;
 	uint64_t mult = pc->time_mult;
 
-	if (caps & USERREAD_CAP_TIME_SHORT)
-		cyc = pc->time_cycles + ((cyc - pc->time_cycles) & pc->time_mask);
+	if (caps & USERREAD_CAP_TIME_SHORT) {
+		uint64_t last = pc->time_cycles; /* one load of it */
+
+		cyc = last + ((cyc - last) & pc->time_mask);
+	}
 	quot = cyc >> shift;
 	rem = cyc & (((uint64_t)1 << shift) - 1);
 	return quot * mult + ((rem * mult) >> shift);

@@ -592,9 +592,14 @@ frame__open(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 	r->open++;
 	for (int e = 0; e < nev; e++) /* only what frame__close adds to */
 		ch[e].value = 0;
-	for (int k = 0; k < ntimed; k++) {
-		ch[t->timed[k]].enabled = 0;
-		ch[t->timed[k]].running = 0;
+	if (likely(t->lean)) { /* the one event carrying times: the main one */
+		ch[t->main_ev].enabled = 0;
+		ch[t->main_ev].running = 0;
+	} else {
+		for (int k = 0; k < ntimed; k++) {
+			ch[t->timed[k]].enabled = 0;
+			ch[t->timed[k]].running = 0;
+		}
 	}
 	f->wchild = 0;
 	t->depth++;
