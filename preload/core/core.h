@@ -28,6 +28,8 @@ enum hs_state {
 /* One open region instance on a thread's stack. */
 struct hs_frame {
 	struct agg_region *region;
+	int id;              /* the site id it was opened by in one pass
+			      * (region.c: its END's test), else -1  */
 	bool valid;          /* the BEGIN reading succeeded      */
 	struct count *start; /* reading at BEGIN                 */
 	struct count *child; /* inclusive deltas of closed children */

@@ -579,13 +579,14 @@ static bool sample__take(struct hs_thread *t, struct agg_region *r)
  * caller); the readings come last (the clock, then the counters) so that
  * the bookkeeping falls outside the measured intervals. */
 static inline __attribute__((always_inline)) void
-frame__open(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
+frame__open(struct hs_thread *t, struct agg_region *r, uintptr_t sp, int id)
 {
 	struct hs_frame *f = &t->frames[t->depth];
 	struct count *ch = f->child;
 	const int nev = t->nev, ntimed = t->ntimed;
 
 	f->region = r;
+	f->id = id;
 	f->sp = sp;
 	t->nsp += sp != 0;
 	f->skip = false;
@@ -609,29 +610,31 @@ frame__open(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 /* Opens a frame for r: measured, or (a sampled region's call not picked)
  * counted only, with no reading: the cost sampling saves. */
 static inline __attribute__((always_inline)) void
-frame__begin(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
+frame__begin(struct hs_thread *t, struct agg_region *r, uintptr_t sp, int id)
 {
 	if (unlikely(r->every > 1) && !sample__take(t, r)) {
 		struct hs_frame *f = &t->frames[t->depth++];
 
 		f->region = r;
+		f->id = id;
 		f->sp = sp;
 		t->nsp += sp != 0;
 		f->skip = true;
 		return;
 	}
-	frame__open(t, r, sp);
+	frame__open(t, r, sp, id);
 }
 
 /* The same for the general path, where r may be missing (out of memory:
- * the BEGIN is skipped, and its END). */
+ * the BEGIN is skipped, and its END).  Its frame names no site (id -1):
+ * its END takes the general path too. */
 static void frame__push(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 {
 	if (unlikely(!r)) { /* out of memory */
 		t->skipped++;
 		return;
 	}
-	frame__begin(t, r, sp);
+	frame__begin(t, r, sp, -1);
 }
 
 /* The thread's state when an END can be matched; NULL when not counted or
@@ -754,30 +757,23 @@ static struct agg_region *thread__by_id(struct hs_thread *t, int id,
  * conditions.  Everything else takes the general path below, which
  * handles it the same way, only with more tests. */
 
-/* The site's id when resolved for this name and within t's records. */
-static inline __attribute__((always_inline)) struct agg_region *
-site__record(const struct hs_thread *t, const struct hpcshim_site *site, const char *name)
-{
-	int id = __atomic_load_n(&site->id, __ATOMIC_ACQUIRE);
-
-	if (unlikely(id <= 0 || id >= t->nids ||
-		     __atomic_load_n(&site->name, __ATOMIC_RELAXED) != name))
-		return NULL;
-	return t->byid[id];
-}
-
 static inline __attribute__((always_inline)) bool
 begin__fast(struct hpcshim_site *site, const char *name, uintptr_t sp)
 {
 	struct hs_thread *t = hs_self;
 	struct agg_region *r;
+	int id;
 
 	if (unlikely(!t || t->nsp || t->depth >= t->cap || !t->omp_checked))
 		return false;
-	r = site__record(t, site, name);
+	id = __atomic_load_n(&site->id, __ATOMIC_ACQUIRE);
+	if (unlikely(id <= 0 || id >= t->nids ||
+		     __atomic_load_n(&site->name, __ATOMIC_RELAXED) != name))
+		return false;
+	r = t->byid[id];
 	if (unlikely(!r))
 		return false;
-	frame__begin(t, r, sp);
+	frame__begin(t, r, sp, id);
 	return true;
 }
 
@@ -792,7 +788,11 @@ end__fast(struct hpcshim_site *site, const char *name, uintptr_t sp)
 	if (unlikely(!t || t->nsp != (sp != 0) || t->skipped || t->depth == 0))
 		return false;
 	f = &t->frames[t->depth - 1];
-	if (unlikely(f->sp != sp || site__record(t, site, name) != f->region))
+	/* The frame's record is this site's: opened by the one-pass BEGIN of
+	 * a site of the same id (the thread's record of that id), the site
+	 * still holding this name.  No lookup. */
+	if (unlikely(f->sp != sp || f->id != __atomic_load_n(&site->id, __ATOMIC_ACQUIRE) ||
+		     __atomic_load_n(&site->name, __ATOMIC_RELAXED) != name))
 		return false;
 	if (unlikely(f->skip)) {
 		frame__close_unmeasured(t);

@@ -208,6 +208,7 @@ int hs_thread__rebirth(struct hs_thread *t)
 			break;
 		}
 		f->region->open++;
+		f->id = -1; /* its site's record is the parent's: no one pass */
 		memset(f->start, 0, (size_t)t->nev * sizeof(struct count));
 		memset(f->child, 0, (size_t)t->nev * sizeof(struct count));
 		f->valid = true;
