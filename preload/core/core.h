@@ -242,6 +242,10 @@ void hs_region__close_all(struct hs_thread *t, bool now_ok);
  * through the call are found and closed at the thread's next boundary. */
 void hs_region__call_begin(struct hpcshim_site *site, const char *name, uintptr_t sp);
 void hs_region__call_end(struct hpcshim_site *site, const char *name, uintptr_t sp);
+/* call_begin returning to: the register trampoline's BEGIN ends in it (a
+ * tail call, no frame of its own around the region's). */
+void *hs_region__call_begin_to(struct hpcshim_site *site, const char *name, uintptr_t sp,
+			       void *to);
 
 /* region.c: a region begun again while open, its first start discarded
  * (LIKWID's double start, preload/annotations/): the calling thread's top

@@ -874,6 +874,14 @@ void hs_region__call_begin(struct hpcshim_site *site, const char *name, uintptr_
 		site__begin(site, name, sp, sp);
 }
 
+void *hs_region__call_begin_to(struct hpcshim_site *site, const char *name, uintptr_t sp,
+			       void *to)
+{
+	if (!begin__fast(site, name, sp))
+		site__begin(site, name, sp, sp);
+	return to;
+}
+
 void hs_region__call_end(struct hpcshim_site *site, const char *name, uintptr_t sp)
 {
 	if (!end__fast(site, name, sp))
