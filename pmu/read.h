@@ -40,6 +40,14 @@ pmu_counters__read_plan1(struct pmu_counters *c, struct count *out, int n, uint6
 	return true;
 }
 
+/* Whether the read is for pmu_counters__read_fast: the plan was one
+ * group's when made (plan1; read_fast itself finds it dropped since, and
+ * calls pmu_counters__read_at then). */
+static inline bool pmu_counters__plan1(const struct pmu_counters *c)
+{
+	return c->plan1;
+}
+
 /* A rotation the read deferred (pmu_counters.deferred): run it now. */
 void pmu_counters__run_deferred(struct pmu_counters *c);
 

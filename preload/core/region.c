@@ -72,9 +72,8 @@ frame__close_inline(struct hs_thread *t, int i, bool now_ok)
 {
 	struct hs_frame *f = &t->frames[i];
 	struct agg_region *r = f->region;
-	struct count *parent = i > 0 ? t->frames[i - 1].child : NULL;
 	const struct count *now = t->now, *st = f->start, *ch = f->child;
-	struct count *inc, *exc = r->c + r->nev;
+	struct count *sink, *parent, *inc, *exc;
 	bool outermost;
 
 	uint64_t wd = t->wnow - f->wstart;
@@ -87,12 +86,17 @@ frame__close_inline(struct hs_thread *t, int i, bool now_ok)
 		return;
 	}
 	outermost = --r->open == 0;
-	inc = outermost ? r->c : NULL;
 	agg_region__add_wall(r, wd, wd - f->wchild, outermost);
 	if (i > 0)
 		t->frames[i - 1].wchild += wd;
 	if (!now_ok || !f->valid)
 		return;
+	/* A top-level frame's parent sums and a recursion's inner inclusive
+	 * sums go to the thread's sink: no test per event. */
+	sink = t->now + t->nev;
+	parent = i > 0 ? t->frames[i - 1].child : sink;
+	inc = outermost ? r->c : sink;
+	exc = r->c + r->nev;
 	/* In locals: the records' relaxed atomic stores may alias t. */
 	const int nev = t->nev, ntimed = t->ntimed;
 
@@ -100,27 +104,21 @@ frame__close_inline(struct hs_thread *t, int i, bool now_ok)
 	for (int e = 0; e < nev; e++) {
 		uint64_t d = now[e].value - st[e].value;
 
-		if (inc)
-			hs_atomic__add(&inc[e].value, d);
+		hs_atomic__add(&inc[e].value, d);
 		hs_atomic__add(&exc[e].value, d - ch[e].value);
-		if (parent)
-			parent[e].value += d;
+		parent[e].value += d;
 	}
 	for (int k = 0; k < ntimed; k++) {
 		int e = t->timed[k];
 		uint64_t de = now[e].enabled - st[e].enabled;
 		uint64_t dr = now[e].running - st[e].running;
 
-		if (inc) {
-			hs_atomic__add(&inc[e].enabled, de);
-			hs_atomic__add(&inc[e].running, dr);
-		}
+		hs_atomic__add(&inc[e].enabled, de);
+		hs_atomic__add(&inc[e].running, dr);
 		hs_atomic__add(&exc[e].enabled, de - ch[e].enabled);
 		hs_atomic__add(&exc[e].running, dr - ch[e].running);
-		if (parent) {
-			parent[e].enabled += de;
-			parent[e].running += dr;
-		}
+		parent[e].enabled += de;
+		parent[e].running += dr;
 	}
 	if (unlikely(r->sq))
 		frame__sample_sq(t, f, wd);
@@ -445,16 +443,28 @@ uint64_t hs_region__calibrate(struct hs_thread *t, uint64_t at)
 	return d;
 }
 
-/* Reads t's counters into out (and the reading's perf-clock instant into
- * *clock, 0 when the read gives none); a failure is counted.  One copy
+/* The one-group plan's read from user space (pmu/read.h).  One copy
  * for both boundaries (not inlined into each): the instructions between
  * the reads of a group's members are then the same at BEGIN and at END,
  * so every event of a group counts the same interval (the test bed's
  * cycles:u equal instructions:u exactly). */
-static __attribute__((noinline)) bool
+static __attribute__((noinline)) int thread__read_plan1(struct hs_thread *t, struct count *out,
+							uint64_t *clock)
+{
+	return pmu_counters__read_fast(&t->ctr, out, clock);
+}
+
+/* Reads t's counters into out (and the reading's perf-clock instant into
+ * *clock, 0 when the read gives none); a failure is counted.  Any other
+ * read (read(), several groups) is pmu_counters__read_at's, called from
+ * here: no extra call layer on that path. */
+static inline __attribute__((always_inline)) bool
 thread__read(struct hs_thread *t, struct count *out, uint64_t *clock)
 {
-	if (likely(pmu_counters__read_fast(&t->ctr, out, clock) == 0))
+	int rc = likely(pmu_counters__plan1(&t->ctr)) ? thread__read_plan1(t, out, clock) :
+							 pmu_counters__read_at(&t->ctr, out, clock);
+
+	if (likely(rc == 0))
 		return true;
 	hs_atomic__add(&t->agg->warn.read_errors, 1);
 	return false;
