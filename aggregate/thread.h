@@ -148,9 +148,9 @@ static inline void agg_count__acc(struct count *c, const struct count *d)
 static inline void agg_percall__add(struct agg_percall *pc, uint64_t v)
 {
 	if (pc->n == 0 || v < pc->min)
-		__atomic_store_n(&pc->min, v, __ATOMIC_RELAXED);
+		hs_atomic__own_store(&pc->min, v);
 	if (v > pc->max)
-		__atomic_store_n(&pc->max, v, __ATOMIC_RELAXED);
+		hs_atomic__own_store(&pc->max, v);
 	hs_atomic__add(&pc->sum, v);
 	hs_atomic__add(&pc->n, 1);
 }

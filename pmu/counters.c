@@ -17,6 +17,7 @@
 #include "common/compiler.h"
 #include "common/sys.h"
 #include "pmu/internal.h"
+#include "pmu/read.h"
 #include "pmu/userread.h"
 
 static const char revoked_reason[] = "the program closed the counter "
@@ -126,6 +127,7 @@ static void counters__plan(struct pmu_counters *c)
 	int n = 0, user = 0;
 
 	c->nplan = 0;
+	c->plan1 = false;
 	if (el->ndropped || c->missing || el->ngroups == 0)
 		return;
 	for (int g = 0; g < el->ngroups; g++)
@@ -145,6 +147,7 @@ static void counters__plan(struct pmu_counters *c)
 	}
 	if (n != el->nevents)
 		return;
+	c->plan1 = el->ngroups == 1;
 	c->nplan = n;
 }
 
@@ -361,7 +364,8 @@ int pmu_counters__read_at(struct pmu_counters *c, struct count *out, uint64_t *c
 	*clock = 0;
 	c->reading = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (likely(n > 0) && counters__read_plan(c, out, n, clock))
+	if (likely(n > 0) && (c->plan1 ? pmu_counters__read_plan1(c, out, n, clock) :
+					 counters__read_plan(c, out, n, clock)))
 		rc = 0;
 	else if (n < 0 && counters__read_sysplan(c, out))
 		rc = 0;
@@ -372,15 +376,19 @@ int pmu_counters__read_at(struct pmu_counters *c, struct count *out, uint64_t *c
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	c->reading = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (unlikely(c->deferred)) {
-		int saved = errno;
-
-		c->deferred = 0;
-		if (c->defer_fn)
-			c->defer_fn(c->defer_arg);
-		errno = saved;
-	}
+	if (unlikely(c->deferred))
+		pmu_counters__run_deferred(c);
 	return rc;
+}
+
+void pmu_counters__run_deferred(struct pmu_counters *c)
+{
+	int saved = errno;
+
+	c->deferred = 0;
+	if (c->defer_fn)
+		c->defer_fn(c->defer_arg);
+	errno = saved;
 }
 
 uint64_t pmu_counters__clock(const struct pmu_counters *c)

@@ -170,6 +170,7 @@ struct pmu_counters {
 	 * read with read(), nothing dropped or missing (one read() each, no
 	 * per-group tests).  0: the general read. */
 	int nplan;
+	bool plan1; /* the plan is one group's (counters__read_plan1) */
 	struct pmu_plan {
 		const void *page;
 		int ev;

@@ -28,6 +28,8 @@ enum hs_state {
 /* One open region instance on a thread's stack. */
 struct hs_frame {
 	struct agg_region *region;
+	int id;              /* the site id it was opened by in one pass
+			      * (region.c: its END's test), else -1  */
 	bool valid;          /* the BEGIN reading succeeded      */
 	struct count *start; /* reading at BEGIN                 */
 	struct count *child; /* inclusive deltas of closed children */
@@ -47,7 +49,8 @@ struct hs_thread {
 	int nsp;          /* open frames with a stack position (sp) */
 	struct hs_frame *frames;
 	struct count *store;      /* cap x 2 x nev readings for the frames */
-	struct count *now;        /* scratch reading [nev]               */
+	struct count *now;        /* scratch reading [nev], then [nev] of
+				   * sink for the lean close (region.c)   */
 	uint64_t wnow;            /* monotonic ns beside that reading    */
 	/* Wall time without a clock_gettime per boundary (region.c,
 	 * hs_region__calibrate): an instant p of the readings' own perf
@@ -61,6 +64,7 @@ struct hs_thread {
 	uint64_t wmult; /* CLOCK_MONOTONIC ns per unit of p, 32.32        */
 	uint64_t wcal;  /* CLOCK_MONOTONIC when the mapping is due (again) */
 	int main_ev;              /* event of the per-call stats, or -1   */
+	bool lean; /* frames close the lean way (region.c, hs_region__select) */
 	/* hs_proc.timed, copied at start: the hot path reads it per frame. */
 	int ntimed;
 	int timed[PMU_MAX_EVENTS];
@@ -224,6 +228,10 @@ int hs_stack__reserve_ids(struct hs_thread *t, int n);
 enum { HS_WALL_MONO, HS_WALL_PERF, HS_WALL_RAW }; /* hs_thread.wsrc */
 uint64_t hs_region__calibrate(struct hs_thread *t, uint64_t at);
 
+/* region.c: how t's frames close, chosen once its counters are open
+ * (thread.c) and again when its configuration changes. */
+void hs_region__select(struct hs_thread *t);
+
 /* region.c: closes the regions still open on t with the reading in t->now
  * (valid when now_ok); their wall time ends now. */
 void hs_region__close_all(struct hs_thread *t, bool now_ok);
@@ -234,6 +242,10 @@ void hs_region__close_all(struct hs_thread *t, bool now_ok);
  * through the call are found and closed at the thread's next boundary. */
 void hs_region__call_begin(struct hpcshim_site *site, const char *name, uintptr_t sp);
 void hs_region__call_end(struct hpcshim_site *site, const char *name, uintptr_t sp);
+/* call_begin returning to: the register trampoline's BEGIN ends in it (a
+ * tail call, no frame of its own around the region's). */
+void *hs_region__call_begin_to(struct hpcshim_site *site, const char *name, uintptr_t sp,
+			       void *to);
 
 /* region.c: a region begun again while open, its first start discarded
  * (LIKWID's double start, preload/annotations/): the calling thread's top

@@ -30,6 +30,7 @@
 #include "common/rawclock.h"
 #include "common/sys.h"
 #include "common/seqlock.h"
+#include "pmu/read.h"
 #include "preload/base/log.h"
 #include "preload/base/real.h"
 #include "preload/core/core.h"
@@ -71,9 +72,8 @@ frame__close_inline(struct hs_thread *t, int i, bool now_ok)
 {
 	struct hs_frame *f = &t->frames[i];
 	struct agg_region *r = f->region;
-	struct count *parent = i > 0 ? t->frames[i - 1].child : NULL;
 	const struct count *now = t->now, *st = f->start, *ch = f->child;
-	struct count *inc, *exc = r->c + r->nev;
+	struct count *sink, *parent, *inc, *exc;
 	bool outermost;
 
 	uint64_t wd = t->wnow - f->wstart;
@@ -86,12 +86,17 @@ frame__close_inline(struct hs_thread *t, int i, bool now_ok)
 		return;
 	}
 	outermost = --r->open == 0;
-	inc = outermost ? r->c : NULL;
 	agg_region__add_wall(r, wd, wd - f->wchild, outermost);
 	if (i > 0)
 		t->frames[i - 1].wchild += wd;
 	if (!now_ok || !f->valid)
 		return;
+	/* A top-level frame's parent sums and a recursion's inner inclusive
+	 * sums go to the thread's sink: no test per event. */
+	sink = t->now + t->nev;
+	parent = i > 0 ? t->frames[i - 1].child : sink;
+	inc = outermost ? r->c : sink;
+	exc = r->c + r->nev;
 	/* In locals: the records' relaxed atomic stores may alias t. */
 	const int nev = t->nev, ntimed = t->ntimed;
 
@@ -99,27 +104,21 @@ frame__close_inline(struct hs_thread *t, int i, bool now_ok)
 	for (int e = 0; e < nev; e++) {
 		uint64_t d = now[e].value - st[e].value;
 
-		if (inc)
-			hs_atomic__add(&inc[e].value, d);
+		hs_atomic__add(&inc[e].value, d);
 		hs_atomic__add(&exc[e].value, d - ch[e].value);
-		if (parent)
-			parent[e].value += d;
+		parent[e].value += d;
 	}
 	for (int k = 0; k < ntimed; k++) {
 		int e = t->timed[k];
 		uint64_t de = now[e].enabled - st[e].enabled;
 		uint64_t dr = now[e].running - st[e].running;
 
-		if (inc) {
-			hs_atomic__add(&inc[e].enabled, de);
-			hs_atomic__add(&inc[e].running, dr);
-		}
+		hs_atomic__add(&inc[e].enabled, de);
+		hs_atomic__add(&inc[e].running, dr);
 		hs_atomic__add(&exc[e].enabled, de - ch[e].enabled);
 		hs_atomic__add(&exc[e].running, dr - ch[e].running);
-		if (parent) {
-			parent[e].enabled += de;
-			parent[e].running += dr;
-		}
+		parent[e].enabled += de;
+		parent[e].running += dr;
 	}
 	if (unlikely(r->sq))
 		frame__sample_sq(t, f, wd);
@@ -139,6 +138,72 @@ frame__close_inline(struct hs_thread *t, int i, bool now_ok)
 static __attribute__((noinline)) void frame__close(struct hs_thread *t, int i, bool now_ok)
 {
 	frame__close_inline(t, i, now_ok);
+}
+
+/* The lean close (hs_thread.lean, chosen once per thread by
+ * hs_region__select): the configuration where the main event is the one
+ * event carrying times (a single group, its leader first; no trace).
+ * The same accounting as frame__close_inline, in fewer branches: the
+ * inclusive sums of a call inside a recursion and the children's sums of
+ * a top-level frame go to the thread's sink (t->now + nev), not tested per
+ * event; the leader's times once, and the main event's per-call
+ * statistics from the same deltas. */
+static inline __attribute__((always_inline)) void
+frame__close_lean(struct hs_thread *t, int i, bool now_ok)
+{
+	struct hs_frame *f = &t->frames[i];
+	struct agg_region *r = f->region;
+	const struct count *now = t->now, *st = f->start, *ch = f->child;
+	struct count *sink = t->now + t->nev;
+	uint64_t wd = t->wnow - f->wstart;
+	bool outermost;
+
+	t->depth = i;
+	if (f->sp)
+		t->nsp--;
+	outermost = --r->open == 0;
+	agg_region__add_wall(r, wd, wd - f->wchild, outermost);
+	if (i > 0)
+		f[-1].wchild += wd;
+	if (unlikely(!now_ok || !f->valid))
+		return;
+
+	const int nev = t->nev, m = t->main_ev;
+	struct count *inc = outermost ? r->c : sink, *exc = r->c + r->nev;
+	struct count *parent = i > 0 ? f[-1].child : sink;
+
+	hs_atomic__add(&r->calls, 1);
+	for (int e = 0; e < nev; e++) {
+		uint64_t d = now[e].value - st[e].value;
+
+		hs_atomic__add(&inc[e].value, d);
+		hs_atomic__add(&exc[e].value, d - ch[e].value);
+		parent[e].value += d;
+	}
+	uint64_t dv = now[m].value - st[m].value;
+	uint64_t de = now[m].enabled - st[m].enabled;
+	uint64_t dr = now[m].running - st[m].running;
+
+	hs_atomic__add(&inc[m].enabled, de);
+	hs_atomic__add(&inc[m].running, dr);
+	hs_atomic__add(&exc[m].enabled, de - ch[m].enabled);
+	hs_atomic__add(&exc[m].running, dr - ch[m].running);
+	parent[m].enabled += de;
+	parent[m].running += dr;
+	if (unlikely(r->sq))
+		frame__sample_sq(t, f, wd);
+	if (likely(dr == de))
+		agg_percall__add(&r->percall, dv);
+	else /* multiplexed inside the call */
+		agg_region__percall_scaled(r, &(struct count){ dv, de, dr });
+}
+
+/* Whether the thread's frames close the lean way (frame__close_lean):
+ * chosen once, when its counters open. */
+void hs_region__select(struct hs_thread *t)
+{
+	t->lean = t->nev > 0 && t->ntimed == 1 && t->main_ev >= 0 &&
+		  t->timed[0] == t->main_ev && !t->agg->trace;
 }
 
 /* The top frame, a sampled region's unmeasured call: nothing to read. */
@@ -378,12 +443,28 @@ uint64_t hs_region__calibrate(struct hs_thread *t, uint64_t at)
 	return d;
 }
 
+/* The one-group plan's read from user space (pmu/read.h).  One copy
+ * for both boundaries (not inlined into each): the instructions between
+ * the reads of a group's members are then the same at BEGIN and at END,
+ * so every event of a group counts the same interval (the test bed's
+ * cycles:u equal instructions:u exactly). */
+static __attribute__((noinline)) int thread__read_plan1(struct hs_thread *t, struct count *out,
+							uint64_t *clock)
+{
+	return pmu_counters__read_fast(&t->ctr, out, clock);
+}
+
 /* Reads t's counters into out (and the reading's perf-clock instant into
- * *clock, 0 when the read gives none); a failure is counted. */
+ * *clock, 0 when the read gives none); a failure is counted.  Any other
+ * read (read(), several groups) is pmu_counters__read_at's, called from
+ * here: no extra call layer on that path. */
 static inline __attribute__((always_inline)) bool
 thread__read(struct hs_thread *t, struct count *out, uint64_t *clock)
 {
-	if (likely(pmu_counters__read_at(&t->ctr, out, clock) == 0))
+	int rc = likely(pmu_counters__plan1(&t->ctr)) ? thread__read_plan1(t, out, clock) :
+							 pmu_counters__read_at(&t->ctr, out, clock);
+
+	if (likely(rc == 0))
 		return true;
 	hs_atomic__add(&t->agg->warn.read_errors, 1);
 	return false;
@@ -508,22 +589,28 @@ static bool sample__take(struct hs_thread *t, struct agg_region *r)
  * caller); the readings come last (the clock, then the counters) so that
  * the bookkeeping falls outside the measured intervals. */
 static inline __attribute__((always_inline)) void
-frame__open(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
+frame__open(struct hs_thread *t, struct agg_region *r, uintptr_t sp, int id)
 {
 	struct hs_frame *f = &t->frames[t->depth];
 	struct count *ch = f->child;
 	const int nev = t->nev, ntimed = t->ntimed;
 
 	f->region = r;
+	f->id = id;
 	f->sp = sp;
 	t->nsp += sp != 0;
 	f->skip = false;
 	r->open++;
 	for (int e = 0; e < nev; e++) /* only what frame__close adds to */
 		ch[e].value = 0;
-	for (int k = 0; k < ntimed; k++) {
-		ch[t->timed[k]].enabled = 0;
-		ch[t->timed[k]].running = 0;
+	if (likely(t->lean)) { /* the one event carrying times: the main one */
+		ch[t->main_ev].enabled = 0;
+		ch[t->main_ev].running = 0;
+	} else {
+		for (int k = 0; k < ntimed; k++) {
+			ch[t->timed[k]].enabled = 0;
+			ch[t->timed[k]].running = 0;
+		}
 	}
 	f->wchild = 0;
 	t->depth++;
@@ -533,29 +620,31 @@ frame__open(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 /* Opens a frame for r: measured, or (a sampled region's call not picked)
  * counted only, with no reading: the cost sampling saves. */
 static inline __attribute__((always_inline)) void
-frame__begin(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
+frame__begin(struct hs_thread *t, struct agg_region *r, uintptr_t sp, int id)
 {
 	if (unlikely(r->every > 1) && !sample__take(t, r)) {
 		struct hs_frame *f = &t->frames[t->depth++];
 
 		f->region = r;
+		f->id = id;
 		f->sp = sp;
 		t->nsp += sp != 0;
 		f->skip = true;
 		return;
 	}
-	frame__open(t, r, sp);
+	frame__open(t, r, sp, id);
 }
 
 /* The same for the general path, where r may be missing (out of memory:
- * the BEGIN is skipped, and its END). */
+ * the BEGIN is skipped, and its END).  Its frame names no site (id -1):
+ * its END takes the general path too. */
 static void frame__push(struct hs_thread *t, struct agg_region *r, uintptr_t sp)
 {
 	if (unlikely(!r)) { /* out of memory */
 		t->skipped++;
 		return;
 	}
-	frame__begin(t, r, sp);
+	frame__begin(t, r, sp, -1);
 }
 
 /* The thread's state when an END can be matched; NULL when not counted or
@@ -678,30 +767,23 @@ static struct agg_region *thread__by_id(struct hs_thread *t, int id,
  * conditions.  Everything else takes the general path below, which
  * handles it the same way, only with more tests. */
 
-/* The site's id when resolved for this name and within t's records. */
-static inline __attribute__((always_inline)) struct agg_region *
-site__record(const struct hs_thread *t, const struct hpcshim_site *site, const char *name)
-{
-	int id = __atomic_load_n(&site->id, __ATOMIC_ACQUIRE);
-
-	if (unlikely(id <= 0 || id >= t->nids ||
-		     __atomic_load_n(&site->name, __ATOMIC_RELAXED) != name))
-		return NULL;
-	return t->byid[id];
-}
-
 static inline __attribute__((always_inline)) bool
 begin__fast(struct hpcshim_site *site, const char *name, uintptr_t sp)
 {
 	struct hs_thread *t = hs_self;
 	struct agg_region *r;
+	int id;
 
 	if (unlikely(!t || t->nsp || t->depth >= t->cap || !t->omp_checked))
 		return false;
-	r = site__record(t, site, name);
+	id = __atomic_load_n(&site->id, __ATOMIC_ACQUIRE);
+	if (unlikely(id <= 0 || id >= t->nids ||
+		     __atomic_load_n(&site->name, __ATOMIC_RELAXED) != name))
+		return false;
+	r = t->byid[id];
 	if (unlikely(!r))
 		return false;
-	frame__begin(t, r, sp);
+	frame__begin(t, r, sp, id);
 	return true;
 }
 
@@ -716,7 +798,11 @@ end__fast(struct hpcshim_site *site, const char *name, uintptr_t sp)
 	if (unlikely(!t || t->nsp != (sp != 0) || t->skipped || t->depth == 0))
 		return false;
 	f = &t->frames[t->depth - 1];
-	if (unlikely(f->sp != sp || site__record(t, site, name) != f->region))
+	/* The frame's record is this site's: opened by the one-pass BEGIN of
+	 * a site of the same id (the thread's record of that id), the site
+	 * still holding this name.  No lookup. */
+	if (unlikely(f->sp != sp || f->id != __atomic_load_n(&site->id, __ATOMIC_ACQUIRE) ||
+		     __atomic_load_n(&site->name, __ATOMIC_RELAXED) != name))
 		return false;
 	if (unlikely(f->skip)) {
 		frame__close_unmeasured(t);
@@ -725,7 +811,10 @@ end__fast(struct hpcshim_site *site, const char *name, uintptr_t sp)
 	ok = thread__read_at(t, t->now, &t->wnow, true);
 	/* A flush may be copying the records (core/flush.c). */
 	hs_seq__write_begin(&t->agg->seq);
-	frame__close_inline(t, t->depth - 1, ok);
+	if (likely(t->lean))
+		frame__close_lean(t, t->depth - 1, ok);
+	else
+		frame__close_inline(t, t->depth - 1, ok);
 	hs_seq__write_end(&t->agg->seq);
 	return true;
 }
@@ -793,6 +882,14 @@ void hs_region__call_begin(struct hpcshim_site *site, const char *name, uintptr_
 {
 	if (!begin__fast(site, name, sp))
 		site__begin(site, name, sp, sp);
+}
+
+void *hs_region__call_begin_to(struct hpcshim_site *site, const char *name, uintptr_t sp,
+			       void *to)
+{
+	if (!begin__fast(site, name, sp))
+		site__begin(site, name, sp, sp);
+	return to;
 }
 
 void hs_region__call_end(struct hpcshim_site *site, const char *name, uintptr_t sp)

@@ -54,6 +54,7 @@ static void thread__open(struct hs_thread *t)
 	hs_taskstat__self(&t->agg->before);
 	pmu_counters__open(&t->ctr, &hs_proc.evlist);
 	hs_region__calibrate(t, 0);
+	hs_region__select(t);
 	hs_thread__sync_missing(t);
 	if (t->ctr.missing)
 		hs_log(HS_LOG_DEBUG, "thread %d: some counters not opened: %s",
@@ -95,7 +96,7 @@ struct hs_thread *hs_thread__start(void)
 	/* Any nonzero seed; threads differ by tid and start time. */
 	t->rng = ((uint64_t)gettid() * 0x9E3779B97F4A7C15ull) ^ hs_clock__monotonic();
 	t->rng |= 1;
-	t->now = calloc((size_t)nev, sizeof(struct count));
+	t->now = calloc(2 * (size_t)nev, sizeof(struct count)); /* and the sink */
 	t->agg = agg_thread__new(gettid(), nev);
 	if (!t->now || !t->agg || hs_stack__reserve(t, FRAMES_INIT) < 0 ||
 	    agg_trace__attach(t->agg, hs_proc.cfg.trace) < 0)
@@ -207,6 +208,7 @@ int hs_thread__rebirth(struct hs_thread *t)
 			break;
 		}
 		f->region->open++;
+		f->id = -1; /* its site's record is the parent's: no one pass */
 		memset(f->start, 0, (size_t)t->nev * sizeof(struct count));
 		memset(f->child, 0, (size_t)t->nev * sizeof(struct count));
 		f->valid = true;

@@ -62,29 +62,31 @@ void *hs_wrap_tramp__begin(unsigned i, uintptr_t sp)
 	struct wrap_target *tg = hs_wrap_tramp__tab[i];
 	struct wrap_spec *s = tg->spec;
 
-	if (hs_wrap__enter(s)) {
-		hs_region__call_begin(&s->site, s->name, sp);
+	if (!hs_wrap__enter(s))
+		return tg->orig;
 #ifdef TRAMP_ARG
-		if (s->bkind == WB_SEND && hs_wrap.in_mpi)
-			hs_wrap_bytes__send(s, (int)TRAMP_ARG(sp, s->bcount),
-					    (uintptr_t)TRAMP_ARG(sp, s->btype));
+	/* Before the region begins: outside the call's counts. */
+	if (s->bkind == WB_SEND && hs_wrap.in_mpi)
+		hs_wrap_bytes__send(s, (int)TRAMP_ARG(sp, s->bcount),
+				    (uintptr_t)TRAMP_ARG(sp, s->btype));
 #endif
-	}
-	return tg->orig;
+	/* The region's BEGIN last, as a tail call: it returns the original. */
+	return hs_region__call_begin_to(&s->site, s->name, sp, tg->orig);
 }
 
 void hs_wrap_tramp__end(unsigned i, uintptr_t sp)
 {
 	struct wrap_spec *s = hs_wrap_tramp__tab[i]->spec;
-	int err = errno;
+	int err;
 
-	if (hs_wrap__leave(s)) {
-		hs_region__call_end(&s->site, s->name, sp);
+	if (!hs_wrap__leave(s))
+		return;
+	err = errno;
+	hs_region__call_end(&s->site, s->name, sp);
 #ifdef TRAMP_RET
-		if (s->bkind == WB_RET && hs_wrap.in_mpi)
-			hs_wrap_bytes__ret(s, (intptr_t)TRAMP_RET(sp));
+	if (hs_wrap.in_mpi && s->bkind == WB_RET)
+		hs_wrap_bytes__ret(s, (intptr_t)TRAMP_RET(sp));
 #endif
-	}
 	errno = err;
 }
 

@@ -36,6 +36,9 @@
  *                  starts again, in a process where the steps before hold)
  *   rate MS        region "rate_p" around a wait of MS ms (an END past
  *                  the shim's one-second recalibration of its wall clock)
+ *   maps           prints the executable mappings (/proc/self/maps) as
+ *                  "maps LINE": the addresses a per-instruction trace
+ *                  of the guest is attributed by (trace.sh)
  *   nap MS         region "nap_ms" around a wait of MS ms of
  *                  CLOCK_MONOTONIC; prints "nap INNER OUTER": the wait as
  *                  timed inside the region and around HPC_BEGIN/HPC_END
@@ -224,6 +227,15 @@ int main(int argc, char **argv)
 			printf("pairs %" PRIu64 " %" PRId64 "\n", k,
 			       (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 +
 				       (t1.tv_nsec - t0.tv_nsec));
+		} else if (strcmp(s, "maps") == 0) {
+			char line[512];
+			FILE *f = fopen("/proc/self/maps", "re");
+
+			while (f && fgets(line, sizeof(line), f))
+				if (strstr(line, " r-xp "))
+					printf("maps %s", line);
+			if (f)
+				fclose(f);
 		} else if (strcmp(s, "freq") == 0) {
 			struct timex tx = { .modes = ADJ_FREQUENCY };
 
