@@ -7,6 +7,7 @@
  * for the task-clock it burnt waiting.
  */
 #include <json-c/json.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +37,43 @@ static double wait_clock(const struct dr_doc *d, long long tid, const char *name
 	return -1;
 }
 
+/* A thread's figures, in the order every form shows them: text, JSON
+ * and CSV (whose first columns scripts read by position: keep them).  An
+ * optional one is a text column only when some thread of the construct
+ * has it. */
+static const struct share_col {
+	const char *key;  /* JSON and CSV */
+	const char *head; /* text */
+	size_t off;       /* in struct dr_omp_share */
+	bool ns;          /* shown in ms in text */
+	bool opt;
+} cols[] = {
+#define COL(k, h, ns, opt) { #k, h, offsetof(struct dr_omp_share, k), ns, opt }
+	COL(calls, "calls", false, false),
+	COL(work_ns, "work ms", true, false),
+	COL(wait_ns, "wait ms", true, false),
+	COL(last, "last", false, false),
+	COL(barrier_ns, "barrier ms", true, false),
+	COL(critical_wait_ns, "crit wait ms", true, false),
+	COL(taskwait_ns, "taskwait ms", true, false),
+	COL(task_ns, "task ms", true, false),
+	COL(chunks, "chunks", false, false),
+	COL(iterations, "iterations", false, false),
+	COL(ordered, "ordered", false, true),
+	COL(ordered_wait_ns, "ord wait ms", true, true),
+	COL(atomics, "atomics", false, true),
+	COL(atomic_wait_ns, "atom wait ms", true, true),
+	COL(taskloops, "taskloops", false, true),
+	COL(taskloop_ns, "taskloop ms", true, true),
+#undef COL
+};
+#define NCOLS (sizeof(cols) / sizeof(cols[0]))
+
+static long long col__get(const struct dr_omp_share *s, size_t i)
+{
+	return *(const long long *)((const char *)s + cols[i].off);
+}
+
 static double share_of(long long part, long long whole)
 {
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0;
@@ -55,22 +93,43 @@ static void text__construct(const struct dr_doc *d, const struct dr_omp *c)
 	if (k.slowest_omp_thread >= 0)
 		printf(", slowest: omp thread %lld (tid %lld)", k.slowest_omp_thread,
 		       k.slowest_tid);
-	printf("\n  %10s %8s %6s %12s %12s %7s %5s %11s %12s %12s %10s %8s %10s %11s\n",
-	       "omp_thread", "tid", "calls", "work ms", "wait ms", "wait %", "last",
-	       "barrier ms", "crit wait ms", "taskwait ms", "task ms", "chunks", "iterations",
-	       "wait clk ms");
+	bool show[NCOLS];
+
+	for (size_t j = 0; j < NCOLS; j++) {
+		show[j] = !cols[j].opt;
+		for (size_t i = 0; i < dr_omp__nshares(c) && !show[j]; i++) {
+			struct dr_omp_share s;
+
+			dr_omp__share(c, i, &s);
+			show[j] = col__get(&s, j) != 0;
+		}
+	}
+	printf("\n  %10s %8s", "omp_thread", "tid");
+	for (size_t j = 0; j < NCOLS; j++) {
+		if (show[j])
+			printf(" %*s", (int)strlen(cols[j].head) > 10 ? (int)strlen(cols[j].head) : 10,
+			       cols[j].head);
+		if (cols[j].off == offsetof(struct dr_omp_share, wait_ns))
+			printf(" %7s", "wait %");
+	}
+	printf(" %11s\n", "wait clk ms");
 	for (size_t i = 0; i < dr_omp__nshares(c); i++) {
 		struct dr_omp_share s;
 		double clk;
 
 		dr_omp__share(c, i, &s);
 		clk = wait_clock(d, s.tid, k.wait_region);
-		printf("  %10lld %8lld %6lld %12.3f %12.3f %7.1f %5lld %11.3f %12.3f %12.3f "
-		       "%10.3f %8lld %10lld",
-		       s.omp_thread, s.tid, s.calls, s.work_ns / 1e6, s.wait_ns / 1e6,
-		       share_of(s.wait_ns, s.work_ns + s.wait_ns), s.last, s.barrier_ns / 1e6,
-		       s.critical_wait_ns / 1e6, s.taskwait_ns / 1e6, s.task_ns / 1e6,
-		       s.chunks, s.iterations);
+		printf("  %10lld %8lld", s.omp_thread, s.tid);
+		for (size_t j = 0; j < NCOLS; j++) {
+			int w = (int)strlen(cols[j].head) > 10 ? (int)strlen(cols[j].head) : 10;
+
+			if (show[j] && cols[j].ns)
+				printf(" %*.3f", w, col__get(&s, j) / 1e6);
+			else if (show[j])
+				printf(" %*lld", w, col__get(&s, j));
+			if (cols[j].off == offsetof(struct dr_omp_share, wait_ns))
+				printf(" %7.1f", share_of(s.wait_ns, s.work_ns + s.wait_ns));
+		}
 		if (clk >= 0)
 			printf(" %11.3f\n", clk / 1e6);
 		else
@@ -105,22 +164,8 @@ static struct json_object *json__construct(const struct dr_doc *d, const char *p
 		clk = wait_clock(d, s.tid, k.wait_region);
 		I64(t, "omp_thread", s.omp_thread);
 		I64(t, "tid", s.tid);
-		I64(t, "calls", s.calls);
-		I64(t, "work_ns", s.work_ns);
-		I64(t, "wait_ns", s.wait_ns);
-		I64(t, "last", s.last);
-		I64(t, "barrier_ns", s.barrier_ns);
-		I64(t, "critical_wait_ns", s.critical_wait_ns);
-		I64(t, "taskwait_ns", s.taskwait_ns);
-		I64(t, "task_ns", s.task_ns);
-		I64(t, "chunks", s.chunks);
-		I64(t, "iterations", s.iterations);
-		I64(t, "ordered", s.ordered);
-		I64(t, "ordered_wait_ns", s.ordered_wait_ns);
-		I64(t, "atomics", s.atomics);
-		I64(t, "atomic_wait_ns", s.atomic_wait_ns);
-		I64(t, "taskloops", s.taskloops);
-		I64(t, "taskloop_ns", s.taskloop_ns);
+		for (size_t j = 0; j < NCOLS; j++)
+			I64(t, cols[j].key, col__get(&s, j));
 		json_object_object_add(t, "wait_task_clock_ns",
 				       clk >= 0 ? json_object_new_int64((long long)clk) : NULL);
 		json_object_array_add(a, t);
@@ -158,12 +203,10 @@ static void csv__construct(const struct dr_doc *d, const char *path, const struc
 		csv__quoted(path);
 		fputs(sep, stdout);
 		csv__quoted(k.region);
-		printf("%s%lld%s%lld%s%lld%s%lld%s%lld%s%lld%s%lld%s%lld%s%lld%s%lld%s"
-		       "%lld%s%lld%s",
-		       sep, s.omp_thread, sep, s.tid, sep,
-		       s.calls, sep, s.work_ns, sep, s.wait_ns, sep, s.last, sep, s.barrier_ns,
-		       sep, s.critical_wait_ns, sep, s.taskwait_ns, sep, s.task_ns, sep, s.chunks,
-		       sep, s.iterations, sep);
+		printf("%s%lld%s%lld", sep, s.omp_thread, sep, s.tid);
+		for (size_t j = 0; j < NCOLS; j++)
+			printf("%s%lld", sep, col__get(&s, j));
+		fputs(sep, stdout);
 		if (clk >= 0)
 			printf("%.0f", clk);
 		putchar('\n');
@@ -175,10 +218,10 @@ void report__openmp(const struct results *s, bool json, const char *csv)
 	struct json_object *all = json ? json_object_new_array() : NULL;
 
 	if (csv) {
-		printf("file%sregion%somp_thread%stid%scalls%swork_ns%swait_ns%slast%sbarrier_ns%s"
-		       "critical_wait_ns%staskwait_ns%stask_ns%schunks%siterations%s"
-		       "wait_task_clock_ns\n",
-		       csv, csv, csv, csv, csv, csv, csv, csv, csv, csv, csv, csv, csv, csv);
+		printf("file%sregion%somp_thread%stid", csv, csv, csv);
+		for (size_t j = 0; j < NCOLS; j++)
+			printf("%s%s", csv, cols[j].key);
+		printf("%swait_task_clock_ns\n", csv);
 		for (size_t i = 0; i < s->n; i++)
 			for (size_t k = 0; k < dr_doc__nomp(s->r[i].doc); k++)
 				if (dr_doc__omp(s->r[i].doc, k))

@@ -380,6 +380,22 @@ if ok:
                 for x in c["per_thread"]),
          "report --view openmp --format json: each thread's ordered, atomics and taskloops "
          "as the file has them")
+    p = subprocess.run([os.path.join(BUILD, "hpcshim"), "report", "--view", "openmp",
+                        "--format", "csv", out], capture_output=True, encoding="utf-8")
+    rows = list(csv.reader(p.stdout.splitlines()))
+    col = {k: i for i, k in enumerate(rows[0])} if rows else {}
+    t.eq(sorted(tuple(int(x[col[k]]) for k in keys) for x in rows[1:])
+         if all(k in col for k in keys) else None,
+         sorted(tuple(x[k] for k in keys) for c in r.doc["openmp"]["constructs"]
+                for x in c["per_thread"]),
+         "report --view openmp --format csv: the same figures by their column")
+    p = subprocess.run([os.path.join(BUILD, "hpcshim"), "report", "--view", "openmp", out],
+                       capture_output=True, encoding="utf-8")
+    has_ordered = any(x["ordered"] for c in r.doc["openmp"]["constructs"]
+                      for x in c["per_thread"])
+    t.eq((" ordered " in p.stdout, " atomics " in p.stdout), (has_ordered, False),
+         "report --view openmp (text): a column for ordered sections where some thread had "
+         "them, none for atomics where none did")
 if os.path.exists(CLANG_PROG):
     more_constructs(CLANG_PROG, "clang, OMPT:", True)
 
