@@ -78,7 +78,50 @@ static void finite_only(json_object *o)
 	}
 }
 
-struct dr_doc *dr_doc__wrap(json_object *root)
+bool dr_text__finite(const char *text, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c == '"') { /* a string: to its closing quote */
+			for (i++; i < len && text[i] != '"'; i++)
+				if (text[i] == '\\')
+					i++;
+			i++;
+		} else if (c >= '0' && c <= '9') { /* a number: its exponent's digits */
+			while (i < len && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.'))
+				i++;
+			if (i < len && (text[i] == 'e' || text[i] == 'E')) {
+				size_t d = 0;
+
+				i++;
+				if (i < len && (text[i] == '+' || text[i] == '-'))
+					i++;
+				for (; i < len && text[i] >= '0' && text[i] <= '9'; i++)
+					d++;
+				if (d == 0 || d > 2)
+					return false;
+			}
+		} else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+			if (len - i >= 4 && (!memcmp(text + i, "true", 4) || !memcmp(text + i, "null", 4)))
+				i += 4;
+			else if (len - i >= 5 && !memcmp(text + i, "false", 5))
+				i += 5;
+			else
+				return false; /* NaN, Infinity, nan, inf..., or no JSON */
+			if (i < len && ((text[i] >= 'a' && text[i] <= 'z') ||
+					(text[i] >= 'A' && text[i] <= 'Z')))
+				return false; /* "nullx": not ours to judge */
+		} else {
+			i++;
+		}
+	}
+	return true;
+}
+
+static struct dr_doc *doc__wrap(json_object *root, bool finite)
 {
 	struct dr_doc *d = calloc(1, sizeof(*d));
 
@@ -86,11 +129,22 @@ struct dr_doc *dr_doc__wrap(json_object *root)
 		json_object_put(root);
 		return NULL;
 	}
-	finite_only(root);
+	if (!finite)
+		finite_only(root);
 	d->root = root;
 	d->kind = strncmp(get_str(root, "schema", ""), "hpcshim-job/", 12) == 0 ? DR_JOB :
 										  DR_PROCESS;
 	return d;
+}
+
+struct dr_doc *dr_doc__wrap(json_object *root)
+{
+	return doc__wrap(root, false);
+}
+
+struct dr_doc *dr_doc__wrap_finite(json_object *root)
+{
+	return doc__wrap(root, true);
 }
 
 /* Only a regular file is read: a FIFO or a device among the results (put
