@@ -78,47 +78,65 @@ static void finite_only(json_object *o)
 	}
 }
 
+/* The bytes dr_text__finite stops at: a quote, a letter. */
+static bool text__stop(unsigned char c)
+{
+	return c == '"' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 bool dr_text__finite(const char *text, size_t len)
 {
+	static bool stop[256];
+	static bool stop_set;
+	const unsigned char *t = (const unsigned char *)text;
 	size_t i = 0;
 
-	while (i < len) {
-		unsigned char c = (unsigned char)text[i];
-
-		if (c == '"') { /* a string: to its closing quote */
-			for (i++; i < len && text[i] != '"'; i++)
-				if (text[i] == '\\')
-					i++;
+	if (!__atomic_load_n(&stop_set, __ATOMIC_ACQUIRE)) {
+		for (int c = 0; c < 256; c++)
+			stop[c] = text__stop((unsigned char)c);
+		__atomic_store_n(&stop_set, true, __ATOMIC_RELEASE);
+	}
+	for (;;) {
+		while (i < len && !stop[t[i]])
 			i++;
-		} else if (c >= '0' && c <= '9') { /* a number: its exponent's digits */
-			while (i < len && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.'))
-				i++;
-			if (i < len && (text[i] == 'e' || text[i] == 'E')) {
-				size_t d = 0;
+		if (i >= len)
+			return true;
+		if (t[i] == '"') { /* a string: to its closing quote */
+			for (;;) {
+				const unsigned char *q = memchr(t + i + 1, '"', len - i - 1);
+				size_t bs = 0;
 
-				i++;
-				if (i < len && (text[i] == '+' || text[i] == '-'))
-					i++;
-				for (; i < len && text[i] >= '0' && text[i] <= '9'; i++)
-					d++;
-				if (d == 0 || d > 2)
-					return false;
+				if (!q)
+					return false; /* no JSON */
+				i = (size_t)(q - t);
+				while (t[i - 1 - bs] == '\\')
+					bs++;
+				if (bs % 2 == 0)
+					break; /* not escaped */
 			}
-		} else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-			if (len - i >= 4 && (!memcmp(text + i, "true", 4) || !memcmp(text + i, "null", 4)))
+			i++;
+		} else if ((t[i] == 'e' || t[i] == 'E') && i > 0 &&
+			   ((t[i - 1] >= '0' && t[i - 1] <= '9') || t[i - 1] == '.')) {
+			size_t d = 0; /* a number's exponent: its digits */
+
+			i++;
+			if (i < len && (t[i] == '+' || t[i] == '-'))
+				i++;
+			for (; i < len && t[i] >= '0' && t[i] <= '9'; i++)
+				d++;
+			if (d == 0 || d > 2)
+				return false;
+		} else {
+			if (len - i >= 4 && (!memcmp(t + i, "true", 4) || !memcmp(t + i, "null", 4)))
 				i += 4;
-			else if (len - i >= 5 && !memcmp(text + i, "false", 5))
+			else if (len - i >= 5 && !memcmp(t + i, "false", 5))
 				i += 5;
 			else
 				return false; /* NaN, Infinity, nan, inf..., or no JSON */
-			if (i < len && ((text[i] >= 'a' && text[i] <= 'z') ||
-					(text[i] >= 'A' && text[i] <= 'Z')))
-				return false; /* "nullx": not ours to judge */
-		} else {
-			i++;
+			if (i < len && text__stop(t[i]))
+				return false; /* "nullx", "null\"": not ours to judge */
 		}
 	}
-	return true;
 }
 
 static struct dr_doc *doc__wrap(json_object *root, bool finite)

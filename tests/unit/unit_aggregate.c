@@ -1403,6 +1403,8 @@ static void test_docread(void)
 			{ "{\"a\":1e999}", false },
 			{ "{\"a\":1e+308}", false }, /* finite, but three digits: no */
 			{ "{\"a\":nullx}", false },
+			{ "{\"a\":\"x\\\\\",\"b\":NaN}", false }, /* "x\\" ends there */
+			{ "{\"a\":\"x\\\\\",\"b\":1e5}", true },
 		};
 
 		for (size_t i = 0; i < sizeof(ft) / sizeof(ft[0]); i++) {
