@@ -360,20 +360,28 @@ enum dr_bad dr_doc__check_partial(struct dr_doc *d, char *why, size_t len)
 bool dr__value(json_object *owner, const char *key, const char *ev,
 			struct dr_value *out)
 {
+	static const char mux[] = "_multiplexed";
 	char k[64];
-	json_object *x = get(get(owner, key), ev), *m;
+	json_object *ko = get(owner, key), *x = NULL, *m;
+	size_t kl = strlen(key);
 	double d;
 
 	memset(out, 0, sizeof(*out));
 	out->se = out->cov = -1;
-	out->present = obj(get(owner, key)) && json_object_object_get_ex(get(owner, key), ev, NULL);
+	/* one lookup of the key and of the event (x: NULL when absent) */
+	out->present = obj(ko) && json_object_object_get_ex(ko, ev, &x);
 	if (obj(x)) {
 		if (num(get(x, "sum_stderr"), &d))
 			out->se = d;
 		x = get(x, "sum");
 	}
 	out->has = num(x, &out->v);
-	snprintf(k, sizeof(k), "%s_multiplexed", key);
+	if (kl + sizeof(mux) <= sizeof(k)) {
+		memcpy(k, key, kl);
+		memcpy(k + kl, mux, sizeof(mux));
+	} else {
+		snprintf(k, sizeof(k), "%s%s", key, mux);
+	}
 	m = get(get(owner, k), ev);
 	if (!m)
 		return out->has;
