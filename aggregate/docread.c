@@ -78,7 +78,68 @@ static void finite_only(json_object *o)
 	}
 }
 
-struct dr_doc *dr_doc__wrap(json_object *root)
+/* The bytes dr_text__finite stops at: a quote, a letter. */
+static bool text__stop(unsigned char c)
+{
+	return c == '"' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+bool dr_text__finite(const char *text, size_t len)
+{
+	static bool stop[256];
+	static bool stop_set;
+	const unsigned char *t = (const unsigned char *)text;
+	size_t i = 0;
+
+	if (!__atomic_load_n(&stop_set, __ATOMIC_ACQUIRE)) {
+		for (int c = 0; c < 256; c++)
+			stop[c] = text__stop((unsigned char)c);
+		__atomic_store_n(&stop_set, true, __ATOMIC_RELEASE);
+	}
+	for (;;) {
+		while (i < len && !stop[t[i]])
+			i++;
+		if (i >= len)
+			return true;
+		if (t[i] == '"') { /* a string: to its closing quote */
+			for (;;) {
+				const unsigned char *q = memchr(t + i + 1, '"', len - i - 1);
+				size_t bs = 0;
+
+				if (!q)
+					return false; /* no JSON */
+				i = (size_t)(q - t);
+				while (t[i - 1 - bs] == '\\')
+					bs++;
+				if (bs % 2 == 0)
+					break; /* not escaped */
+			}
+			i++;
+		} else if ((t[i] == 'e' || t[i] == 'E') && i > 0 &&
+			   ((t[i - 1] >= '0' && t[i - 1] <= '9') || t[i - 1] == '.')) {
+			size_t d = 0; /* a number's exponent: its digits */
+
+			i++;
+			if (i < len && (t[i] == '+' || t[i] == '-'))
+				i++;
+			for (; i < len && t[i] >= '0' && t[i] <= '9'; i++)
+				d++;
+			if (d == 0 || d > 2)
+				return false;
+		} else {
+			if (len - i >= 4 && (!memcmp(t + i, "true", 4) || !memcmp(t + i, "null", 4)))
+				i += 4;
+			else if (len - i >= 5 && !memcmp(t + i, "false", 5))
+				i += 5;
+			else
+				return false; /* NaN, Infinity, nan, inf..., or no JSON */
+			if (i < len && text__stop(t[i]))
+				return false; /* "nullx", "null\"": not ours to judge */
+		}
+	}
+}
+
+static struct dr_doc *doc__wrap(json_object *root, bool finite)
 {
 	struct dr_doc *d = calloc(1, sizeof(*d));
 
@@ -86,11 +147,22 @@ struct dr_doc *dr_doc__wrap(json_object *root)
 		json_object_put(root);
 		return NULL;
 	}
-	finite_only(root);
+	if (!finite)
+		finite_only(root);
 	d->root = root;
 	d->kind = strncmp(get_str(root, "schema", ""), "hpcshim-job/", 12) == 0 ? DR_JOB :
 										  DR_PROCESS;
 	return d;
+}
+
+struct dr_doc *dr_doc__wrap(json_object *root)
+{
+	return doc__wrap(root, false);
+}
+
+struct dr_doc *dr_doc__wrap_finite(json_object *root)
+{
+	return doc__wrap(root, true);
 }
 
 /* Only a regular file is read: a FIFO or a device among the results (put
@@ -288,20 +360,28 @@ enum dr_bad dr_doc__check_partial(struct dr_doc *d, char *why, size_t len)
 bool dr__value(json_object *owner, const char *key, const char *ev,
 			struct dr_value *out)
 {
+	static const char mux[] = "_multiplexed";
 	char k[64];
-	json_object *x = get(get(owner, key), ev), *m;
+	json_object *ko = get(owner, key), *x = NULL, *m;
+	size_t kl = strlen(key);
 	double d;
 
 	memset(out, 0, sizeof(*out));
 	out->se = out->cov = -1;
-	out->present = obj(get(owner, key)) && json_object_object_get_ex(get(owner, key), ev, NULL);
+	/* one lookup of the key and of the event (x: NULL when absent) */
+	out->present = obj(ko) && json_object_object_get_ex(ko, ev, &x);
 	if (obj(x)) {
 		if (num(get(x, "sum_stderr"), &d))
 			out->se = d;
 		x = get(x, "sum");
 	}
 	out->has = num(x, &out->v);
-	snprintf(k, sizeof(k), "%s_multiplexed", key);
+	if (kl + sizeof(mux) <= sizeof(k)) {
+		memcpy(k, key, kl);
+		memcpy(k + kl, mux, sizeof(mux));
+	} else {
+		snprintf(k, sizeof(k), "%s%s", key, mux);
+	}
 	m = get(get(owner, k), ev);
 	if (!m)
 		return out->has;

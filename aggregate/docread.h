@@ -95,6 +95,15 @@ struct dr_percall {
 struct dr_doc *dr_doc__load(const char *path, char *why, size_t len);
 /* A parsed document (taken: released by dr_doc__free). */
 struct dr_doc *dr_doc__wrap(struct json_object *root);
+/* Whether json-c can read no NaN and no infinity from text: outside its
+ * strings no letters but those of true, false and null and the exponents
+ * of numbers, and no exponent of three digits or more (1e999 reads as an
+ * infinity).  Conservative: false for anything else (a document whose
+ * numbers are all finite may still be answered false). */
+bool dr_text__finite(const char *text, size_t len);
+/* dr_doc__wrap of a document parsed from a text dr_text__finite accepted:
+ * no walk over it for NaN and infinities, the same document. */
+struct dr_doc *dr_doc__wrap_finite(struct json_object *root);
 /* 0 when the document can be read: a process result or a job document
  * whose members have their types and whose rank and size are sane; else
  * what is wrong, with the words in why ("malformed result: \"totals\"

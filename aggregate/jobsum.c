@@ -19,8 +19,8 @@ static size_t cell__hash(uint32_t region, uint32_t event, uint32_t what)
 	return (size_t)(h ^ (h >> 32));
 }
 
-static size_t *cell__slot(const struct agg_jobsum *s, uint32_t region, uint32_t event,
-			  uint32_t what)
+static struct agg_jobsum_slot *cell__slot(const struct agg_jobsum *s, uint32_t region,
+					   uint32_t event, uint32_t what)
 {
 	size_t i;
 
@@ -28,36 +28,43 @@ static size_t *cell__slot(const struct agg_jobsum *s, uint32_t region, uint32_t 
 		return NULL;
 	i = cell__hash(region, event, what) & (s->nslot - 1);
 	for (;; i = (i + 1) & (s->nslot - 1)) {
-		const struct agg_cell *c;
+		struct agg_jobsum_slot *x = &s->slot[i];
 
-		if (!s->slot[i])
-			return &s->slot[i];
-		c = &s->cell[s->slot[i] - 1];
-		if (c->region == region && c->event == event && c->what == what)
-			return &s->slot[i];
+		if (!x->idx || (x->region == region && x->event == event && x->what == what))
+			return x;
 	}
 }
 
 const struct agg_cell *agg_jobsum__cell(const struct agg_jobsum *s, uint32_t region,
 					uint32_t event, enum agg_what what)
 {
-	size_t *p = cell__slot(s, region, event, what);
+	const struct agg_jobsum_slot *p = cell__slot(s, region, event, what);
 
-	return p && *p ? &s->cell[*p - 1] : NULL;
+	return p && p->idx ? &s->cell[p->idx - 1] : NULL;
+}
+
+static void slot__set(struct agg_jobsum_slot *x, uint32_t region, uint32_t event,
+		      uint32_t what, size_t idx)
+{
+	*x = (struct agg_jobsum_slot){ region, event, what, (uint32_t)idx };
 }
 
 static int cell__rehash(struct agg_jobsum *s)
 {
 	size_t n = s->nslot ? 2 * s->nslot : 64;
-	size_t *slot = calloc(n, sizeof(*slot));
+	struct agg_jobsum_slot *slot = calloc(n, sizeof(*slot));
 
 	if (!slot)
 		return -1;
 	free(s->slot);
 	s->slot = slot;
 	s->nslot = n;
-	for (size_t k = 0; k < s->n; k++)
-		*cell__slot(s, s->cell[k].region, s->cell[k].event, s->cell[k].what) = k + 1;
+	for (size_t k = 0; k < s->n; k++) {
+		const struct agg_cell *c = &s->cell[k];
+
+		slot__set(cell__slot(s, c->region, c->event, c->what), c->region, c->event,
+			  c->what, k + 1);
+	}
 	return 0;
 }
 
@@ -65,13 +72,14 @@ static int cell__rehash(struct agg_jobsum *s)
 static struct agg_cell *cell__get(struct agg_jobsum *s, uint32_t region, uint32_t event,
 				  uint32_t what)
 {
-	size_t *p;
+	struct agg_jobsum_slot *p;
 
-	if (2 * (s->n + 1) > s->nslot && cell__rehash(s))
+	/* idx is 32 bits: at most UINT32_MAX cells */
+	if (s->n >= UINT32_MAX || (2 * (s->n + 1) > s->nslot && cell__rehash(s)))
 		return NULL;
 	p = cell__slot(s, region, event, what);
-	if (*p)
-		return &s->cell[*p - 1];
+	if (p->idx)
+		return &s->cell[p->idx - 1];
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 64;
 		struct agg_cell *c = realloc(s->cell, cap * sizeof(*c));
@@ -82,7 +90,7 @@ static struct agg_cell *cell__get(struct agg_jobsum *s, uint32_t region, uint32_
 		s->cap = cap;
 	}
 	s->cell[s->n] = (struct agg_cell){ .region = region, .event = event, .what = what };
-	*p = ++s->n;
+	slot__set(p, region, event, what, ++s->n);
 	return &s->cell[s->n - 1];
 }
 

@@ -128,7 +128,12 @@ struct agg_jobsum {
 	struct hs_strtab regions, events, hosts;
 	struct agg_cell *cell;
 	size_t n, cap;
-	size_t *slot, nslot; /* cell index + 1 by (region, event, what) */
+	/* cell index + 1 by (region, event, what), the key beside it: a
+	 * probe compares in the table, never in the (large) cell */
+	struct agg_jobsum_slot {
+		uint32_t region, event, what, idx;
+	} *slot;
+	size_t nslot;
 	uint64_t ranks;      /* ranks summarised */
 	int32_t size;        /* the largest size a rank gave, -1 none */
 	int32_t lo[AGG_INTERVALS], hi[AGG_INTERVALS]; /* ranks present */

@@ -9,7 +9,9 @@ set -eu
 B=$(cd "${1:-.}" && pwd)
 R=${2:-10}
 E=${3:-4}
-make -C "$B" bench/jobsum_sim >/dev/null
+L=$(mktemp /tmp/hpcshim-bench-jobsum.XXXXXX)
+trap 'rm -f "$L"' EXIT
+make -C "$B" bench/jobsum_sim >"$L"
 echo "| P | rounds | largest message | rank 0 peak (packed) | rank 0 peak (heap) | root merge per round | process peak RSS | CPU |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 for p in 100 1000 10000 100000; do

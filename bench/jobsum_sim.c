@@ -112,7 +112,7 @@ static struct agg_jobsum *rank_summary(int r)
 /* The heap a summary holds (approximately: its arrays). */
 static size_t heap_of(const struct agg_jobsum *s)
 {
-	size_t h = s->cap * sizeof(*s->cell) + s->nslot * sizeof(size_t);
+	size_t h = s->cap * sizeof(*s->cell) + s->nslot * sizeof(*s->slot);
 
 	for (size_t k = 0; k < s->n; k++)
 		h += s->cell[k].s.q.b ? sizeof(*s->cell[k].s.q.b) : 0;

@@ -38,14 +38,14 @@ run() { # impl np shim(0/1) -> "finalize_us maxrss_kb"
 			-genv HPCSHIM_MPI_FILES job ;;
 		esac
 	fi
-	"$@" "$W/mpi_job_$impl" 100 "$REGIONS" time 2>&1 >/dev/null |
+	"$@" "$W/mpi_job_$impl" 100 "$REGIONS" time 2>&1 >"$W/stdout" |
 		awk '/^finalize_us/ {t = $2} /^maxrss_kb/ {m = $2} END {print t, m}'
 }
 
 echo "| MPI | ranks | finalize, no shim | finalize, shim | added | rank 0 peak RSS, no shim | shim | added | job document |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for impl in $IMPLS; do
-	command -v "mpicc.$impl" >/dev/null || { echo "# mpicc.$impl: not installed"; continue; }
+	command -v "mpicc.$impl" >"$W/which" || { echo "# mpicc.$impl: not installed"; continue; }
 	[ -e "$B/preload/mpi/hpcshim-mpi-$impl.so" ] || { echo "# no plugin for $impl"; continue; }
 	"mpicc.$impl" -O2 -I"$SRC/annotate" -o "$W/mpi_job_$impl" "$SRC/tests/programs/mpi_job.c"
 	for np in $RANKS; do
@@ -61,7 +61,7 @@ for impl in $IMPLS; do
 			done
 			i=$((i + 1))
 		done
-		job=$(ls "$W"/out/hpcshim-job-*.json 2>/dev/null | head -1)
+		job=$(ls "$W"/out/hpcshim-job-*.json 2>"$W/ls.err" | head -1)
 		t0=$(median <"$W/t0") t1=$(median <"$W/t1") m0=$(median <"$W/m0") m1=$(median <"$W/m1")
 		awk -v impl="$impl" -v np="$np" -v t0="$t0" -v t1="$t1" -v m0="$m0" -v m1="$m1" \
 			-v jb="$( [ -n "$job" ] && wc -c <"$job" || echo 0)" 'BEGIN {

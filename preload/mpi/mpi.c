@@ -284,6 +284,7 @@ static int mpi__start_fn(void *arg)
 	json_tokener *tok;
 	json_object *d = NULL, *proc = NULL;
 	struct dr_doc *doc;
+	bool finite;
 
 	t1 = mpi__now();
 	c1 = mpi__cpu();
@@ -292,6 +293,9 @@ static int mpi__start_fn(void *arg)
 		snprintf(m->why, sizeof(m->why), "rank %d could not render its results", m->rank);
 		return -1;
 	}
+	/* the writer prints no NaN nor infinity (null): when the text shows
+	 * none, the parsed document is not walked for them */
+	finite = dr_text__finite(text, len);
 	tok = json_tokener_new();
 	d = tok ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
 	if (tok)
@@ -305,7 +309,7 @@ static int mpi__start_fn(void *arg)
 	/* MPI's own numbering, whatever the launcher's variables said. */
 	json_object_object_add(proc, "rank", json_object_new_int(m->rank));
 	json_object_object_add(proc, "size", json_object_new_int(m->size));
-	doc = dr_doc__wrap(d);
+	doc = finite ? dr_doc__wrap_finite(d) : dr_doc__wrap(d);
 	t3 = mpi__now();
 	if (!doc || dr_doc__check_partial(doc, m->why, sizeof(m->why))) {
 		dr_doc__free(doc);

@@ -1390,6 +1390,43 @@ static void test_docread(void)
 				    "string, not a number or an object"),
 	       "docread: a thread record's value of the wrong type: %s", why);
 	dr_doc__free(d);
+	{
+		static const struct {
+			const char *text;
+			bool finite;
+		} ft[] = {
+			{ "{\"a\":[1,-2.5,1.5e+20,3E-7,true,false,null],\"NaN\":\"Infinity \\\" nan\"}", true },
+			{ "{\"a\":NaN}", false },
+			{ "{\"a\":-Infinity}", false },
+			{ "{\"a\":nan}", false },
+			{ "{\"a\":-inf}", false },
+			{ "{\"a\":1e999}", false },
+			{ "{\"a\":1e+308}", false }, /* finite, but three digits: no */
+			{ "{\"a\":nullx}", false },
+			{ "{\"a\":\"x\\\\\",\"b\":NaN}", false }, /* "x\\" ends there */
+			{ "{\"a\":\"x\\\\\",\"b\":1e5}", true },
+		};
+
+		for (size_t i = 0; i < sizeof(ft) / sizeof(ft[0]); i++) {
+			json_object *o = json_tokener_parse(ft[i].text);
+			bool has_nonfinite = false;
+
+			if (o && json_object_is_type(o, json_type_object)) {
+				json_object_object_foreach(o, k, v)
+				{
+					(void)k;
+					if (json_object_is_type(v, json_type_double) &&
+					    !isfinite(json_object_get_double(v)))
+						has_nonfinite = true;
+				}
+			}
+			TAP_OK(dr_text__finite(ft[i].text, strlen(ft[i].text)) == ft[i].finite &&
+				       (!ft[i].finite || !has_nonfinite),
+			       "docread: %s %s finite by its text", ft[i].text,
+			       ft[i].finite ? "is" : "is not known");
+			json_object_put(o);
+		}
+	}
 	d = doc_of("{\"schema\":\"other/1\"}");
 	TAP_OK(dr_doc__check(d, why, sizeof(why)) == DR_SCHEMA, "docread: another schema");
 	dr_doc__free(d);
