@@ -188,6 +188,12 @@ void hs_omp__work_begin(struct omp_thr *th, struct omp_construct *c,
 	th->cur = s->fig ? c : NULL;
 	if (s->fig)
 		__atomic_store_n(&s->fig->omp_thread, omp_thread, __ATOMIC_RELAXED);
+	/* The thread's label in the results: its number in the first team
+	 * it takes part in (the core labels only a thread whose first region
+	 * is inside a team; a master's often comes before). */
+	if (hs_self && hs_self->agg &&
+	    __atomic_load_n(&hs_self->agg->omp_thread, __ATOMIC_RELAXED) < 0)
+		__atomic_store_n(&hs_self->agg->omp_thread, omp_thread, __ATOMIC_RELAXED);
 	th->fig = s->fig;
 	th->incr = incr ? incr : 1;
 	s->t0 = hs_clock__monotonic();
