@@ -8,7 +8,9 @@
 # program that is not installed is skipped, and said so.
 #
 # Usage: make bench-profile   (or: BENCH_BUILDDIR=<build dir> sh bench/profile.sh)
-# Environment: BENCH_ROUNDS [7].  Each round runs every program once in each
+# Environment: BENCH_ROUNDS [7]; BENCH_PROGRAMS [all]: a comma-separated
+# list, each program whose name contains one of the words (any case) is run
+# (BENCH_PROGRAMS=lammps: LAMMPS only).  Each round runs every program once in each
 # mode (none, default, profile), the modes' order rotated from round to
 # round; the CPU time (user + system) of the whole command and its
 # processes, and its wall time (launcher included), are taken.
@@ -82,6 +84,11 @@ MATMUL = ("import numpy as np\n"
 if os.path.exists("/usr/bin/python3"):
     progs.append(("numpy matmul 1500, OpenBLAS 2 threads", [], ["/usr/bin/python3", "-c", MATMUL],
                   w, {"OPENBLAS_NUM_THREADS": "2"}))
+# BENCH_PROGRAMS: only the programs whose name contains one of these
+# (comma-separated, any case: "lammps", "hpcc,numpy")
+only = [x.strip().lower() for x in os.environ.get("BENCH_PROGRAMS", "").split(",") if x.strip()]
+if only:
+    progs = [p for p in progs if any(x in p[0].lower() for x in only)]
 modes = ("none", "default", "profile")
 # Two figures per run: the wall time of the command and the CPU time of it
 # and every process it waited for (user + system, os.wait4): on a machine

@@ -395,13 +395,10 @@ bool rows__helper(const struct dr_doc *doc, const struct dr_thread *th)
 	struct dr_value x;
 	double wall = dr_thread__wall(th);
 
-	if (!dr_doc__mpi_job(doc) || dr_thread__omp(th) > 0)
+	/* omp_thread: a thread of a team (the shim labels no other) */
+	if (!dr_doc__mpi_job(doc) || dr_thread__omp(th) >= 0)
 		return false;
 	dr_doc__rank(doc, 0, &rk);
-	/* omp 0 off the main thread is no proof of a team: a thread outside
-	 * any parallel region reads omp_get_thread_num() 0 (Debian's lmp
-	 * labels the MPI library's threads so); a nested team's master has
-	 * its construct's regions, below. */
 	if (dr_thread__tid(th) == rk.pid)
 		return false;
 	for (size_t i = 0; i < dr_thread__nregions(th); i++)

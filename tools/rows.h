@@ -76,8 +76,8 @@ const char *rows__metric_name(const struct rowset *rs, size_t k);
 
 /* Whether thread th of doc is a helper thread of the MPI library, not one
  * that did the program's work: in a process of an MPI job, neither its
- * main thread (tid == pid) nor an OpenMP team's thread (omp_thread above 0;
- * 0 off the main thread proves nothing), with no region of its own
+ * main thread (tid == pid) nor an OpenMP team's thread (with an
+ * omp_thread: the shim labels only threads of a team), with no region of its own
  * but wrapped MPI and I/O calls (aggregate/profile.h's names), and, when
  * its task-clock is known, on a CPU less than a tenth of its wall time (a
  * service thread waiting on its sockets: Open MPI's and MPICH's progress

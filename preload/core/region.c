@@ -226,25 +226,36 @@ void hs_region__close_all(struct hs_thread *t, bool now_ok)
 
 typedef int (*omp_num_fn)(void);
 
-/* The OpenMP thread number labels a thread in the results.  Asked once per
- * thread, at its first region, when the program has an OpenMP runtime. */
+/* The OpenMP thread number labels a thread in the results, when the
+ * thread is in a team: asked once per thread, at its first region, when
+ * the program has an OpenMP runtime.  Outside any parallel region
+ * (omp_get_level() 0: the main thread before its first team, a plain
+ * pthread, the MPI library's threads) omp_get_thread_num() says 0, which
+ * is no thread number: the thread is left unlabelled (a team's master
+ * whose first region came before its team is labelled by the OpenMP
+ * feature when its share begins). */
 static void thread__omp_label(struct hs_thread *t)
 {
-	static omp_num_fn omp_fn;
+	static omp_num_fn omp_fn, level_fn;
 	static int looked;
-	omp_num_fn omp_num;
+	omp_num_fn omp_num, omp_level;
 
-	/* Two threads may look it up at once: both find the same symbol. */
+	/* Two threads may look them up at once: both find the same symbols. */
 	if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
 		__atomic_store_n(&omp_fn,
 				 (omp_num_fn)hs_real__dlsym()(RTLD_DEFAULT,
 							      "omp_get_thread_num"),
 				 __ATOMIC_RELAXED);
+		__atomic_store_n(&level_fn,
+				 (omp_num_fn)hs_real__dlsym()(RTLD_DEFAULT, "omp_get_level"),
+				 __ATOMIC_RELAXED);
 		__atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
 	}
 	omp_num = __atomic_load_n(&omp_fn, __ATOMIC_RELAXED);
+	omp_level = __atomic_load_n(&level_fn, __ATOMIC_RELAXED);
 	t->omp_checked = true;
-	if (omp_num) /* read by the exit path while this thread runs */
+	/* read by the exit path while this thread runs */
+	if (omp_num && omp_level && omp_level() > 0)
 		__atomic_store_n(&t->agg->omp_thread, omp_num(), __ATOMIC_RELAXED);
 }
 

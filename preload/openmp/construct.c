@@ -177,6 +177,20 @@ static inline void fig__add(uint64_t *f, uint64_t v)
 	__atomic_store_n(f, *f + v, __ATOMIC_RELAXED);
 }
 
+/* The thread's label in the results (omp_thread): its number in the
+ * first team it takes part in.  The core labels a thread whose first
+ * region is inside a team; a master's first region often comes before its
+ * team, and a thread outside any team reads omp_get_thread_num() 0, which
+ * is no label. */
+void hs_omp__label(int omp_thread)
+{
+	struct hs_thread *t = hs_self;
+
+	if (t && t->agg && omp_thread >= 0 &&
+	    __atomic_load_n(&t->agg->omp_thread, __ATOMIC_RELAXED) < 0)
+		__atomic_store_n(&t->agg->omp_thread, omp_thread, __ATOMIC_RELAXED);
+}
+
 void hs_omp__work_begin(struct omp_thr *th, struct omp_construct *c,
 			struct omp_share *s, long incr, int omp_thread)
 {
@@ -188,6 +202,7 @@ void hs_omp__work_begin(struct omp_thr *th, struct omp_construct *c,
 	th->cur = s->fig ? c : NULL;
 	if (s->fig)
 		__atomic_store_n(&s->fig->omp_thread, omp_thread, __ATOMIC_RELAXED);
+	hs_omp__label(omp_thread);
 	th->fig = s->fig;
 	th->incr = incr ? incr : 1;
 	s->t0 = hs_clock__monotonic();

@@ -185,6 +185,7 @@ static struct {
 typedef int (*omp_num_fn)(void);
 static omp_num_fn gomp_num; /* omp_get_thread_num  */
 static omp_num_fn gomp_max; /* omp_get_max_threads */
+static omp_num_fn gomp_level; /* omp_get_level      */
 
 static pthread_once_t gomp_once = PTHREAD_ONCE_INIT;
 static bool gomp_ok; /* a runtime known, with what recording needs */
@@ -264,6 +265,7 @@ static void gomp__find(void)
 #undef X
 	gomp_num = (omp_num_fn)sym(h, "omp_get_thread_num");
 	gomp_max = (omp_num_fn)sym(h, "omp_get_max_threads");
+	gomp_level = (omp_num_fn)sym(h, "omp_get_level");
 	(void)dlerror();
 	if (gomp__refusal(h, &f, why, sizeof(why))) {
 		hs_omp__refuse(why);
@@ -415,8 +417,13 @@ static bool gomp__team(struct gomp_team *tm, gomp_fn fn, void *data, enum omp_ki
 		       long incr, unsigned n)
 {
 	unsigned need;
+	bool rec = gomp__rec();
 
-	if (!gomp__rec() || !(tm->c = hs_omp_construct__get((const void *)fn, k, OMP_SRC_GOMP)))
+	/* The calling thread is the new team's thread 0, or already in a
+	 * team (nested): labelled, recorded or not (HPCSHIM_OPENMP=off). */
+	if (likely(gomp_ok))
+		hs_omp__label(gomp_level && gomp_level() > 0 ? gomp_num() : 0);
+	if (!rec || !(tm->c = hs_omp_construct__get((const void *)fn, k, OMP_SRC_GOMP)))
 		return false;
 	tm->fn = fn;
 	tm->data = data;

@@ -135,6 +135,10 @@ struct omp_thr *hs_omp_thr__all(void);
 /* c's figures of th, or NULL (none yet: create makes them). */
 struct omp_figs *hs_omp_thr__figs(struct omp_thr *th, int id, bool create);
 
+/* The calling thread takes part in a team as thread omp_thread: its
+ * omp_thread in the results, unless it has one already. */
+void hs_omp__label(int omp_thread);
+
 /* A thread's share of construct c: work begins, work ends (its end time
  * returned), the implicit barrier's wait begins and ends. */
 struct omp_share {

@@ -187,8 +187,11 @@ struct wrap_target *hs_wrap_closure__by_code(const void *code);
 bool hs_wrap_tramp__fits(const struct wsig *sig);
 void *hs_wrap_tramp__claim(struct wrap_target *tg);
 
-/* got.c: patch the slots of every loaded object (again: idempotent). */
-void hs_wrap_got__patch_all(void);
+/* got.c: patch the slots of the objects loaded since the last call (at
+ * the first, every loaded object), and the slots still pending in the
+ * others (a wrapped name whose definition arrived since).  Under
+ * hs_wrap.lock. */
+void hs_wrap_got__patch_new(void);
 
 /* dlsym.c: the replacements of dlsym and dlvsym in the program's slots. */
 void *hs_wrap_dlsym__dlsym(void *handle, const char *name);

@@ -34,13 +34,14 @@ static void wrap__tell(struct wrap_spec *s)
 	       s->reason ? s->reason : "");
 }
 
-/* dlopen loaded something: its slots (and those of its dependencies). */
+/* dlopen returned: the slots of what it loaded (the object and its
+ * dependencies), and those of names newly resolvable (got.c). */
 static void wrap__loaded(void)
 {
 	if (hs_process__foreign())
 		return;
 	pthread_mutex_lock(&hs_wrap.lock);
-	hs_wrap_got__patch_all();
+	hs_wrap_got__patch_new();
 	pthread_mutex_unlock(&hs_wrap.lock);
 }
 
@@ -96,7 +97,7 @@ static void wrap__start(void)
 	if (!pending)
 		return;
 	pthread_mutex_lock(&hs_wrap.lock);
-	hs_wrap_got__patch_all();
+	hs_wrap_got__patch_new();
 	pthread_mutex_unlock(&hs_wrap.lock);
 	hs_dlopen__observe(wrap__loaded);
 	hs_log(HS_LOG_INFO, "HPCSHIM_WRAP: %d of %d functions to wrap", pending,

@@ -144,8 +144,19 @@ for name in ("Open MPI", "MPICH"):
              "%s rank %d: compute + off CPU %.1f ms cover Pair + Neigh (minima) %.1f ms"
              % (name, r["rank"], (tn["compute"] + tn["off_cpu"]) / 1e6,
                 (sec["Pair"][0] + sec["Neigh"][0]) / 1e6))
+    # OpenMP labels: the melt runs no OpenMP team (lmp -sf omp is not
+    # asked for), so no thread of lmp has an omp_thread, not the main
+    # threads nor the MPI library's (omp_get_thread_num() says 0 there).
+    docs = [json.load(open(os.path.join(out, f))) for f in sorted(os.listdir(out))
+            if f.startswith("hpcshim-") and re.search(r"-r\d+\.json$", f)]
+    labels = [(th["tid"], th.get("omp_thread")) for d in docs for th in d["threads"]]
+    teams = sum(len((d.get("openmp") or {}).get("constructs") or []) for d in docs)
+    t.ok(len(docs) == NP and teams == 0 and labels and
+         all(v is None for _, v in labels),
+         "%s: no OpenMP team ran, no thread of the %d ranks has an omp_thread"
+         % (name, NP), (teams, labels))
     # The HTML's thread balance: over the ranks' main threads, the MPI
-    # library's helper threads apart (every thread of lmp reads omp 0).
+    # library's helper threads apart.
     page = os.path.join(work, "lammps.html")
     q = subprocess.run([HPCSHIM, "html", "-o", page, out], capture_output=True,
                        encoding="utf-8")

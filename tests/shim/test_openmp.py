@@ -18,6 +18,8 @@ built here with gcc -fopenmp):
   programs without OpenMP: no "openmp", no construct regions;
 - a runtime not recognised, a runtime without GOMP_barrier: one hpcshim:
   line, nothing recorded, the program unchanged;
+- thread labels: a team's threads have their omp_thread, 0..n-1 as the
+  program reads them, a plain pthread that never joins a team none;
 - gfortran: the construct named by its line in the .f90; workshare;
 - one region pair per thread per construct by default (no wait region),
   the measured wait region with HPCSHIM_OPENMP=barrier;
@@ -581,6 +583,81 @@ if build(["gcc", "-g", "-O1", "-fopenmp", os.path.join(work, "nest.c"), "-o", ne
         own = {u: v[0] for u, v in stderr_rows(r, "sections").items()}
         t.eq({u: p["iterations"] for u, p in sections[1].items() if p["iterations"]}, own,
              "sections: each thread's sections as the program counts them")
+
+# ---- thread labels: a team's threads only ------------------------------------------
+# The main thread has a region before its team, a plain pthread one of its
+# own while it never enters a team: the team's threads are labelled 0..n-1
+# exactly as omp_get_thread_num() tells each of them, the plain thread not
+# at all (outside a team omp_get_thread_num() says 0, which is no label).
+LABEL = r"""
+#define _GNU_SOURCE
+#include <omp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "annotate/hpcshim.h"
+static volatile long sink;
+static void *plain(void *arg)
+{
+	(void)arg;
+	HPC_BEGIN("plain");
+	for (long i = 0; i < 100000; i++)
+		sink += i;
+	HPC_END("plain");
+	fprintf(stderr, "plain %d\n", (int)gettid());
+	return NULL;
+}
+int main(void)
+{
+	pthread_t p;
+	HPC_BEGIN("before");
+	sink = 1;
+	HPC_END("before");
+	pthread_create(&p, NULL, plain, NULL);
+	pthread_join(p, NULL);
+#pragma omp parallel num_threads(3)
+	{
+		HPC_BEGIN("team");
+		for (long i = 0; i < 100000; i++)
+			sink += i;
+		HPC_END("team");
+#pragma omp critical
+		fprintf(stderr, "team %d %d\n", omp_get_thread_num(), (int)gettid());
+	}
+	printf("done\n");
+	return 0;
+}
+"""
+with open(os.path.join(work, "label.c"), "w") as f:
+    f.write(LABEL)
+for cc, tag in (("gcc", "gcc (GOMP)"), ("clang", "clang (OMPT)")):
+    lprog = os.path.join(work, "label_" + cc)
+    if cc == "clang" and not (shutil.which("clang") and os.path.exists(LIBOMP)):
+        t.skip("thread labels, %s" % tag, "no clang or no %s" % LIBOMP)
+        continue
+    if not build([cc, "-g", "-O1", "-fopenmp", "-I" + SRC, os.path.join(work, "label.c"),
+                  "-o", lprog, "-lpthread"], "label.c with %s" % cc):
+        continue
+    # HPCSHIM_OPENMP=off: no construct recorded, the labels the same (the
+    # workers' at their first region, inside the team; the master's when
+    # its team starts, at libgomp's entry point: gcc's program only).
+    for env, what in [({}, tag)] + ([({"HPCSHIM_OPENMP": "off"}, tag + ", HPCSHIM_OPENMP=off")]
+                                   if cc == "gcc" else []):
+        r = run([lprog], env=env)
+        t.eq((r.rc, r.out, r.shim_lines()), (0, "done\n", []),
+             "thread labels, %s: exit 0, output unchanged, no hpcshim: line" % what)
+        team = {v[0]: u for u, v in stderr_rows(r, "team").items()}  # tid: number
+        ptid = next(iter(stderr_rows(r, "plain")), None)
+        labels = ({th["tid"]: th.get("omp_thread") for th in r.doc["threads"]}
+                  if len(r.docs) == 1 else {})
+        t.eq(sorted(team.values()), [0, 1, 2], "thread labels, %s: a team of 3 ran" % what)
+        t.eq({u: labels.get(u, "no thread") for u in team}, team,
+             "thread labels, %s: each team thread labelled with its omp_get_thread_num()" % what)
+        t.ok(ptid in labels and labels[ptid] is None,
+             "thread labels, %s: the plain pthread, never in a team, has no omp_thread" % what,
+             labels)
+        t.eq(sorted(u for u, v in labels.items() if v is not None), sorted(team),
+             "thread labels, %s: no other thread labelled" % what)
 
 # ---- a library dlopen'ed RTLD_LOCAL brings the runtime ----------------------------
 DLIB = r"""

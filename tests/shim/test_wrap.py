@@ -7,12 +7,15 @@ faults, nested right inside an annotated region; wrapped calls return
 exactly what unwrapped calls do (cos bit for bit over 10^6 calls, a struct
 by value, ten mixed arguments); full RELRO and -fno-plt builds; a library
 dlopen'ed after start and a pointer from dlsym; 8 threads calling while a
-dlopen patches again; a longjmp and a C++ exception out of a wrapped call
+dlopen patches again; libraries dlopen'ed one by one, before and after
+the wrapped function's own, one closed and opened again: every call
+counted, each load walked once; a longjmp and a C++ exception out of a wrapped call
 leave the region stack right; what cannot be wrapped says so once and is
 listed with its status.  Real libraries (OpenBLAS from C and Fortran,
 numpy, MPI) follow with the shipped sets.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -190,6 +193,52 @@ for name in ("plain", "noplt"):
         calls = sum(region(th, "wl_recurse")["calls"] for th in shim.doc["threads"]
                     if region(th, "wl_recurse"))
         t.eq(calls, 8 * N * 2, "%s: wl_recurse(1) x %d x 8 threads: every call counted" % (name, N))
+
+# ---- libraries dlopen'ed one by one: each walked once ----------------------------
+# wrapmany dlopens libwrapuse0 (before wn_hit's own library: its slot
+# unresolvable until then), libwrapdef (the definition, RTLD_GLOBAL), then
+# libwrapuse1..N-1 one by one (lazy PLT, bound PLT, one -fno-plt GLOB_DAT),
+# each called before the next is loaded; then libwrapuse0; then closes
+# libwrapuse1 and opens it again (glibc gives it the same link map at the
+# same address) and calls it.  Every call is counted, each library's slot
+# is patched once per load, and each dlopen walks exactly the one object
+# it loaded (HPCSHIM_VERBOSE=2 says what each pass walked).
+d = os.path.join(work, "many")
+os.mkdir(d)
+NLIB, CALLS = 6, 1000
+ok = build("wn_hit's library", ["gcc", "-O2", "-fPIC", "-shared", "-o",
+                                os.path.join(d, "libwrapdef.so"), os.path.join(SRC, "wrapdef.c")])
+for i in range(NLIB):
+    ok = ok and build("caller library %d" % i,
+                      ["gcc", "-O2", "-fPIC", "-shared"] + (["-fno-plt"] if i == 2 else []) +
+                      ["-o", os.path.join(d, "libwrapuse%d.so" % i), os.path.join(SRC, "wrapuse.c")])
+ok = ok and build("the program dlopening them", ["gcc", "-O2", "-o", os.path.join(d, "wrapmany"),
+                                                 os.path.join(SRC, "wrapmany.c"), "-ldl"])
+if ok:
+    prog = os.path.join(d, "wrapmany")
+    bare = plain(prog, [d, NLIB, CALLS])
+    shim = wrapped(prog, [d, NLIB, CALLS], "wn_hit=int(int)",
+                   dict(PF, HPCSHIM_VERBOSE="2"))
+    same("%d libraries dlopen'ed one by one, one closed and opened again" % NLIB, bare, shim)
+    t.eq(bare.out.count(": %d\n" % (CALLS * CALLS)), NLIB + 1,
+         "wrapmany: every library's calls returned wn_hit's results (sum %d each)" % (CALLS * CALLS))
+    g = reg(shim.doc, "wn_hit")
+    t.eq(g and g["calls"], (NLIB + 1) * CALLS,
+         "wn_hit: %d libraries x %d calls and the reloaded one's %d: every call counted"
+         % (NLIB, CALLS, CALLS))
+    w = wrap_entry(shim.doc, "wn_hit")
+    t.eq(w and (w["status"], w["slots"]), ("wrapped", NLIB + 1),
+         "wn_hit: one slot patched per library load (%d), none twice" % (NLIB + 1))
+    passes = [l for l in shim.err.splitlines() if l.startswith("hpcshim: HPCSHIM_WRAP: dlopen: ")]
+    walked = [tuple(int(x) for x in re.match(r".*: (\d+) new objects? walked, (\d+) walked again",
+                                             l).groups()) for l in passes]
+    reused = "reload same" in shim.out
+    t.ok(sum(n + a for n, a in walked) == NLIB + 2 and len(walked) == NLIB + 2,
+         "wrapmany: %d dlopens, each walks the one object it loaded, no other"
+         % (NLIB + 2), "\n".join(passes))
+    t.eq(sum(a for _, a in walked), 1 if reused else 0,
+         "wrapmany: the library loaded again at the same link map (%s here) is walked again"
+         % ("the same" if reused else "not the same"))
 
 prog = progs["plain"]
 if prog:
