@@ -49,7 +49,7 @@ log="log_path=$work/reports/report"
 # OpenMP runtimes are not instrumented (the reason is in the file).
 stopped=""
 # SANITIZE_TESTS: paths below tests/, without .py
-for t in ${SANITIZE_TESTS:-shim/test_regions shim/test_threads shim/test_contract programs/test_samples shim/test_range shim/test_mux shim/test_kills}; do
+for t in ${SANITIZE_TESTS:-shim/test_regions shim/test_threads shim/test_contract programs/test_samples shim/test_range shim/test_mux shim/test_kills shim/test_openmp}; do
 	out=${t##*/}.out
 	HPCSHIM_BUILDDIR="$top" HPCSHIM_LIB="$work/.libs/libhpcshim.so" \
 	HPCSHIM_TEST_PRELOAD="$preload" HPCSHIM_TEST_SANITIZER="$kind" \
