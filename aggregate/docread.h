@@ -234,7 +234,7 @@ bool dr_thread__total(const struct dr_thread *t, const char *ev, struct dr_value
 /* Its totals' event names in file order (NULL past the end). */
 const char *dr_thread__total_event(const struct dr_thread *t, size_t i);
 /* The sum of its warning counters. */
-long long dr_thread__warnings(const struct dr_thread *t);
+long long dr_thread__warnings(const struct dr_thread *t); /* >= 0, at most LLONG_MAX */
 size_t dr_thread__nregions(const struct dr_thread *t);
 const struct dr_region *dr_thread__region(const struct dr_thread *t, size_t i);
 const struct dr_series *dr_thread__series(const struct dr_thread *t);

@@ -1,6 +1,7 @@
 /* docread_thread.c - the reader's threads: an entry of a process's
  * threads[], its totals, its region records, its series and its trace
  * (docread.h). */
+#include <limits.h>
 #include <string.h>
 
 #include "aggregate/docread_internal.h"
@@ -62,10 +63,15 @@ long long dr_thread__warnings(const struct dr_thread *t)
 
 	if (!w)
 		return 0;
+	/* Counts: a negative one (a hostile file) is none, and the sum stops
+	 * at the largest (the fuzzer's 1.8e18 + INT64_MAX overflowed). */
 	json_object_object_foreach(w, k, v)
 	{
+		long long x = json_object_get_int64(v);
+
 		(void)k;
-		n += json_object_get_int64(v);
+		if (x > 0)
+			n = x > LLONG_MAX - n ? LLONG_MAX : n + x;
 	}
 	return n;
 }

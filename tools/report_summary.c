@@ -17,6 +17,7 @@
  * the rank, region and thread views' (tools/rows.c), as in every other
  * view of hpcshim report; this file only lays them out.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -288,8 +289,11 @@ static long long warning_total(const struct dr_doc *doc)
 {
 	long long n = 0;
 
-	for (size_t i = 0; i < dr_doc__nthreads(doc); i++)
-		n += dr_thread__warnings(dr_doc__thread(doc, i));
+	for (size_t i = 0; i < dr_doc__nthreads(doc); i++) {
+		long long x = dr_thread__warnings(dr_doc__thread(doc, i)); /* >= 0 */
+
+		n = x > LLONG_MAX - n ? LLONG_MAX : n + x; /* a hostile file's */
+	}
 	return n;
 }
 
