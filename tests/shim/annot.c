@@ -201,6 +201,7 @@ static long arg(char **argv, int *i, int argc)
 
 int main(int argc, char **argv)
 {
+	prefault_stack();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];

@@ -695,6 +695,7 @@ static long arg(char **argv, int *i, int argc)
 
 int main(int argc, char **argv)
 {
+	prefault_stack();
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
 
