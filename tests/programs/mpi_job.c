@@ -34,6 +34,7 @@ static double now_us(void)
 
 int main(int argc, char **argv)
 {
+	prefault_stack();
 	long n = argc > 1 ? atol(argv[1]) : 1000;
 	int nreg = argc > 2 ? atoi(argv[2]) : 0;
 	const char *mode = argc > 3 ? argv[3] : "";

@@ -12,6 +12,7 @@
 
 int main(int argc, char **argv)
 {
+	prefault_stack();
 	long n = argc > 1 ? atol(argv[1]) : 100;
 	int rank, size;
 

@@ -180,6 +180,7 @@ static void names_step()
 
 int main(int argc, char **argv)
 {
+	prefault_stack();
 #ifdef SCOPED_DYN
 	for (const char *n : all_names)
 		dyn(n);

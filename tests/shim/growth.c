@@ -151,6 +151,7 @@ static int measure(char **argv)
 
 int main(int argc, char **argv)
 {
+	prefault_stack();
 	if (argc > 2 && strcmp(argv[1], "measure") == 0)
 		return measure(argv);
 	for (int i = 1; i < argc; i++) {

@@ -65,6 +65,7 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
+	prefault_stack();
 	int nthreads, pages;
 	const char *end;
 	char line[64];

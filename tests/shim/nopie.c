@@ -18,6 +18,7 @@
 
 int main(int argc, char **argv)
 {
+	prefault_stack();
 	long a = argc > 1 ? atol(argv[1]) : 100;
 	long b = argc > 2 ? atol(argv[2]) : 200;
 	char *pa = map_pages(a), *pb = map_pages(b);

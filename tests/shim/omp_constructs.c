@@ -407,6 +407,7 @@ static int teams(int nt, long ms)
 
 int main(int argc, char **argv)
 {
+	prefault_stack();
 	if (argc == 5 && !strcmp(argv[1], "pages"))
 		return pages(atol(argv[2]), atol(argv[3]), atol(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "loop"))

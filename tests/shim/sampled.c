@@ -30,6 +30,7 @@ static void call_pages(const char *name, long k)
 
 int main(int argc, char **argv)
 {
+	prefault_stack();
 	long a = argc > 2 ? atol(argv[2]) : 0, b = argc > 3 ? atol(argv[3]) : 0;
 
 	if (argc < 4)

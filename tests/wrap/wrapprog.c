@@ -64,6 +64,7 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
+	prefault_stack();
 	const char *mode = argc > 1 ? argv[1] : "";
 	long n = argc > 2 ? atol(argv[2]) : 0, k = argc > 3 ? atol(argv[3]) : 0;
 

@@ -10,6 +10,7 @@ extern "C" int wx_throw(int v);
 
 int main(int argc, char **argv)
 {
+	prefault_stack();
 	long n = argc > 1 ? atol(argv[1]) : 10, caught = 0, k = 5;
 	char *p = map_pages(k);
 
