@@ -87,6 +87,24 @@ static json_object *ck_get(struct ck *c, json_object *o, const char *path, const
 	return ck_is(c, v, path, key, mask) ? v : NULL;
 }
 
+/* A member's key and the types it may have: the layout of one kind of
+ * object is a table of these (what the accessors read), walked by
+ * ck_keys. */
+struct key_type {
+	const char *key;
+	int mask;
+};
+
+#define NKEYS(t) (sizeof(t) / sizeof((t)[0]))
+
+/* Each key of the table t[n] in o: of its types, or absent or null. */
+static void ck_keys(struct ck *c, json_object *o, const char *path, const struct key_type *t,
+		    size_t n)
+{
+	for (size_t i = 0; i < n && !c->bad; i++)
+		ck_get(c, o, path, t[i].key, t[i].mask);
+}
+
 /* s appended to buf at k, cut at len; the new end. */
 static size_t put(char *buf, size_t len, size_t k, const char *s)
 {
@@ -127,6 +145,8 @@ static void ck_members(struct ck *c, json_object *o, const char *path, int mask)
 	}
 }
 
+static const struct key_type stats_keys[] = { { "sum", T_NUM }, { "sum_stderr", T_NUM } };
+
 /* Values by event: a number, or statistics with a numeric "sum" (and
  * "sum_stderr"). */
 static void ck_values(struct ck *c, json_object *o, const char *path, const char *key)
@@ -148,10 +168,13 @@ static void ck_values(struct ck *c, json_object *o, const char *path, const char
 		if (!ck_is(c, v, p, ev, T_NUM | T_OBJ) || !obj(v))
 			continue;
 		sub(q, sizeof(q), p, ev, -1);
-		ck_get(c, v, q, "sum", T_NUM);
-		ck_get(c, v, q, "sum_stderr", T_NUM);
+		ck_keys(c, v, q, stats_keys, NKEYS(stats_keys));
 	}
 }
+
+static const struct key_type mux_keys[] = {
+	{ "running", T_NUM }, { "enabled", T_NUM }, { "stderr", T_NUM }, { "coverage", T_NUM }
+};
 
 /* <key>_multiplexed: per event, an object of numbers. */
 static void ck_mux(struct ck *c, json_object *o, const char *path, const char *key)
@@ -171,40 +194,39 @@ static void ck_mux(struct ck *c, json_object *o, const char *path, const char *k
 		if (!ck_is(c, e, p, ev, T_OBJ) || !e)
 			continue;
 		sub(q, sizeof(q), p, ev, -1);
-		ck_get(c, e, q, "running", T_NUM);
-		ck_get(c, e, q, "enabled", T_NUM);
-		ck_get(c, e, q, "stderr", T_NUM);
-		ck_get(c, e, q, "coverage", T_NUM);
+		ck_keys(c, e, q, mux_keys, NKEYS(mux_keys));
 	}
 }
 
 static void ck_percall(struct ck *c, json_object *o, const char *path, const char *key)
 {
-	static const char *const num_keys[] = { "calls", "min", "mean", "max" };
+	static const struct key_type keys[] = { { "event", T_STR }, { "calls", T_NUM },
+						{ "min", T_NUM },   { "mean", T_NUM },
+						{ "max", T_NUM } };
 	json_object *pc = ck_get(c, o, path, key, T_OBJ);
 	char p[320];
 
-	if (!pc)
-		return;
-	sub(p, sizeof(p), path, key, -1);
-	ck_get(c, pc, p, "event", T_STR);
-	for (size_t i = 0; i < sizeof(num_keys) / sizeof(num_keys[0]); i++)
-		ck_get(c, pc, p, num_keys[i], T_NUM);
+	if (pc)
+		ck_keys(c, pc, sub(p, sizeof(p), path, key, -1), keys, NKEYS(keys));
 }
 
 /* A drill-down object: its strings and its nodes. */
 static void ck_drill(struct ck *c, json_object *o, const char *path, const char *key)
 {
-	static const char *const str_keys[] = { "id", "name", "unit", "parent", "reason" };
+	static const struct key_type node_keys[] = {
+		{ "id", T_STR },     { "name", T_STR },	 { "unit", T_STR },  { "parent", T_STR },
+		{ "reason", T_STR }, { "value", T_NUM }, { "error", T_NUM }, { "over", T_BOOL }
+	};
+	static const struct key_type keys[] = { { "tree", T_STR },
+						{ "bottleneck", T_STR | T_OBJ },
+						{ "next", T_OBJ } };
 	json_object *d = ck_get(c, o, path, key, T_OBJ), *nodes;
 	char p[320], q[400];
 
 	if (!d)
 		return;
 	sub(p, sizeof(p), path, key, -1);
-	ck_get(c, d, p, "tree", T_STR);
-	ck_get(c, d, p, "bottleneck", T_STR | T_OBJ);
-	ck_get(c, d, p, "next", T_OBJ);
+	ck_keys(c, d, p, keys, NKEYS(keys));
 	nodes = ck_get(c, d, p, "nodes", T_ARR);
 	for (size_t i = 0; !c->bad && i < arr_len(nodes); i++) {
 		json_object *n = arr_at(nodes, i);
@@ -212,40 +234,36 @@ static void ck_drill(struct ck *c, json_object *o, const char *path, const char 
 		sub(q, sizeof(q), p, "nodes", (long)i);
 		if (!ck_is(c, n, q, "", T_OBJ) || !n)
 			continue;
-		for (size_t k = 0; k < sizeof(str_keys) / sizeof(str_keys[0]); k++)
-			ck_get(c, n, q, str_keys[k], T_STR);
-		ck_get(c, n, q, "value", T_NUM);
-		ck_get(c, n, q, "error", T_NUM);
-		ck_get(c, n, q, "over", T_BOOL);
+		ck_keys(c, n, q, node_keys, NKEYS(node_keys));
 	}
 }
 
 /* A region: a process's or job's summary, or a thread's record. */
 static void ck_region(struct ck *c, json_object *g, const char *path)
 {
+	static const struct key_type keys[] = {
+		{ "name", T_STR },	     { "parent", T_STR },
+		{ "calls", T_NUM | T_OBJ },   { "threads", T_NUM | T_OBJ },
+		{ "ranks", T_NUM },	     { "inclusive_metrics", T_OBJ },
+		{ "bytes", T_OBJ },
+	};
+	static const struct key_type wall_keys[] = { { "inclusive", T_NUM | T_OBJ },
+						     { "exclusive", T_NUM | T_OBJ } };
 	json_object *w;
 	char p[320];
 
 	if (!ck_is(c, g, path, "", T_OBJ) || !g)
 		return;
-	ck_get(c, g, path, "name", T_STR);
-	ck_get(c, g, path, "parent", T_STR);
-	ck_get(c, g, path, "calls", T_NUM | T_OBJ);
-	ck_get(c, g, path, "threads", T_NUM | T_OBJ);
-	ck_get(c, g, path, "ranks", T_NUM);
+	ck_keys(c, g, path, keys, NKEYS(keys));
 	/* named here, not through docread.c's table: no call back into it */
 	ck_values(c, g, path, "inclusive");
 	ck_mux(c, g, path, "inclusive");
 	ck_values(c, g, path, "exclusive");
 	ck_mux(c, g, path, "exclusive");
 	w = ck_get(c, g, path, "wall_ns", T_OBJ);
-	sub(p, sizeof(p), path, "wall_ns", -1);
-	ck_get(c, w, p, "inclusive", T_NUM | T_OBJ);
-	ck_get(c, w, p, "exclusive", T_NUM | T_OBJ);
+	ck_keys(c, w, sub(p, sizeof(p), path, "wall_ns", -1), wall_keys, NKEYS(wall_keys));
 	ck_percall(c, g, path, "per_call");
 	ck_percall(c, g, path, "per_call_wall_ns");
-	ck_get(c, g, path, "inclusive_metrics", T_OBJ);
-	ck_get(c, g, path, "bytes", T_OBJ);
 	ck_drill(c, g, path, "inclusive_drilldown");
 	ck_drill(c, g, path, "exclusive_drilldown");
 }
@@ -281,6 +299,9 @@ static void ck_series(struct ck *c, json_object *th, const char *path)
 
 static void ck_trace(struct ck *c, json_object *th, const char *path)
 {
+	static const struct key_type rec_keys[] = { { "region", T_STR },
+						    { "begin_ns", T_NUM },
+						    { "end_ns", T_NUM } };
 	json_object *t = ck_get(c, th, path, "trace", T_OBJ), *recs;
 	char p[320], q[400];
 
@@ -295,24 +316,21 @@ static void ck_trace(struct ck *c, json_object *th, const char *path)
 		sub(q, sizeof(q), p, "records", (long)i);
 		if (!ck_is(c, s, q, "", T_OBJ) || !s)
 			continue;
-		ck_get(c, s, q, "region", T_STR);
-		ck_get(c, s, q, "begin_ns", T_NUM);
-		ck_get(c, s, q, "end_ns", T_NUM);
+		ck_keys(c, s, q, rec_keys, NKEYS(rec_keys));
 	}
 }
 
 static void ck_thread(struct ck *c, json_object *th, const char *path)
 {
+	static const struct key_type keys[] = {
+		{ "tid", T_NUM },     { "omp_thread", T_NUM }, { "start_ns", T_NUM },
+		{ "wall_ns", T_NUM }, { "name", T_STR },       { "error", T_STR },
+	};
 	char p[320];
 
 	if (!ck_is(c, th, path, "", T_OBJ) || !th)
 		return;
-	ck_get(c, th, path, "tid", T_NUM);
-	ck_get(c, th, path, "omp_thread", T_NUM);
-	ck_get(c, th, path, "start_ns", T_NUM);
-	ck_get(c, th, path, "wall_ns", T_NUM);
-	ck_get(c, th, path, "name", T_STR);
-	ck_get(c, th, path, "error", T_STR);
+	ck_keys(c, th, path, keys, NKEYS(keys));
 	ck_values(c, th, path, "totals");
 	ck_mux(c, th, path, "totals");
 	ck_members(c, ck_get(c, th, path, "warnings", T_OBJ), sub(p, sizeof(p), path, "warnings", -1),
@@ -325,20 +343,19 @@ static void ck_thread(struct ck *c, json_object *th, const char *path)
 /* A rank: a process result's process, or an entry of a job's ranks[]. */
 static void ck_rank(struct ck *c, json_object *p, const char *path)
 {
+	static const struct key_type keys[] = {
+		{ "host", T_STR },	   { "end", T_STR },
+		{ "job", T_STR },	   { "pid", T_NUM },
+		{ "wall_ns", T_NUM },	   { "peak_rss_bytes", T_NUM },
+		{ "start_ns", T_NUM },	   { "exec_generation", T_NUM },
+		{ "complete", T_BOOL },
+	};
 	json_object *cmd;
 	char q[320];
 
 	if (!ck_is(c, p, path, "", T_OBJ) || !p)
 		return;
-	ck_get(c, p, path, "host", T_STR);
-	ck_get(c, p, path, "end", T_STR);
-	ck_get(c, p, path, "job", T_STR);
-	ck_get(c, p, path, "pid", T_NUM);
-	ck_get(c, p, path, "wall_ns", T_NUM);
-	ck_get(c, p, path, "peak_rss_bytes", T_NUM);
-	ck_get(c, p, path, "start_ns", T_NUM);
-	ck_get(c, p, path, "exec_generation", T_NUM);
-	ck_get(c, p, path, "complete", T_BOOL);
+	ck_keys(c, p, path, keys, NKEYS(keys));
 	cmd = ck_get(c, p, path, "command", T_ARR);
 	for (size_t i = 0; !c->bad && i < arr_len(cmd); i++)
 		ck_is(c, arr_at(cmd, i), sub(q, sizeof(q), path, "command", (long)i), "", T_STR);
@@ -346,6 +363,9 @@ static void ck_rank(struct ck *c, json_object *p, const char *path)
 
 static void ck_events(struct ck *c, json_object *root)
 {
+	static const struct key_type keys[] = {
+		{ "name", T_STR }, { "status", T_STR }, { "error", T_STR }, { "reason", T_STR }
+	};
 	json_object *evs = get(root, "events");
 	char p[64];
 
@@ -359,16 +379,16 @@ static void ck_events(struct ck *c, json_object *root)
 		snprintf(p, sizeof(p), "events[%zu]", i);
 		if (!ck_is(c, e, p, "", T_OBJ | T_STR) || !obj(e))
 			continue;
-		ck_get(c, e, p, "name", T_STR);
-		ck_get(c, e, p, "status", T_STR);
-		ck_get(c, e, p, "error", T_STR);
-		ck_get(c, e, p, "reason", T_STR);
+		ck_keys(c, e, p, keys, NKEYS(keys));
 	}
 }
 
 static void ck_presets(struct ck *c, json_object *root)
 {
-	static const char *const str_keys[] = { "kind", "name", "status", "reason" };
+	static const struct key_type keys[] = {
+		{ "kind", T_STR },   { "name", T_STR },	  { "status", T_STR },
+		{ "reason", T_STR }, { "metrics", T_OBJ }, { "events", T_OBJ },
+	};
 	json_object *pr = ck_get(c, root, "", "presets", T_OBJ), *sets;
 	char p[64];
 
@@ -380,10 +400,7 @@ static void ck_presets(struct ck *c, json_object *root)
 		snprintf(p, sizeof(p), "presets.sets[%zu]", i);
 		if (!ck_is(c, s, p, "", T_OBJ) || !s)
 			continue;
-		for (size_t k = 0; k < sizeof(str_keys) / sizeof(str_keys[0]); k++)
-			ck_get(c, s, p, str_keys[k], T_STR);
-		ck_get(c, s, p, "metrics", T_OBJ);
-		ck_get(c, s, p, "events", T_OBJ);
+		ck_keys(c, s, p, keys, NKEYS(keys));
 	}
 	ck_get(c, root, "", "totals_metrics", T_OBJ);
 	ck_get(c, root, "", "pmu", T_OBJ);
