@@ -22,6 +22,12 @@
 
 #define OMP_BARRIER_PREFIX "omp implicit barrier @ "
 
+bool pf__reads_region(const char *name)
+{
+	return pf__classify(name) != PF_NONE ||
+	       !strncmp(name, OMP_BARRIER_PREFIX, strlen(OMP_BARRIER_PREFIX));
+}
+
 static double clamp(double v, double lo, double hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;

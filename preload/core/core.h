@@ -176,6 +176,13 @@ void hs_flush__start(void);
  * "snapshot", complete (NULL when not running or out of memory). */
 bool hs_flush__now(void);
 char *hs_flush__snapshot(size_t *len);
+/* The same snapshot written with a tap (aggregate/tap.h: the in-job
+ * reduction reads the writer's view and has it skip the records it took
+ * from there), and the tap of the snapshot under way (hs_process__write),
+ * NULL otherwise. */
+struct agg_tap;
+char *hs_flush__snapshot_tap(size_t *len, const struct agg_tap *tap);
+const struct agg_tap *hs_flush__tap(void);
 
 /* fork.c: makes a fork()ed child a process of its own. */
 void hs_fork__child(void);

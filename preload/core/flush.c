@@ -241,9 +241,28 @@ bool hs_flush__now(void)
 
 char *hs_flush__snapshot(size_t *len)
 {
-	if (!flush__once(HS_END_SNAPSHOT))
-		return NULL;
-	return hs_publish__take_rendered(len);
+	return hs_flush__snapshot_tap(len, NULL);
+}
+
+/* The snapshot's tap, for hs_process__write: set only while once_mu is
+ * held by hs_flush__snapshot_tap, so a periodic flush never sees it. */
+static const struct agg_tap *snap_tap;
+
+char *hs_flush__snapshot_tap(size_t *len, const struct agg_tap *tap)
+{
+	bool r;
+
+	pthread_mutex_lock(&once_mu);
+	snap_tap = tap;
+	r = flush__once_locked(HS_END_SNAPSHOT);
+	snap_tap = NULL;
+	pthread_mutex_unlock(&once_mu);
+	return r ? hs_publish__take_rendered(len) : NULL;
+}
+
+const struct agg_tap *hs_flush__tap(void)
+{
+	return snap_tap;
 }
 
 static void flush__fork_child(void)

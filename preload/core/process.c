@@ -189,8 +189,10 @@ void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
 	 * parts are only written at the end, but for those that only read
 	 * what setup fixed (presets: metrics, drill-down). */
 	hs_features__result(&p, end == HS_END_FLUSH || end == HS_END_SNAPSHOT);
-	if (end == HS_END_SNAPSHOT)
+	if (end == HS_END_SNAPSHOT) {
+		p.tap = hs_flush__tap();
 		hs_publish__render(&p);
+	}
 	else
 		hs_publish__results(&p, end == HS_END_FLUSH, end == HS_END_SIGNAL);
 }
