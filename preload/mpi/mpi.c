@@ -333,7 +333,7 @@ static int mpi__summarise_view(struct mpi_red *m, struct dr_doc **docp, uint64_t
 			       struct agg_jobsum *check)
 {
 	struct agg_jobsrc src;
-	struct dr_doc *doc;
+	struct dr_doc *doc = NULL, *whole;
 	uint64_t t, c0 = mpi__cpu();
 	size_t len = 0;
 	char *text, *copy = NULL;
@@ -345,34 +345,36 @@ static int mpi__summarise_view(struct mpi_red *m, struct dr_doc **docp, uint64_t
 	cpu[0] = mpi__cpu() - c0;
 	if (!text)
 		return 1;
-	if (check && !(copy = malloc(len + 1))) {
-		free(text);
-		return 1;
-	}
-	if (copy)
+	if (check) {
+		if (!(copy = malloc(len + 1))) {
+			free(text);
+			return 1;
+		}
 		memcpy(copy, text, len + 1);
+	}
 	c0 = mpi__cpu();
 	doc = mpi__parse(m, text, len, &t, check != NULL);
 	cpu[1] = mpi__cpu() - c0;
-	if (!doc || dr_doc__drill(doc) || agg_jobsrc_view__source(&m->vs, doc, &src)) {
-		m->why[0] = '\0';
-		dr_doc__free(doc);
-		free(copy);
-		return 1;
-	}
+	/* a drill-down reads every region of the document: the whole one */
+	if (!doc || dr_doc__drill(doc) || agg_jobsrc_view__source(&m->vs, doc, &src))
+		goto whole_doc;
 	c0 = mpi__cpu();
 	agg_jobdoc__summarise_src(&m->s, &src, m->rank, NULL, mpi__tree, &m->trees);
 	cpu[2] = mpi__cpu() - c0;
 	*docp = doc;
 	if (check) {
-		struct dr_doc *whole = mpi__parse(m, copy, len, &t, false);
-
-		if (whole)
+		if ((whole = mpi__parse(m, copy, len, &t, false)))
 			agg_jobdoc__summarise(check, whole, m->rank, NULL, mpi__tree, &m->trees);
 		dr_doc__free(whole);
 		m->why[0] = '\0';
 	}
 	return 0;
+
+whole_doc:
+	m->why[0] = '\0'; /* not this rank's failure: the whole document next */
+	dr_doc__free(doc);
+	free(copy);
+	return 1;
 }
 
 /* The summary from the whole document (what hpcshim merge reads of a rank
