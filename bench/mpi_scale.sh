@@ -78,7 +78,7 @@ for impl in $IMPLS; do
 				(m1 - m0) / 1024, jb / 1048576 }'
 		if [ "$COMPARE_DOC" = 1 ]; then
 			t2=$(median <"$W/t2") m2=$(median <"$W/m2")
-			echo "|   ($impl $np ranks, summaries from whole documents: finalize $(awk -v a="$t2" -v b="$t0" 'BEGIN {printf "%.2f s, added %+.2f s", a / 1e6, (a - b) / 1e6}'), peak RSS $(awk -v a="$m2" 'BEGIN {printf "%.1f MB", a / 1024}'); each run's seconds: bare $(tr '\n' ' ' <"$W/t0") view $(tr '\n' ' ' <"$W/t1") doc $(tr '\n' ' ' <"$W/t2") (us)) |"
+			echo "|   ($impl $np ranks, summaries from whole documents: finalize $(awk -v a="$t2" -v b="$t0" 'BEGIN {printf "%.2f s, added %+.2f s", a / 1e6, (a - b) / 1e6}'), peak RSS $(awk -v a="$m2" 'BEGIN {printf "%.1f MB", a / 1024}'); each run's finalize in us: bare $(tr '\n' ' ' <"$W/t0") view $(tr '\n' ' ' <"$W/t1") doc $(tr '\n' ' ' <"$W/t2")) |"
 		fi
 	done
 done

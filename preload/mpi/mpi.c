@@ -272,6 +272,7 @@ struct mpi_red {
 	struct agg_jobsrc_view vs; /* the view's values (mpi__summarise_view) */
 	char why[256];
 	uint64_t t_start, t_merge, t_doc; /* ns in the phases (the debug line) */
+	uint64_t c_pack, c_merge; /* CPU ns packing, unpacking and merging */
 	/* the callback's arguments under agg_jobdoc__guard */
 	const void *in;
 	size_t in_len;
@@ -496,11 +497,13 @@ static int mpi__pack(void *ctx, void **buf, size_t *len)
 {
 	struct mpi_red *m = ctx;
 	struct agg_buf b = { 0 };
+	uint64_t c0 = mpi__cpu();
 
 	if (agg_jobsum__pack(&m->s, &b)) {
 		agg_buf__free(&b);
 		return -1;
 	}
+	m->c_pack += mpi__cpu() - c0;
 	*buf = b.p;
 	*len = b.len;
 	return 0;
@@ -527,13 +530,14 @@ static int mpi__merge(void *ctx, const void *buf, size_t len)
 {
 	struct mpi_red *m = ctx;
 
-	uint64_t t0 = mpi__now();
+	uint64_t t0 = mpi__now(), c0 = mpi__cpu();
 	int rc;
 
 	m->in = buf;
 	m->in_len = len;
 	rc = mpi__guard(mpi__merge_fn, m);
 	m->t_merge += mpi__now() - t0;
+	m->c_merge += mpi__cpu() - c0;
 	return rc;
 }
 
@@ -675,9 +679,10 @@ static void mpi__before_finalize(void)
 		m->t_doc = mpi__now() - t1;
 	}
 	hs_log(HS_LOG_DEBUG,
-	       "MPI_Finalize: rank %d: summary %.1f ms, merges %.1f ms, document %.1f ms",
+	       "MPI_Finalize: rank %d: summary %.1f ms, merges %.1f ms, document %.1f ms; "
+	       "CPU: packing %.1f ms, unpacking and merging %.1f ms",
 	       rank, (double)m->t_start / 1e6, (double)m->t_merge / 1e6,
-	       (double)m->t_doc / 1e6);
+	       (double)m->t_doc / 1e6, (double)m->c_pack / 1e6, (double)m->c_merge / 1e6);
 	snprintf(why, sizeof(why), "%s", m->why);
 	named = m->named;
 	mpi__red_free(m);
