@@ -110,13 +110,9 @@ static int tap__region(void *ctx, const struct agg_view *vw, const struct agg_th
 			v->thr = n;
 			v->thr_cap = cap;
 		}
-		v->thr[v->nthr++] = (struct jobsrc_vthread){
-			.tid = t->tid,
-			.omp = __atomic_load_n(&t->omp_thread, __ATOMIC_RELAXED),
-			.first = v->nrec,
-		};
-		if (v->thr[v->nthr - 1].omp < 0)
-			v->thr[v->nthr - 1].omp = -1;
+		/* its OpenMP number: from its head in the document (source) */
+		v->thr[v->nthr++] = (struct jobsrc_vthread){ .tid = t->tid, .omp = -1,
+							     .first = v->nrec };
 		v->last_thread = t;
 	}
 	if (v->nrec == v->rec_cap) {
@@ -350,11 +346,23 @@ static const struct agg_jobsrc_ops view_ops = {
 	.thread_value = view__thread_value,
 };
 
-int agg_jobsrc_view__source(const struct agg_jobsrc_view *v, const struct dr_doc *doc,
+int agg_jobsrc_view__source(struct agg_jobsrc_view *v, const struct dr_doc *doc,
 			    struct agg_jobsrc *src)
 {
+	size_t j = 0, n = dr_doc__nthreads(doc);
+
 	if (!v->taken)
 		return -1;
+	/* A thread's OpenMP number as its head in the document says it (the
+	 * head was written a moment before the tap saw its first record): the
+	 * document's threads are the view's written ones, in the same order. */
+	for (size_t t = 0; t < v->nthr; t++) {
+		while (j < n && dr_thread__tid(dr_doc__thread(doc, j)) != v->thr[t].tid)
+			j++;
+		if (j == n)
+			break;
+		v->thr[t].omp = dr_thread__omp(dr_doc__thread(doc, j));
+	}
 	*src = (struct agg_jobsrc){ .ops = &view_ops, .ctx = v, .doc = doc };
 	return 0;
 }

@@ -51,7 +51,7 @@ struct agg_jobsrc_view {
 void agg_jobsrc_view__init(struct agg_jobsrc_view *v);
 /* The source (doc: the document the tap's writer wrote, parsed): 0, or
  * -1 when the writer never completed the walk. */
-int agg_jobsrc_view__source(const struct agg_jobsrc_view *v, const struct dr_doc *doc,
+int agg_jobsrc_view__source(struct agg_jobsrc_view *v, const struct dr_doc *doc,
 			    struct agg_jobsrc *src);
 void agg_jobsrc_view__free(struct agg_jobsrc_view *v);
 /* A whole process document (parsed) cut to what the tap lets the writer
