@@ -133,7 +133,7 @@ static void flush__free_copies(struct agg_thread *c, const struct agg_thread *do
  * end of the image, which does not wait for a flush. */
 static pthread_mutex_t once_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static bool flush__once_locked(enum hs_end end);
+static bool flush__once_locked(enum hs_end end, const struct agg_tap *tap);
 
 /* One flush (end: HS_END_FLUSH, or HS_END_SNAPSHOT rendered in memory):
  * false when the image is no longer running. */
@@ -142,12 +142,12 @@ static bool flush__once(enum hs_end end)
 	bool r;
 
 	pthread_mutex_lock(&once_mu);
-	r = flush__once_locked(end);
+	r = flush__once_locked(end, NULL);
 	pthread_mutex_unlock(&once_mu);
 	return r;
 }
 
-static bool flush__once_locked(enum hs_end end)
+static bool flush__once_locked(enum hs_end end, const struct agg_tap *tap)
 {
 	struct agg_thread *copies = NULL, *done;
 	struct agg_uncovered *unc = NULL;
@@ -188,7 +188,7 @@ static bool flush__once_locked(enum hs_end end)
 	} else {
 		copies = done;
 	}
-	hs_process__write(copies, at, at_mono, end, 0, unc, nunc);
+	hs_process__write(copies, at, at_mono, end, 0, unc, nunc, tap);
 	flush__free_copies(copies, done);
 	free(unc);
 	return true;
@@ -244,25 +244,14 @@ char *hs_flush__snapshot(size_t *len)
 	return hs_flush__snapshot_tap(len, NULL);
 }
 
-/* The snapshot's tap, for hs_process__write: set only while once_mu is
- * held by hs_flush__snapshot_tap, so a periodic flush never sees it. */
-static const struct agg_tap *snap_tap;
-
 char *hs_flush__snapshot_tap(size_t *len, const struct agg_tap *tap)
 {
 	bool r;
 
 	pthread_mutex_lock(&once_mu);
-	snap_tap = tap;
-	r = flush__once_locked(HS_END_SNAPSHOT);
-	snap_tap = NULL;
+	r = flush__once_locked(HS_END_SNAPSHOT, tap);
 	pthread_mutex_unlock(&once_mu);
 	return r ? hs_publish__take_rendered(len) : NULL;
-}
-
-const struct agg_tap *hs_flush__tap(void)
-{
-	return snap_tap;
 }
 
 static void flush__fork_child(void)
