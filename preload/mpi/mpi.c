@@ -645,7 +645,7 @@ static void mpi__before_finalize(void)
 	struct hs_mpi_ops ops = { .start = mpi__start, .pack = mpi__pack,
 				  .merge = mpi__merge, .named = mpi__named,
 				  .entry = mpi__entry, .add_entry = mpi__add_entry };
-	uint64_t t0 = mpi__now();
+	uint64_t t0 = mpi__now(), c0 = mpi__cpu();
 
 	if (__atomic_exchange_n(&finalized, 1, __ATOMIC_ACQ_REL) || !mpi__running())
 		return;
@@ -693,8 +693,9 @@ static void mpi__before_finalize(void)
 		return;
 	}
 	hs_log(HS_LOG_DEBUG,
-	       "MPI_Finalize: in-job reduction of rank %d took %.3f ms (%d rounds)", rank,
-	       (double)(mpi__now() - t0) / 1e6, rounds);
+	       "MPI_Finalize: in-job reduction of rank %d took %.3f ms (%d rounds), "
+	       "%.1f ms of its CPU", rank, (double)(mpi__now() - t0) / 1e6, rounds,
+	       (double)(mpi__cpu() - c0) / 1e6);
 	if (mpi__no_file(size, named))
 		hs_publish__suppress();
 }
