@@ -379,7 +379,8 @@ whole_doc:
 }
 
 /* The summary from the whole document (what hpcshim merge reads of a rank
- * file): rendered, parsed, checked, summarised.  0, or -1 with m->why. */
+ * file): rendered, parsed, checked, summarised.  0, or -1 with m->why.
+ * The CPU adds to cpu[] (after a view's attempt, its cost too). */
 static int mpi__summarise_doc(struct mpi_red *m, struct agg_jobsum *s, struct dr_doc **docp,
 			      uint64_t *cpu)
 {
@@ -387,14 +388,14 @@ static int mpi__summarise_doc(struct mpi_red *m, struct agg_jobsum *s, struct dr
 	size_t len = 0;
 	char *text = hs_flush__snapshot(&len);
 
-	cpu[0] = mpi__cpu() - c0;
+	cpu[0] += mpi__cpu() - c0;
 	c0 = mpi__cpu();
 	if (!(*docp = mpi__parse(m, text, len, &t, false)))
 		return -1;
-	cpu[1] = mpi__cpu() - c0;
+	cpu[1] += mpi__cpu() - c0;
 	c0 = mpi__cpu();
 	agg_jobdoc__summarise(s, *docp, m->rank, NULL, mpi__tree, &m->trees);
-	cpu[2] = mpi__cpu() - c0;
+	cpu[2] += mpi__cpu() - c0;
 	return 0;
 }
 

@@ -18,7 +18,9 @@ tests/programs/mpi_viewsum.c (built with -fopenmp), one per case:
   standard errors;
 - wrapped MPI and I/O functions (HPCSHIM_PROFILE=1);
 - no annotated region at all (with and without the profile);
-- under MPICH too.
+- under MPICH too;
+and a rank whose results carry a drill-down (HPCSHIM_PRESET=topdown,
+LIBPFM_FORCE_PMU=skx) summarises its whole document: no check line.
 What makes each case is checked in the ranks' own files
 (HPCSHIM_MPI_FILES=all).  And without the check the summary does come
 from the view (HPCSHIM_VERBOSE=2's line), and HPCSHIM_MPI_SUMMARY=doc
@@ -137,6 +139,19 @@ for name, cc, launcher, option in MPIS:
              "%s: the ranks' files show the case" % desc,
              "\n".join(json.dumps({k: d.get(k) for k in ("folded", "regions")})[:1500]
                        for d in ranks))
+    # a drill-down reads every region of the document: the whole one, no
+    # check line (forced skx: the preset's tree found, its events dropped)
+    if impl == "openmpi":
+        p, ranks, jobs = job(launcher, option, prog, [2, 5],
+                             {"HPCSHIM_MPI_SUMMARY": "check", "HPCSHIM_VERBOSE": "2",
+                              "HPCSHIM_PRESET": "topdown", "LIBPFM_FORCE_PMU": "skx"})
+        got = re.findall(r"rank \d+: summarised from its (\w+)", p.stderr)
+        t.ok(p.returncode == 0 and got == ["document"] * NP and not CHECK.findall(p.stderr) and
+             len(ranks) == NP and all("totals_drilldown" in d for d in ranks) and
+             len(jobs) == 1 and "totals_drilldown" in jobs[0],
+             "%s, a drill-down (HPCSHIM_PRESET=topdown): each rank summarised from its whole "
+             "document (%r), the job document has the drill-down" % (name, got),
+             p.stderr[-3000:])
     # without the check: the view, unless told the document
     for mode, source in (("view", "view"), ("doc", "document")):
         p, ranks, jobs = job(launcher, option, prog, [4, 20],
