@@ -43,6 +43,8 @@ struct agg_metrics; /* aggregate/metric.h */
 typedef int agg_spawn_fn(pthread_t *th, void *(*fn)(void *), void *arg);
 
 /* Every string member must be non-NULL (use "" for unknown). */
+struct agg_tap;
+
 struct agg_process {
 	pid_t pid, ppid;
 	const char *host;
@@ -83,6 +85,10 @@ struct agg_process {
 	 * part is formatted (json.c); NULL: by the calling thread alone (a
 	 * signal handler, a flush beside the program, tests). */
 	agg_spawn_fn *spawn;
+	/* A reader of the view while the document is written, which also
+	 * says which region records are written (tap.h); NULL: none, every
+	 * record written. */
+	const struct agg_tap *tap;
 };
 
 #endif

@@ -42,6 +42,7 @@
 #include "aggregate/drill.h"
 #include "aggregate/jobsum.h"
 #include "aggregate/jobdoc.h"
+#include "aggregate/jobsrc.h"
 #include "aggregate/jobdoc_internal.h"
 #include "aggregate/jsonutil.h"
 #include "aggregate/oom.h"
@@ -425,11 +426,6 @@ static char *entry__text(const struct dr_doc *doc, int rank, const char *file,
 	return text;
 }
 
-static double value_err(const struct dr_value *x)
-{
-	return x->mux && x->se >= 0 ? x->se : 0.0;
-}
-
 /* A rank's OpenMP constructs (its "openmp" part): per construct its
  * imbalance, waiting share, teams, work and wait; per OpenMP thread (the
  * first AGG_OMP_THREADS) its share's figures, held by its tid. */
@@ -517,13 +513,26 @@ static void parts__add(struct agg_jobsum *s, enum agg_what what, const struct pf
 int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int rank,
 			  const char *file, agg_jobdoc_tree_fn tree, void *tree_ctx)
 {
+	struct agg_jobsrc src;
+
+	agg_jobsrc__doc(&src, doc);
+	return agg_jobdoc__summarise_src(s, &src, rank, file, tree, tree_ctx);
+}
+
+int agg_jobdoc__summarise_src(struct agg_jobsum *s, const struct agg_jobsrc *src, int rank,
+			      const char *file, agg_jobdoc_tree_fn tree, void *tree_ctx)
+{
+	const struct agg_jobsrc_ops *op = src->ops;
+	const void *sc = src->ctx;
+	const struct dr_doc *doc = src->doc;
 	struct dr_rank rk;
 	struct agg_who who;
 	const char *name;
-	struct dr_value x;
+	struct agg_jobsrc_val x;
 	struct pf_profile pf;
 	bool has_pf;
 	char *entry;
+	long *col;
 
 	dr_doc__rank(doc, 0, &rk);
 	if (rank < 0)
@@ -547,66 +556,76 @@ int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int ra
 		parts__add(s, AGG_PART_ALL, &pf.ranks[0].all, pf.cpu_known, who);
 		pf_profile__free(&pf);
 	}
-	for (size_t e = 0; (name = dr_doc__total_event(doc, e)); e++) {
+	for (size_t e = 0; (name = op->total_event(sc, e)); e++) {
 		uint32_t ev = agg_jobsum__name(s, &s->events, name);
 
-		if (dr_doc__total(doc, name, &x) && x.has)
-			agg_jobsum__add_cell(s, AGG_NONE, ev, AGG_TOTAL, x.v, value_err(&x), who);
+		op->total(sc, op->column(sc, name), name, &x);
+		if (x.has)
+			agg_jobsum__add_cell(s, AGG_NONE, ev, AGG_TOTAL, x.v, x.err, who);
 	}
 	if (rk.wall >= 0)
 		agg_jobsum__add_cell(s, AGG_NONE, AGG_NONE, AGG_WALL_PROC, rk.wall, 0, who);
-	for (size_t i = 0; i < dr_doc__nregions(doc); i++) {
-		const struct dr_region *g = dr_doc__region(doc, i);
+	/* each event of the summary's source column, found once */
+	col = agg_xcalloc(s->events.n ? s->events.n : 1, sizeof(*col));
+	for (uint32_t e = 0; e < s->events.n; e++)
+		col[e] = op->column(sc, s->events.name[e]);
+	for (size_t i = 0, n = op->nregions(sc); i < n; i++) {
+		struct agg_jobsrc_region g;
 		uint32_t r;
 		double v;
 
-		if (!(name = dr_region__id(g)))
+		op->region(sc, i, &g);
+		if (!(name = g.name))
 			continue;
 		r = agg_jobsum__name(s, &s->regions, name);
 		agg_jobsum__add_cell(s, r, AGG_NONE, AGG_PRESENT, 1, 0, who);
-		if (dr_region__calls_num(g, &v))
-			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_CALLS, v, 0, who);
-		if ((v = dr_region__wall(g, DR_INCLUSIVE)) >= 0)
-			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_WALL_IN, v, 0, who);
-		if ((v = dr_region__wall(g, DR_EXCLUSIVE)) >= 0)
-			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_WALL_EX, v, 0, who);
+		if (g.has_calls)
+			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_CALLS, g.calls, 0, who);
+		if (g.wall_in >= 0)
+			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_WALL_IN, g.wall_in, 0, who);
+		if (g.wall_ex >= 0)
+			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_WALL_EX, g.wall_ex, 0, who);
 		/* a wrapped MPI or I/O function's bytes (HPCSHIM_PROFILE) */
 		if (pf__classify(name) != PF_NONE && (v = dr_doc__wrap_bytes(doc, name)) >= 0)
 			agg_jobsum__add_cell(s, r, AGG_NONE, AGG_BYTES, v, 0, who);
 		for (uint32_t e = 0; e < s->events.n; e++) {
-			if (dr_region__value(g, DR_INCLUSIVE, s->events.name[e], &x) && x.has)
-				agg_jobsum__add_cell(s, r, e, AGG_INCL, x.v, value_err(&x), who);
-			if (dr_region__value(g, DR_EXCLUSIVE, s->events.name[e], &x) && x.has)
-				agg_jobsum__add_cell(s, r, e, AGG_EXCL, x.v, value_err(&x), who);
+			op->region_value(sc, i, DR_INCLUSIVE, col[e], s->events.name[e], &x);
+			if (x.has)
+				agg_jobsum__add_cell(s, r, e, AGG_INCL, x.v, x.err, who);
+			op->region_value(sc, i, DR_EXCLUSIVE, col[e], s->events.name[e], &x);
+			if (x.has)
+				agg_jobsum__add_cell(s, r, e, AGG_EXCL, x.v, x.err, who);
 		}
 	}
 	/* the thread extremes and the roles: every thread's region entries */
-	for (size_t t = 0; t < dr_doc__nthreads(doc); t++) {
-		const struct dr_thread *th = dr_doc__thread(doc, t);
+	for (size_t t = 0, nt = op->nthreads(sc); t < nt; t++) {
 		struct agg_who tw = who;
 		enum agg_what role;
+		long long tid, omp;
 
-		tw.tid = dr_thread__tid(th);
-		role = tw.tid == rk.pid		? AGG_ROLE_MAIN :
-		       dr_thread__omp(th) >= 0 ? AGG_ROLE_OMP :
-						 AGG_ROLE_OTHER;
-		for (size_t i = 0; i < dr_thread__nregions(th); i++) {
-			const struct dr_region *g = dr_thread__region(th, i);
+		op->thread(sc, t, &tid, &omp);
+		tw.tid = tid;
+		role = tw.tid == rk.pid ? AGG_ROLE_MAIN :
+		       omp >= 0		 ? AGG_ROLE_OMP :
+					   AGG_ROLE_OTHER;
+		for (size_t i = 0, n = op->thread_nregions(sc, t); i < n; i++) {
 			long r;
 
-			name = dr_region__id(g);
+			name = op->thread_region(sc, t, i);
 			r = name ? hs_strtab__lookup(&s->regions, name) : -1;
 			if (r < 0) /* not in regions[]: not a region of the file */
 				continue;
-			for (uint32_t e = 0; e < s->events.n; e++)
-				if (dr_region__value(g, DR_INCLUSIVE, s->events.name[e], &x) &&
-				    x.has) {
+			for (uint32_t e = 0; e < s->events.n; e++) {
+				op->thread_value(sc, t, i, col[e], s->events.name[e], &x);
+				if (x.has) {
 					agg_jobsum__add_cell(s, (uint32_t)r, e, AGG_THREAD, x.v, 0,
 							     tw);
 					agg_jobsum__add_cell(s, (uint32_t)r, e, role, x.v, 0, tw);
 				}
+			}
 		}
 	}
+	free(col);
 	jobdoc__omp_facts(s, doc, who);
 	jobdoc_drill__facts(s, doc, rank, who, tree, tree_ctx);
 	if (s->oom)

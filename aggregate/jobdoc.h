@@ -74,6 +74,12 @@ void agg_jobdoc__free(struct agg_jobdoc *j);
  * agg_oom(). */
 int agg_jobdoc__summarise(struct agg_jobsum *s, const struct dr_doc *doc, int rank,
 			  const char *file, agg_jobdoc_tree_fn tree, void *tree_ctx);
+/* The same from a source (aggregate/jobsrc.h): the bulk of the values
+ * from src's callbacks, the small parts from src->doc.  The in-job
+ * reduction's source is the writer's view (jobsrc_view.c). */
+struct agg_jobsrc;
+int agg_jobdoc__summarise_src(struct agg_jobsum *s, const struct agg_jobsrc *src, int rank,
+			      const char *file, agg_jobdoc_tree_fn tree, void *tree_ctx);
 /* A rank's entry of the document's ranks[] (JSON text, malloc'd). */
 char *agg_jobdoc__entry(const struct dr_doc *doc, int rank, const char *file);
 /* The job document of a summary of all the ranks, as text (malloc'd,

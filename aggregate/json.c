@@ -26,6 +26,7 @@
 #include "aggregate/mux.h"
 #include "aggregate/out.h"
 #include "aggregate/section.h"
+#include "aggregate/tap.h"
 #include "aggregate/view.h"
 
 /* A string as json_object_new_string prints it (static texts, names the
@@ -426,8 +427,14 @@ static int write_thread(struct agg_out *o, int depth, struct agg_view *v,
 			folded_calls += __atomic_load_n(&r->calls, __ATOMIC_RELAXED);
 			continue;
 		}
-		agg_out__next(o, depth + 2, &rfirst);
-		agg_json__region(o, p, &rv);
+		if (p->tap && p->tap->region(p->tap->ctx, v, t, &rv) < 0) {
+			json_object_put(tail);
+			return -1;
+		}
+		if (!p->tap || p->tap->keep(p->tap->ctx, rv.name)) {
+			agg_out__next(o, depth + 2, &rfirst);
+			agg_json__region(o, p, &rv);
+		}
 		agg_view__release(v);
 	}
 	agg_out__close(o, depth + 2, rfirst, "]");
@@ -532,6 +539,8 @@ int agg_json__document(struct agg_out *o, struct agg_view *v)
 	bool first = true, afirst = true;
 	size_t i = 0;
 
+	if (p->tap && p->tap->totals(p->tap->ctx, v) < 0)
+		return -1;
 	agg_out__str(o, "{");
 	doc__head(o, 1, &first, p);
 	agg_sections__head(&p->sections, o, 1, &first, p);
@@ -547,10 +556,14 @@ int agg_json__document(struct agg_out *o, struct agg_view *v)
 	}
 	agg_out__close(o, 2, afirst, "]");
 	agg_view__sums(v);
+	if (p->tap && p->tap->sums(p->tap->ctx, v) < 0)
+		return -1;
 	agg_out__key(o, 1, &first, "regions");
 	agg_out__str(o, "[");
 	afirst = true;
 	for (size_t k = 0; k < v->nsums; k++) {
+		if (p->tap && !p->tap->keep(p->tap->ctx, v->sum[k].name))
+			continue;
 		agg_out__next(o, 2, &afirst);
 		agg_json__region_sum(o, v, &v->sum[k]);
 	}

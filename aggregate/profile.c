@@ -22,6 +22,12 @@
 
 #define OMP_BARRIER_PREFIX "omp implicit barrier @ "
 
+bool pf__reads_region(const char *name)
+{
+	return pf__classify(name) != PF_NONE ||
+	       !strncmp(name, OMP_BARRIER_PREFIX, strlen(OMP_BARRIER_PREFIX));
+}
+
 static double clamp(double v, double lo, double hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;
@@ -263,7 +269,8 @@ static int funcs__build(struct pf_profile *p, const struct dr_doc *const *docs,
 		stat__of(&p->funcs[i].bytes, col + 2 * p->nranks, p->ranks, p->nranks);
 	}
 	free(vals);
-	qsort(p->funcs, p->nfuncs, sizeof(*p->funcs), func__cmp);
+	if (p->nfuncs) /* funcs is NULL without any: qsort's pointer must not be */
+		qsort(p->funcs, p->nfuncs, sizeof(*p->funcs), func__cmp);
 	for (size_t i = 0; i < p->nfuncs; i++)
 		if (p->funcs[i].kind != PF_IO_CALL)
 			p->nmpi++;
@@ -455,7 +462,8 @@ static int job__build_parts(struct pf_profile *p, const struct dr_doc *d)
 		}
 	}
 	free(vals);
-	qsort(p->funcs, p->nfuncs, sizeof(*p->funcs), func__cmp);
+	if (p->nfuncs) /* funcs is NULL without any: qsort's pointer must not be */
+		qsort(p->funcs, p->nfuncs, sizeof(*p->funcs), func__cmp);
 	for (size_t i = 0; i < p->nfuncs; i++)
 		if (p->funcs[i].kind != PF_IO_CALL)
 			p->nmpi++;
@@ -537,7 +545,8 @@ static int job__build(struct pf_profile *p, const struct dr_doc *d)
 			stat__from(&f->time, &wall);
 	}
 	free(vals);
-	qsort(p->funcs, p->nfuncs, sizeof(*p->funcs), func__cmp);
+	if (p->nfuncs) /* funcs is NULL without any: qsort's pointer must not be */
+		qsort(p->funcs, p->nfuncs, sizeof(*p->funcs), func__cmp);
 	for (size_t i = 0; i < p->nfuncs; i++)
 		if (p->funcs[i].kind != PF_IO_CALL)
 			p->nmpi++;

@@ -36,6 +36,11 @@ extern const char *const pf_kind_name[PF_IO_CALL + 1]; /* "collective", ... */
  * any MPI_ or PMPI_ name is PF_MPI_OTHER), an I/O call of the io set, or
  * PF_NONE. */
 enum pf_kind pf__classify(const char *name);
+/* Whether the profile reads a thread's region record named name (a
+ * wrapped function, an OpenMP barrier): the records a document must keep
+ * for pf_profile__build's rank parts (the in-job snapshot keeps only
+ * those, aggregate/jobsrc_view.c). */
+bool pf__reads_region(const char *name);
 
 /* One owner's time (ns): t[] adds up to wall.  cpu: its task-clock, -1
  * unknown (then off_cpu is 0 and compute what is left). */

@@ -132,10 +132,12 @@ void hs_process__finish(enum hs_end end, int signo);
 
 /* Builds the agg_process of this image around threads and publishes it:
  * finish's end, or (HS_END_FLUSH) the flush's snapshot, without the
- * features' parts. */
+ * features' parts; HS_END_SNAPSHOT: rendered in memory, written with tap
+ * (aggregate/tap.h) when not NULL. */
+struct agg_tap;
 void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
 		       uint64_t end_mono, enum hs_end end, int signo,
-		       const struct agg_uncovered *unc, int nunc);
+		       const struct agg_uncovered *unc, int nunc, const struct agg_tap *tap);
 
 /* state.c: true in a child that shares our memory without being ours
  * (vfork, raw clone): it must not touch the shim's state. */
@@ -176,6 +178,10 @@ void hs_flush__start(void);
  * "snapshot", complete (NULL when not running or out of memory). */
 bool hs_flush__now(void);
 char *hs_flush__snapshot(size_t *len);
+/* The same snapshot written with a tap (aggregate/tap.h: the in-job
+ * reduction reads the writer's view and has it skip the records it took
+ * from there). */
+char *hs_flush__snapshot_tap(size_t *len, const struct agg_tap *tap);
 
 /* fork.c: makes a fork()ed child a process of its own. */
 void hs_fork__child(void);

@@ -133,7 +133,7 @@ static void flush__free_copies(struct agg_thread *c, const struct agg_thread *do
  * end of the image, which does not wait for a flush. */
 static pthread_mutex_t once_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static bool flush__once_locked(enum hs_end end);
+static bool flush__once_locked(enum hs_end end, const struct agg_tap *tap);
 
 /* One flush (end: HS_END_FLUSH, or HS_END_SNAPSHOT rendered in memory):
  * false when the image is no longer running. */
@@ -142,12 +142,12 @@ static bool flush__once(enum hs_end end)
 	bool r;
 
 	pthread_mutex_lock(&once_mu);
-	r = flush__once_locked(end);
+	r = flush__once_locked(end, NULL);
 	pthread_mutex_unlock(&once_mu);
 	return r;
 }
 
-static bool flush__once_locked(enum hs_end end)
+static bool flush__once_locked(enum hs_end end, const struct agg_tap *tap)
 {
 	struct agg_thread *copies = NULL, *done;
 	struct agg_uncovered *unc = NULL;
@@ -188,7 +188,7 @@ static bool flush__once_locked(enum hs_end end)
 	} else {
 		copies = done;
 	}
-	hs_process__write(copies, at, at_mono, end, 0, unc, nunc);
+	hs_process__write(copies, at, at_mono, end, 0, unc, nunc, tap);
 	flush__free_copies(copies, done);
 	free(unc);
 	return true;
@@ -241,9 +241,17 @@ bool hs_flush__now(void)
 
 char *hs_flush__snapshot(size_t *len)
 {
-	if (!flush__once(HS_END_SNAPSHOT))
-		return NULL;
-	return hs_publish__take_rendered(len);
+	return hs_flush__snapshot_tap(len, NULL);
+}
+
+char *hs_flush__snapshot_tap(size_t *len, const struct agg_tap *tap)
+{
+	bool r;
+
+	pthread_mutex_lock(&once_mu);
+	r = flush__once_locked(HS_END_SNAPSHOT, tap);
+	pthread_mutex_unlock(&once_mu);
+	return r ? hs_publish__take_rendered(len) : NULL;
 }
 
 static void flush__fork_child(void)

@@ -137,7 +137,7 @@ static const char *const end_names[] = {
 
 void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
 		       uint64_t end_mono, enum hs_end end, int signo,
-		       const struct agg_uncovered *unc, int nunc)
+		       const struct agg_uncovered *unc, int nunc, const struct agg_tap *tap)
 {
 	char host[256] = "unknown", note[200];
 	struct agg_process p = {
@@ -189,8 +189,10 @@ void hs_process__write(struct agg_thread *threads, uint64_t end_ns,
 	 * parts are only written at the end, but for those that only read
 	 * what setup fixed (presets: metrics, drill-down). */
 	hs_features__result(&p, end == HS_END_FLUSH || end == HS_END_SNAPSHOT);
-	if (end == HS_END_SNAPSHOT)
+	if (end == HS_END_SNAPSHOT) {
+		p.tap = tap;
 		hs_publish__render(&p);
+	}
 	else
 		hs_publish__results(&p, end == HS_END_FLUSH, end == HS_END_SIGNAL);
 }
@@ -226,7 +228,7 @@ void hs_process__finish(enum hs_end end, int signo)
 	hs_features__collect(end == HS_END_SIGNAL);
 	nunc = hs_uncovered__scan(&unc);
 	pthread_mutex_unlock(&hs_proc.lock);
-	hs_process__write(threads, end_ns, end_mono, end, signo, unc, nunc);
+	hs_process__write(threads, end_ns, end_mono, end, signo, unc, nunc, NULL);
 	hs_publish__final_end();
 	free(unc);
 }

@@ -42,6 +42,8 @@
 
 #include "aggregate/docread.h"
 #include "aggregate/jobdoc.h"
+#include "aggregate/jobsrc.h"
+#include "aggregate/jobsrc_view.h"
 #include "aggregate/jobsum.h"
 #include "aggregate/oom.h"
 #include "aggregate/result.h"
@@ -97,6 +99,9 @@ static int files_mode = FILES_AUTO; /* HPCSHIM_MPI_FILES (mpi__config) */
 static uint64_t files_ranks = 256; /* HPCSHIM_MPI_FILES_RANKS: auto's threshold */
 #define WAIT_DEFAULT_NS 60000000000ull
 static uint64_t wait_ns = WAIT_DEFAULT_NS; /* HPCSHIM_MPI_WAIT: per level of the tree */
+/* HPCSHIM_MPI_SUMMARY: where a rank's summary comes from (mpi__config) */
+enum { SUMMARY_VIEW, SUMMARY_DOC, SUMMARY_CHECK };
+static int summary_mode = SUMMARY_VIEW;
 static const struct hs_mpi_plugin *init_plugin; /* found at MPI_Init */
 
 
@@ -264,8 +269,10 @@ struct mpi_red {
 		      * its own results and the document, not their sum) */
 	int rank, size;
 	struct mpi_trees trees;
+	struct agg_jobsrc_view vs; /* the view's values (mpi__summarise_view) */
 	char why[256];
 	uint64_t t_start, t_merge, t_doc; /* ns in the phases (the debug line) */
+	uint64_t c_pack, c_merge; /* CPU ns packing, unpacking and merging */
 	/* the callback's arguments under agg_jobdoc__guard */
 	const void *in;
 	size_t in_len;
@@ -273,25 +280,19 @@ struct mpi_red {
 	size_t *out_len;
 };
 
-/* This rank's results rendered now (the flush's snapshot), numbered as
- * MPI numbers it, and summarised. */
-static int mpi__start_fn(void *arg)
+/* The rank's snapshot text parsed and checked, numbered as MPI numbers
+ * it (text freed); NULL with m->why.  *t_parsed: when the parse ended. */
+static struct dr_doc *mpi__parse(struct mpi_red *m, char *text, size_t len,
+				 uint64_t *t_parsed, bool prune)
 {
-	struct mpi_red *m = arg;
-	size_t len = 0;
-	uint64_t t0 = mpi__now(), t1, t2, t3 = 0, c0 = mpi__cpu(), c1, c2;
-	char *text = hs_flush__snapshot(&len);
-	json_tokener *tok;
 	json_object *d = NULL, *proc = NULL;
+	json_tokener *tok;
 	struct dr_doc *doc;
 	bool finite;
 
-	t1 = mpi__now();
-	c1 = mpi__cpu();
-
 	if (!text) {
 		snprintf(m->why, sizeof(m->why), "rank %d could not render its results", m->rank);
-		return -1;
+		return NULL;
 	}
 	/* the writer prints no NaN nor infinity (null): when the text shows
 	 * none, the parsed document is not walked for them */
@@ -304,32 +305,170 @@ static int mpi__start_fn(void *arg)
 	if (!d || !json_object_object_get_ex(d, "process", &proc)) {
 		json_object_put(d);
 		snprintf(m->why, sizeof(m->why), "rank %d: its results do not parse", m->rank);
-		return -1;
+		return NULL;
 	}
 	/* MPI's own numbering, whatever the launcher's variables said. */
 	json_object_object_add(proc, "rank", json_object_new_int(m->rank));
 	json_object_object_add(proc, "size", json_object_new_int(m->size));
+	if (prune)
+		agg_jobsrc_view__prune(d);
 	doc = finite ? dr_doc__wrap_finite(d) : dr_doc__wrap(d);
-	t3 = mpi__now();
+	*t_parsed = mpi__now();
 	if (!doc || dr_doc__check_partial(doc, m->why, sizeof(m->why))) {
 		dr_doc__free(doc);
-		return -1;
+		if (!m->why[0])
+			snprintf(m->why, sizeof(m->why), "out of memory");
+		return NULL;
 	}
-	t2 = mpi__now();
-	c2 = mpi__cpu();
-	agg_jobdoc__summarise(&m->s, doc, m->rank, NULL, mpi__tree, &m->trees);
-	/* its entry, as the summary holds it (made once) */
-	m->entry = m->s.nent == 1 ? agg_xstrdup(m->s.etext[0]) :
-				    agg_jobdoc__entry(doc, m->rank, NULL);
-	dr_doc__free(doc);
-	hs_log(HS_LOG_DEBUG,
-	       "MPI_Finalize: rank %d: rendered %.1f ms, parsed %.1f ms (checked %.1f ms), "
-	       "summarised %.1f ms; CPU: rendered %.1f ms, parsed %.1f ms, summarised %.1f ms",
-	       m->rank, (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6,
-	       (double)(t2 - t3) / 1e6, (double)(mpi__now() - t2) / 1e6,
-	       (double)(c1 - c0) / 1e6, (double)(c2 - c1) / 1e6,
-	       (double)(mpi__cpu() - c2) / 1e6);
+	return doc;
+}
+
+/* The summary from the writer's view (aggregate/jobsrc_view.h): the
+ * snapshot written with the view's tap, which takes the totals, region
+ * summaries and thread records as they are written and leaves them out of
+ * the text, so that only a small document is rendered, parsed and checked
+ * for the rest (the entry, profile, OpenMP constructs).  0, or 1 when
+ * this rank's results need the whole document (a drill-down reads every
+ * region; the view could not be taken): nothing summarised then. */
+static int mpi__summarise_view(struct mpi_red *m, struct dr_doc **docp, uint64_t *cpu,
+			       struct agg_jobsum *check)
+{
+	struct agg_jobsrc src;
+	struct dr_doc *doc = NULL, *whole;
+	uint64_t t, c0 = mpi__cpu();
+	size_t len = 0;
+	char *text, *copy = NULL;
+
+	agg_jobsrc_view__init(&m->vs);
+	/* a check: one snapshot, written whole, summarised both ways */
+	m->vs.keep_all = check != NULL;
+	text = hs_flush__snapshot_tap(&len, &m->vs.tap);
+	cpu[0] = mpi__cpu() - c0;
+	if (!text)
+		return 1;
+	if (check) {
+		if (!(copy = malloc(len + 1))) {
+			free(text);
+			return 1;
+		}
+		memcpy(copy, text, len + 1);
+	}
+	c0 = mpi__cpu();
+	doc = mpi__parse(m, text, len, &t, check != NULL);
+	cpu[1] = mpi__cpu() - c0;
+	/* a drill-down reads every region of the document: the whole one */
+	if (!doc || dr_doc__drill(doc) || agg_jobsrc_view__source(&m->vs, doc, &src))
+		goto whole_doc;
+	c0 = mpi__cpu();
+	agg_jobdoc__summarise_src(&m->s, &src, m->rank, NULL, mpi__tree, &m->trees);
+	cpu[2] = mpi__cpu() - c0;
+	*docp = doc;
+	if (check) {
+		if ((whole = mpi__parse(m, copy, len, &t, false)))
+			agg_jobdoc__summarise(check, whole, m->rank, NULL, mpi__tree, &m->trees);
+		dr_doc__free(whole);
+		m->why[0] = '\0';
+	}
 	return 0;
+
+whole_doc:
+	m->why[0] = '\0'; /* not this rank's failure: the whole document next */
+	dr_doc__free(doc);
+	free(copy);
+	return 1;
+}
+
+/* The summary from the whole document (what hpcshim merge reads of a rank
+ * file): rendered, parsed, checked, summarised.  0, or -1 with m->why.
+ * The CPU adds to cpu[] (after a view's attempt, its cost too). */
+static int mpi__summarise_doc(struct mpi_red *m, struct agg_jobsum *s, struct dr_doc **docp,
+			      uint64_t *cpu)
+{
+	uint64_t t, c0 = mpi__cpu();
+	size_t len = 0;
+	char *text = hs_flush__snapshot(&len);
+
+	cpu[0] += mpi__cpu() - c0;
+	c0 = mpi__cpu();
+	if (!(*docp = mpi__parse(m, text, len, &t, false)))
+		return -1;
+	cpu[1] += mpi__cpu() - c0;
+	c0 = mpi__cpu();
+	agg_jobdoc__summarise(s, *docp, m->rank, NULL, mpi__tree, &m->trees);
+	cpu[2] += mpi__cpu() - c0;
+	return 0;
+}
+
+/* HPCSHIM_MPI_SUMMARY=check: this rank summarised both ways, the packed
+ * summaries compared byte for byte (tests/mpi/test_mpi_viewsum.py); the
+ * document's is kept.  One line either way. */
+static void mpi__check(struct mpi_red *m, const struct agg_jobsum *doc_s)
+{
+	struct agg_buf a = { 0 }, b = { 0 };
+	size_t at = 0;
+
+	if (agg_jobsum__pack(&m->s, &a) || agg_jobsum__pack(doc_s, &b)) {
+		hs_log(HS_LOG_ERROR, "MPI_Finalize: rank %d: summary check: out of memory",
+		       m->rank);
+		goto out;
+	}
+	while (at < a.len && at < b.len && a.p[at] == b.p[at])
+		at++;
+	if (a.len == b.len && at == a.len)
+		hs_log(HS_LOG_ERROR,
+		       "MPI_Finalize: rank %d: summary check: the view's and the document's "
+		       "summaries are identical (%zu bytes, %zu cells)",
+		       m->rank, a.len, m->s.n);
+	else
+		hs_log(HS_LOG_ERROR,
+		       "MPI_Finalize: rank %d: summary check: the view's and the document's "
+		       "summaries DIFFER at byte %zu (%zu and %zu bytes, %zu and %zu cells)",
+		       m->rank, at, a.len, b.len, m->s.n, doc_s->n);
+out:
+	agg_buf__free(&a);
+	agg_buf__free(&b);
+}
+
+/* This rank's results summarised: from the writer's view, or (a
+ * drill-down, the view not taken, HPCSHIM_MPI_SUMMARY=doc) from its whole
+ * document as before. */
+static int mpi__start_fn(void *arg)
+{
+	struct mpi_red *m = arg;
+	struct dr_doc *doc = NULL;
+	uint64_t t0 = mpi__now(), cpu[3] = { 0, 0, 0 };
+	const char *how = "document";
+	int rc = 0;
+
+	struct agg_jobsum ds = { .size = -1 };
+	bool check = summary_mode == SUMMARY_CHECK;
+
+	if (summary_mode != SUMMARY_DOC &&
+	    mpi__summarise_view(m, &doc, cpu, check ? &ds : NULL) == 0) {
+		how = "view";
+		if (check && ds.ranks) {
+			mpi__check(m, &ds);
+			/* the document's summary goes on up the tree */
+			agg_jobsum__free(&m->s);
+			m->s = ds;
+		} else {
+			agg_jobsum__free(&ds);
+		}
+	} else {
+		rc = mpi__summarise_doc(m, &m->s, &doc, cpu);
+	}
+	if (rc == 0)
+		/* its entry, as the summary holds it (made once) */
+		m->entry = m->s.nent == 1 ? agg_xstrdup(m->s.etext[0]) :
+					    agg_jobdoc__entry(doc, m->rank, NULL);
+	dr_doc__free(doc);
+	agg_jobsrc_view__free(&m->vs);
+	hs_log(HS_LOG_DEBUG,
+	       "MPI_Finalize: rank %d: summarised from its %s in %.1f ms; CPU: rendered %.1f ms, "
+	       "parsed and checked %.1f ms, summarised %.1f ms",
+	       m->rank, how, (double)(mpi__now() - t0) / 1e6, (double)cpu[0] / 1e6,
+	       (double)cpu[1] / 1e6, (double)cpu[2] / 1e6);
+	return rc;
 }
 
 static int mpi__guard(int (*fn)(void *), struct mpi_red *m)
@@ -359,11 +498,13 @@ static int mpi__pack(void *ctx, void **buf, size_t *len)
 {
 	struct mpi_red *m = ctx;
 	struct agg_buf b = { 0 };
+	uint64_t c0 = mpi__cpu();
 
 	if (agg_jobsum__pack(&m->s, &b)) {
 		agg_buf__free(&b);
 		return -1;
 	}
+	m->c_pack += mpi__cpu() - c0;
 	*buf = b.p;
 	*len = b.len;
 	return 0;
@@ -390,13 +531,14 @@ static int mpi__merge(void *ctx, const void *buf, size_t len)
 {
 	struct mpi_red *m = ctx;
 
-	uint64_t t0 = mpi__now();
+	uint64_t t0 = mpi__now(), c0 = mpi__cpu();
 	int rc;
 
 	m->in = buf;
 	m->in_len = len;
 	rc = mpi__guard(mpi__merge_fn, m);
 	m->t_merge += mpi__now() - t0;
+	m->c_merge += mpi__cpu() - c0;
 	return rc;
 }
 
@@ -485,6 +627,7 @@ static int mpi__document_fn(void *arg)
 static void mpi__red_free(struct mpi_red *m)
 {
 	agg_jobsum__free(&m->s);
+	agg_jobsrc_view__free(&m->vs); /* left by a summary that ran out of memory */
 	free(m->entry);
 	if (m->trees.read)
 		pmu_tree_table__free(&m->trees.tt);
@@ -503,7 +646,7 @@ static void mpi__before_finalize(void)
 	struct hs_mpi_ops ops = { .start = mpi__start, .pack = mpi__pack,
 				  .merge = mpi__merge, .named = mpi__named,
 				  .entry = mpi__entry, .add_entry = mpi__add_entry };
-	uint64_t t0 = mpi__now();
+	uint64_t t0 = mpi__now(), c0 = mpi__cpu();
 
 	if (__atomic_exchange_n(&finalized, 1, __ATOMIC_ACQ_REL) || !mpi__running())
 		return;
@@ -537,9 +680,10 @@ static void mpi__before_finalize(void)
 		m->t_doc = mpi__now() - t1;
 	}
 	hs_log(HS_LOG_DEBUG,
-	       "MPI_Finalize: rank %d: summary %.1f ms, merges %.1f ms, document %.1f ms",
+	       "MPI_Finalize: rank %d: summary %.1f ms, merges %.1f ms, document %.1f ms; "
+	       "CPU: packing %.1f ms, unpacking and merging %.1f ms",
 	       rank, (double)m->t_start / 1e6, (double)m->t_merge / 1e6,
-	       (double)m->t_doc / 1e6);
+	       (double)m->t_doc / 1e6, (double)m->c_pack / 1e6, (double)m->c_merge / 1e6);
 	snprintf(why, sizeof(why), "%s", m->why);
 	named = m->named;
 	mpi__red_free(m);
@@ -550,8 +694,9 @@ static void mpi__before_finalize(void)
 		return;
 	}
 	hs_log(HS_LOG_DEBUG,
-	       "MPI_Finalize: in-job reduction of rank %d took %.3f ms (%d rounds)", rank,
-	       (double)(mpi__now() - t0) / 1e6, rounds);
+	       "MPI_Finalize: in-job reduction of rank %d took %.3f ms (%d rounds), "
+	       "%.1f ms of its CPU", rank, (double)(mpi__now() - t0) / 1e6, rounds,
+	       (double)(mpi__cpu() - c0) / 1e6);
 	if (mpi__no_file(size, named))
 		hs_publish__suppress();
 }
@@ -702,6 +847,11 @@ static void mpi__config(struct hs_config *cfg)
 	(void)cfg;
 	files_mode = hs_var__choice("HPCSHIM_MPI_FILES", getenv("HPCSHIM_MPI_FILES"), names,
 				    3, FILES_AUTO);
+	/* HPCSHIM_MPI_SUMMARY: "view" (the default), "doc" (the whole
+	 * document, as before: for comparisons), "check" (both, compared) */
+	summary_mode = hs_var__choice("HPCSHIM_MPI_SUMMARY", getenv("HPCSHIM_MPI_SUMMARY"),
+				      (const char *const[]){ "view", "doc", "check" }, 3,
+				      SUMMARY_VIEW);
 	files_ranks = 256;
 	if (v && *v) {
 		if (hs_var__uint(v, 0, 1u << 30, &n))
