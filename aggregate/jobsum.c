@@ -6,6 +6,10 @@
 #include "aggregate/jobsum.h"
 
 #define JOBSUM_MAGIC 0x314d534a /* "JSM1" */
+/* A packed cell's bytes at least: its key, a statistic's head (summary.c)
+ * and one exact value (a noq cell has none, a sketch more). */
+#define JOBSUM_CELL_MIN (3 * sizeof(uint32_t) + 4 * 8 + 1 + 2 * 8 + \
+			 2 * sizeof(struct agg_who) + sizeof(double))
 
 /* ---- the cells -------------------------------------------------------------- */
 
@@ -462,8 +466,10 @@ out:
 
 void agg_jobsum__free(struct agg_jobsum *s)
 {
+	/* a cell owns only its buckets: freed without clearing each cell
+	 * (agg_rstat__free's memset), the array goes whole */
 	for (size_t k = 0; k < s->n; k++)
-		agg_rstat__free(&s->cell[k].s);
+		free(s->cell[k].s.q.b);
 	free(s->cell);
 	free(s->slot);
 	hs_strtab__free(&s->regions);
@@ -571,10 +577,13 @@ int agg_jobsum__pack(const struct agg_jobsum *s, struct agg_buf *b)
 		agg_buf__put(b, &s->drill.kind, sizeof(int32_t));
 	}
 	agg_buf__put(b, &n, sizeof(n));
+	/* room for the cells at their smallest (one value each, as a rank's
+	 * own): one allocation, not a doubling's copies */
+	agg_buf__reserve(b, s->n * JOBSUM_CELL_MIN);
 	for (size_t k = 0; k < s->n; k++) {
-		agg_buf__put(b, &s->cell[k].region, sizeof(uint32_t));
-		agg_buf__put(b, &s->cell[k].event, sizeof(uint32_t));
-		agg_buf__put(b, &s->cell[k].what, sizeof(uint32_t));
+		uint32_t key[3] = { s->cell[k].region, s->cell[k].event, s->cell[k].what };
+
+		agg_buf__put(b, key, sizeof(key));
 		agg_rstat__pack(b, &s->cell[k].s);
 	}
 	return b->bad ? -1 : 0;

@@ -7,26 +7,39 @@
 
 /* ---- the byte buffer ------------------------------------------------------ */
 
+/* Room for n more bytes (doubling); false: out of memory (b bad). */
+static bool buf__room(struct agg_buf *b, size_t n)
+{
+	size_t cap = b->cap ? b->cap : 256;
+	unsigned char *q;
+
+	if (b->bad)
+		return false;
+	if (b->len + n <= b->cap)
+		return true;
+	while (cap < b->len + n)
+		cap *= 2;
+	q = realloc(b->p, cap);
+	if (!q) {
+		b->bad = true;
+		return false;
+	}
+	b->p = q;
+	b->cap = cap;
+	return true;
+}
+
 void agg_buf__put(struct agg_buf *b, const void *p, size_t n)
 {
-	if (b->bad)
+	if (!buf__room(b, n))
 		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		unsigned char *q;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		q = realloc(b->p, cap);
-		if (!q) {
-			b->bad = true;
-			return;
-		}
-		b->p = q;
-		b->cap = cap;
-	}
 	memcpy(b->p + b->len, p, n);
 	b->len += n;
+}
+
+void agg_buf__reserve(struct agg_buf *b, size_t n)
+{
+	buf__room(b, n);
 }
 
 bool agg_buf__get(struct agg_buf *b, void *p, size_t n)
@@ -118,7 +131,8 @@ static bool sk__fits(const struct agg_sk_buckets *b, int g, int32_t i)
 {
 	int32_t lo = b->lo[g], hi = lo;
 
-	if (!b->used[g])
+	/* inside the window the span cannot grow past it: no scan */
+	if (!b->used[g] || (i >= lo && (int64_t)i - lo < AGG_SK_SPAN))
 		return true;
 	for (int k = AGG_SK_SPAN - 1; k >= 0; k--)
 		if (b->cnt[g][k]) {
@@ -165,6 +179,7 @@ static void sk__put(struct agg_sk_buckets *b, int g, int32_t i, uint64_t c)
  * needed. */
 static void sk__bucket(struct agg_sketch *s, double v, uint64_t c)
 {
+	int32_t i;
 	int g;
 
 	if (v == 0 || v != v) { /* NaN: counted with the zeros, never seen */
@@ -172,9 +187,14 @@ static void sk__bucket(struct agg_sketch *s, double v, uint64_t c)
 		return;
 	}
 	g = v < 0;
-	while (!sk__fits(s->b, g, agg_sketch__index(v, s->level)))
+	/* one log per value: a collapse takes the index one level up as it
+	 * takes the buckets (agg_sketch__index's halving) */
+	i = agg_sketch__index(v, s->level);
+	while (!sk__fits(s->b, g, i)) {
 		sk__collapse(s);
-	sk__put(s->b, g, agg_sketch__index(v, s->level), c);
+		i = half_up(i);
+	}
+	sk__put(s->b, g, i, c);
 }
 
 /* Exact mode to bucket mode. */
@@ -352,14 +372,51 @@ static bool who__before(const struct agg_who *a, const struct agg_who *b)
 	return a->rank != b->rank ? a->rank < b->rank : a->tid < b->tid;
 }
 
+/* b's count, sums and extremes into a (a->n > 0): the part of a merge
+ * past the sketches, shared with adding one value so that both round
+ * alike. */
+static void rstat__fold(struct agg_rstat *a, const struct agg_rstat *b)
+{
+	uint64_t n = a->n + b->n;
+	double ma = a->sum / (double)a->n, mb = b->sum / (double)b->n, d = mb - ma;
+
+	/* Chan, Golub, LeVeque: exact in exact arithmetic, stable in ours */
+	a->m2 = a->m2 + b->m2 + d * d * ((double)a->n * (double)b->n / (double)n);
+	a->sum += b->sum;
+	a->err2 += b->err2;
+	a->has_error |= b->has_error;
+	if (b->min < a->min || (b->min == a->min && who__before(&b->min_at, &a->min_at))) {
+		a->min = b->min;
+		a->min_at = b->min_at;
+	}
+	if (b->max > a->max || (b->max == a->max && who__before(&b->max_at, &a->max_at))) {
+		a->max = b->max;
+		a->max_at = b->max_at;
+	}
+	a->n = n;
+}
+
+/* One value: what merging the statistic of that value alone gives (the
+ * sketch's add is its merge with one value), without building that
+ * statistic and its sketch (some 260 bytes) per value. */
 static int sum__add(struct agg_rstat *s, double v, double err, struct agg_who who, bool noq)
 {
 	struct agg_rstat one = { .n = 1, .sum = v, .err2 = err * err, .has_error = err > 0,
-			       .noq = noq, .min = v, .max = v, .min_at = who, .max_at = who };
+				 .min = v, .max = v, .min_at = who, .max_at = who };
 
-	if (!noq && agg_sketch__add(&one.q, v))
+	s->noq = (s->n ? s->noq : noq) | noq;
+	if (s->noq)
+		agg_sketch__free(&s->q);
+	else if (agg_sketch__add(&s->q, v))
 		return -1;
-	return agg_rstat__merge(s, &one);
+	if (!s->n) {
+		one.noq = s->noq;
+		one.q = s->q;
+		*s = one;
+		return 0;
+	}
+	rstat__fold(s, &one);
+	return 0;
 }
 
 int agg_rstat__add(struct agg_rstat *s, double v, double err, struct agg_who who)
@@ -374,9 +431,6 @@ int agg_rstat__add_noq(struct agg_rstat *s, double v, double err, struct agg_who
 
 int agg_rstat__merge(struct agg_rstat *a, const struct agg_rstat *b)
 {
-	double ma, mb, d;
-	uint64_t n;
-
 	if (!b->n)
 		return 0;
 	if (!a->n)
@@ -393,24 +447,7 @@ int agg_rstat__merge(struct agg_rstat *a, const struct agg_rstat *b)
 		a->q = q;
 		return 0;
 	}
-	n = a->n + b->n;
-	ma = a->sum / (double)a->n;
-	mb = b->sum / (double)b->n;
-	d = mb - ma;
-	/* Chan, Golub, LeVeque: exact in exact arithmetic, stable in ours */
-	a->m2 = a->m2 + b->m2 + d * d * ((double)a->n * (double)b->n / (double)n);
-	a->sum += b->sum;
-	a->err2 += b->err2;
-	a->has_error |= b->has_error;
-	if (b->min < a->min || (b->min == a->min && who__before(&b->min_at, &a->min_at))) {
-		a->min = b->min;
-		a->min_at = b->min_at;
-	}
-	if (b->max > a->max || (b->max == a->max && who__before(&b->max_at, &a->max_at))) {
-		a->max = b->max;
-		a->max_at = b->max_at;
-	}
-	a->n = n;
+	rstat__fold(a, b);
 	return 0;
 }
 
@@ -432,19 +469,38 @@ void agg_rstat__free(struct agg_rstat *s)
 
 /* ---- serialisation -------------------------------------------------------- */
 
+/* The fixed head of a packed statistic: n, sum, m2, err2, the flags'
+ * byte, min, max and the holders (as they lie in memory). */
+#define RSTAT_HEAD (4 * 8 + 1 + 2 * 8 + 2 * sizeof(struct agg_who))
+
+static unsigned char *bytes__put(unsigned char *p, const void *x, size_t n)
+{
+	memcpy(p, x, n);
+	return p + n;
+}
+
+static const unsigned char *bytes__get(const unsigned char *p, void *x, size_t n)
+{
+	memcpy(x, p, n);
+	return p + n;
+}
+
 void agg_rstat__pack(struct agg_buf *b, const struct agg_rstat *s)
 {
 	uint8_t e = (uint8_t)(s->has_error | s->noq << 1);
+	unsigned char head[RSTAT_HEAD], *p = head;
 
-	agg_buf__put(b, &s->n, sizeof(s->n));
-	agg_buf__put(b, &s->sum, sizeof(s->sum));
-	agg_buf__put(b, &s->m2, sizeof(s->m2));
-	agg_buf__put(b, &s->err2, sizeof(s->err2));
-	agg_buf__put(b, &e, 1);
-	agg_buf__put(b, &s->min, sizeof(s->min));
-	agg_buf__put(b, &s->max, sizeof(s->max));
-	agg_buf__put(b, &s->min_at, sizeof(s->min_at));
-	agg_buf__put(b, &s->max_at, sizeof(s->max_at));
+	/* one put of the head, not nine: a summary packs thousands */
+	p = bytes__put(p, &s->n, sizeof(s->n));
+	p = bytes__put(p, &s->sum, sizeof(s->sum));
+	p = bytes__put(p, &s->m2, sizeof(s->m2));
+	p = bytes__put(p, &s->err2, sizeof(s->err2));
+	p = bytes__put(p, &e, 1);
+	p = bytes__put(p, &s->min, sizeof(s->min));
+	p = bytes__put(p, &s->max, sizeof(s->max));
+	p = bytes__put(p, &s->min_at, sizeof(s->min_at));
+	bytes__put(p, &s->max_at, sizeof(s->max_at));
+	agg_buf__put(b, head, sizeof(head));
 	if (s->noq)
 		return;
 	if (agg_sketch__exact(&s->q)) {
@@ -466,19 +522,25 @@ void agg_rstat__pack(struct agg_buf *b, const struct agg_rstat *s)
 
 bool agg_rstat__unpack(struct agg_buf *b, struct agg_rstat *s)
 {
+	unsigned char head[RSTAT_HEAD];
+	const unsigned char *p = head;
 	uint8_t e = 0;
 	bool ok;
 
 	memset(s, 0, sizeof(*s));
-	agg_buf__get(b, &s->n, sizeof(s->n));
-	agg_buf__get(b, &s->sum, sizeof(s->sum));
-	agg_buf__get(b, &s->m2, sizeof(s->m2));
-	agg_buf__get(b, &s->err2, sizeof(s->err2));
-	agg_buf__get(b, &e, 1);
-	agg_buf__get(b, &s->min, sizeof(s->min));
-	agg_buf__get(b, &s->max, sizeof(s->max));
-	agg_buf__get(b, &s->min_at, sizeof(s->min_at));
-	ok = agg_buf__get(b, &s->max_at, sizeof(s->max_at));
+	/* a short head reads as zeros, as field by field did */
+	ok = agg_buf__get(b, head, sizeof(head));
+	if (ok) {
+		p = bytes__get(p, &s->n, sizeof(s->n));
+		p = bytes__get(p, &s->sum, sizeof(s->sum));
+		p = bytes__get(p, &s->m2, sizeof(s->m2));
+		p = bytes__get(p, &s->err2, sizeof(s->err2));
+		p = bytes__get(p, &e, 1);
+		p = bytes__get(p, &s->min, sizeof(s->min));
+		p = bytes__get(p, &s->max, sizeof(s->max));
+		p = bytes__get(p, &s->min_at, sizeof(s->min_at));
+		bytes__get(p, &s->max_at, sizeof(s->max_at));
+	}
 	s->has_error = e & 1;
 	s->noq = e >> 1 & 1;
 	if (ok && !s->noq)

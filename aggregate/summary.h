@@ -105,6 +105,8 @@ struct agg_buf {
 	bool bad;             /* out of memory, or a read past the end */
 };
 void agg_buf__put(struct agg_buf *b, const void *p, size_t n);
+/* Room for n more bytes now: one allocation for what many puts add. */
+void agg_buf__reserve(struct agg_buf *b, size_t n);
 bool agg_buf__get(struct agg_buf *b, void *p, size_t n);
 void agg_buf__free(struct agg_buf *b);
 void agg_rstat__pack(struct agg_buf *b, const struct agg_rstat *s);
