@@ -134,6 +134,7 @@ struct agg_jobsum {
 		uint32_t region, event, what, idx;
 	} *slot;
 	size_t nslot;
+	size_t next; /* the cell after the last one added to: tried first */
 	uint64_t ranks;      /* ranks summarised */
 	int32_t size;        /* the largest size a rank gave, -1 none */
 	int32_t lo[AGG_INTERVALS], hi[AGG_INTERVALS]; /* ranks present */
