@@ -72,12 +72,15 @@ static int cell__rehash(struct agg_jobsum *s)
 	return 0;
 }
 
-/* The cell, added empty if new; NULL out of memory. */
+/* The cell, NULL out of memory.  *added: a new one, its key set, its
+ * statistic for the caller to write (a cell is some 280 bytes: cleared
+ * and then written whole, it costs a rank's summary twice the stores). */
 static struct agg_cell *cell__get(struct agg_jobsum *s, uint32_t region, uint32_t event,
-				  uint32_t what)
+				  uint32_t what, bool *added)
 {
 	struct agg_jobsum_slot *p;
 
+	*added = false;
 	/* idx is 32 bits: at most UINT32_MAX cells */
 	if (s->n >= UINT32_MAX || (2 * (s->n + 1) > s->nslot && cell__rehash(s)))
 		return NULL;
@@ -93,7 +96,10 @@ static struct agg_cell *cell__get(struct agg_jobsum *s, uint32_t region, uint32_
 		s->cell = c;
 		s->cap = cap;
 	}
-	s->cell[s->n] = (struct agg_cell){ .region = region, .event = event, .what = what };
+	s->cell[s->n].region = region;
+	s->cell[s->n].event = event;
+	s->cell[s->n].what = what;
+	*added = true;
 	slot__set(p, region, event, what, ++s->n);
 	return &s->cell[s->n - 1];
 }
@@ -103,12 +109,13 @@ static struct agg_cell *cell__get(struct agg_jobsum *s, uint32_t region, uint32_
  * the other, without a probe of the table (a cache miss each, the
  * table being megabytes at 10^4 cells). *at: after the cell returned. */
 static struct agg_cell *cell__at(struct agg_jobsum *s, size_t *at, uint32_t region,
-				 uint32_t event, uint32_t what)
+				 uint32_t event, uint32_t what, bool *added)
 {
 	struct agg_cell *c = *at < s->n ? &s->cell[*at] : NULL;
 
+	*added = false;
 	if (!c || c->region != region || c->event != event || c->what != what)
-		c = cell__get(s, region, event, what);
+		c = cell__get(s, region, event, what, added);
 	if (c)
 		*at = (size_t)(c - s->cell) + 1;
 	return c;
@@ -143,11 +150,16 @@ static int cell__index(struct agg_jobsum *s)
 int agg_jobsum__add_cell(struct agg_jobsum *s, uint32_t region, uint32_t event,
 			 enum agg_what what, double v, double err, struct agg_who who)
 {
-	struct agg_cell *c = cell__at(s, &s->next, region, event, what);
+	bool added;
+	struct agg_cell *c = cell__at(s, &s->next, region, event, what, &added);
 	/* quantiles only where the document shows a median */
 	bool noq = what == AGG_THREAD || what == AGG_PRESENT || what == AGG_OMP ||
 		   (what >= AGG_DRILL_TOT && what <= AGG_DRILL_WHY_EX);
 
+	if (c && added) {
+		agg_rstat__first(&c->s, v, err, who, noq);
+		return 0;
+	}
 	if (!c || (noq ? agg_rstat__add_noq(&c->s, v, err, who) : agg_rstat__add(&c->s, v, err, who))) {
 		s->oom = true;
 		return -1;
@@ -467,10 +479,11 @@ int agg_jobsum__merge(struct agg_jobsum *a, const struct agg_jobsum *b)
 	for (size_t k = 0, at = 0; k < b->n; k++) {
 		const struct agg_cell *cb = &b->cell[k];
 		struct agg_rstat sb = cb->s;
+		bool added;
 		struct agg_cell *ca = cell__at(
 			a, &at, cb->region == AGG_NONE ? AGG_NONE : mr[cb->region],
 			cb->event == AGG_NONE || what__raw(cb->what) ? cb->event : me[cb->event],
-			cb->what);
+			cb->what, &added);
 
 		sb.min_at = who__map(sb.min_at, mh);
 		sb.max_at = who__map(sb.max_at, mh);
@@ -478,6 +491,8 @@ int agg_jobsum__merge(struct agg_jobsum *a, const struct agg_jobsum *b)
 			sb.min_at.tid = mw[sb.min_at.tid];
 			sb.max_at.tid = mw[sb.max_at.tid];
 		}
+		if (ca && added)
+			ca->s = (struct agg_rstat){ .n = 0 };
 		if (!ca || agg_rstat__merge(&ca->s, &sb))
 			goto out;
 	}

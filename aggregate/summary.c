@@ -398,17 +398,24 @@ static void rstat__fold(struct agg_rstat *a, const struct agg_rstat *b)
 
 /* One value: what merging the statistic of that value alone gives (the
  * sketch's add is its merge with one value), without building that
- * statistic and its sketch (some 260 bytes) per value. */
+ * statistic and its sketch (some 260 bytes cleared and copied) per value:
+ * one carries only what a fold reads. */
 static int sum__add(struct agg_rstat *s, double v, double err, struct agg_who who, bool noq)
 {
-	struct agg_rstat one = { .n = 1, .sum = v, .err2 = err * err, .has_error = err > 0,
-				 .min = v, .max = v, .min_at = who, .max_at = who };
+	struct agg_rstat one;
 
 	s->noq = (s->n ? s->noq : noq) | noq;
 	if (s->noq)
 		agg_sketch__free(&s->q);
 	else if (agg_sketch__add(&s->q, v))
 		return -1;
+	one.n = 1;
+	one.sum = v;
+	one.m2 = 0;
+	one.err2 = err * err;
+	one.has_error = err > 0;
+	one.min = one.max = v;
+	one.min_at = one.max_at = who;
 	if (!s->n) {
 		one.noq = s->noq;
 		one.q = s->q;
@@ -417,6 +424,38 @@ static int sum__add(struct agg_rstat *s, double v, double err, struct agg_who wh
 	}
 	rstat__fold(s, &one);
 	return 0;
+}
+
+/* *w into *to with its padding zero: packed as it lies in memory, a
+ * holder must not carry what the cell's memory held before. */
+static void who__put(struct agg_who *to, const struct agg_who *w)
+{
+	memset(to, 0, sizeof(*to));
+	to->rank = w->rank;
+	to->pid = w->pid;
+	to->host = w->host;
+	to->tid = w->tid;
+}
+
+void agg_rstat__first(struct agg_rstat *s, double v, double err, struct agg_who who, bool noq)
+{
+	s->n = 1;
+	s->sum = v;
+	s->m2 = 0;
+	s->err2 = err * err;
+	s->has_error = err > 0;
+	s->noq = noq;
+	s->min = s->max = v;
+	who__put(&s->min_at, &who);
+	who__put(&s->max_at, &who);
+	/* the sketch's x past the first value stays unwritten: nothing
+	 * reads x beyond nx */
+	s->q.n = s->q.nx = !noq;
+	s->q.zero = 0;
+	s->q.level = 0;
+	s->q.b = NULL;
+	if (!noq)
+		s->q.x[0] = v;
 }
 
 int agg_rstat__add(struct agg_rstat *s, double v, double err, struct agg_who who)

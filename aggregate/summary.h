@@ -92,6 +92,10 @@ double agg_sketch__value(int32_t i, int level);
 int agg_rstat__add(struct agg_rstat *s, double v, double err, struct agg_who who);
 /* The same without quantiles (a statistic whose median no one reads). */
 int agg_rstat__add_noq(struct agg_rstat *s, double v, double err, struct agg_who who);
+/* s made the statistic of one value, whatever it held (a summary's new
+ * cell, unwritten): what adding v to an empty one gives (noq: without
+ * quantiles), without clearing it first.  Cannot fail. */
+void agg_rstat__first(struct agg_rstat *s, double v, double err, struct agg_who who, bool noq);
 int agg_rstat__merge(struct agg_rstat *a, const struct agg_rstat *b);
 double agg_rstat__mean(const struct agg_rstat *s);
 double agg_rstat__sd(const struct agg_rstat *s); /* the population one */
