@@ -14,8 +14,10 @@
  * largest and total bytes, and the CPU time of rank 0's unpack + merge;
  * then the rounds, rank 0's peak (its summary and the message it
  * receives, as packed bytes, and the heap it holds: its summary unpacked),
- * and the process's peak RSS.  Only O(log P) subtree summaries are alive
- * at once, as on the ranks of one root path.
+ * and the process's peak RSS; the root's packed bytes as a hash
+ * (packed_fnv: equal between builds that must pack alike).  Only
+ * O(log P) subtree summaries are alive at once, as on the ranks of one
+ * root path.
  */
 #include <malloc.h>
 #include <math.h>
@@ -119,6 +121,21 @@ static size_t heap_of(const struct agg_jobsum *s)
 	return h;
 }
 
+/* FNV-1a of the summary packed: two builds that must pack alike (a
+ * change of the summary's code) compare by it. */
+static uint64_t packed_fnv(const struct agg_jobsum *s)
+{
+	struct agg_buf b = { 0 };
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	if (agg_jobsum__pack(s, &b))
+		die("pack failed");
+	for (size_t i = 0; i < b.len; i++)
+		h = (h ^ b.p[i]) * 0x100000001b3ull;
+	agg_buf__free(&b);
+	return h;
+}
+
 /* The summary of ranks [lo, lo + 2^k) ∩ [0, P) at rank lo after round k. */
 static struct agg_jobsum *subtree(int lo, int k)
 {
@@ -197,9 +214,9 @@ int main(int argc, char **argv)
 			if (round_[k].max_bytes > maxmsg)
 				maxmsg = round_[k].max_bytes;
 		printf("summary P=%d rounds=%d max_message_bytes=%llu root_peak_packed_bytes=%zu "
-		       "root_peak_heap_bytes=%zu ranks=%llu\n",
+		       "root_peak_heap_bytes=%zu ranks=%llu packed_fnv=%016llx\n",
 		       P, rounds, (unsigned long long)maxmsg, root_peak_packed, root_peak_heap,
-		       (unsigned long long)root->ranks);
+		       (unsigned long long)root->ranks, (unsigned long long)packed_fnv(root));
 	}
 	agg_jobsum__free(root);
 	free(root);
