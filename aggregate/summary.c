@@ -269,13 +269,39 @@ static bool sk__fits_all(const struct agg_sketch *a, const struct agg_sketch *t)
 	return true;
 }
 
+/* b's buckets added in place when that is all the general merge below
+ * would do: the same level, and each sign's buckets of b inside a's
+ * window (no collapse, no shift).  false: not so, nothing done. */
+static bool sk__add_inside(struct agg_sketch *a, const struct agg_sketch *b)
+{
+	int32_t lo[2], hi[2];
+	bool has[2];
+
+	if (a->level != b->level)
+		return false;
+	for (int g = 0; g < 2; g++) {
+		has[g] = sk__range(b->b, g, &lo[g], &hi[g]);
+		if (has[g] && (!a->b->used[g] || lo[g] < a->b->lo[g] ||
+			       (int64_t)hi[g] - a->b->lo[g] >= AGG_SK_SPAN))
+			return false;
+	}
+	for (int g = 0; g < 2; g++)
+		for (int32_t i = lo[g]; has[g] && i <= hi[g]; i++)
+			a->b->cnt[g][i - a->b->lo[g]] += b->b->cnt[g][i - b->b->lo[g]];
+	a->zero += b->zero;
+	return true;
+}
+
 /* b's buckets (bucket mode) into a's (bucket mode): both brought to the
  * lowest level at which the union fits. */
 static void sk__merge_buckets(struct agg_sketch *a, const struct agg_sketch *b)
 {
 	struct agg_sketch t = *b;
-	struct agg_sk_buckets tb = *b->b;
+	struct agg_sk_buckets tb;
 
+	if (sk__add_inside(a, b))
+		return;
+	tb = *b->b;
 	t.b = &tb;
 	for (;;) {
 		while (t.level < a->level)
