@@ -6,10 +6,8 @@
 #include "aggregate/jobsum.h"
 
 #define JOBSUM_MAGIC 0x314d534a /* "JSM1" */
-/* A packed cell's bytes at least: its key, a statistic's head (summary.c)
- * and one exact value (a noq cell has none, a sketch more). */
-#define JOBSUM_CELL_MIN (3 * sizeof(uint32_t) + 4 * 8 + 1 + 2 * 8 + \
-			 2 * sizeof(struct agg_who) + sizeof(double))
+/* A packed cell's bytes at least: its key and its statistic's head. */
+#define JOBSUM_CELL_MIN (3 * sizeof(uint32_t) + AGG_RSTAT_PACKED_MIN)
 
 /* ---- the cells -------------------------------------------------------------- */
 
@@ -648,9 +646,9 @@ int agg_jobsum__pack(const struct agg_jobsum *s, struct agg_buf *b)
 		agg_buf__put(b, &s->drill.kind, sizeof(int32_t));
 	}
 	agg_buf__put(b, &n, sizeof(n));
-	/* room for the cells at their smallest (one value each, as a rank's
-	 * own): one allocation, not a doubling's copies */
-	agg_buf__reserve(b, s->n * JOBSUM_CELL_MIN);
+	/* room for the cells with one value each (a rank's own): one
+	 * allocation, not a doubling's copies */
+	agg_buf__reserve(b, s->n * (JOBSUM_CELL_MIN + sizeof(double)));
 	for (size_t k = 0; k < s->n; k++) {
 		uint32_t key[3] = { s->cell[k].region, s->cell[k].event, s->cell[k].what };
 
@@ -715,7 +713,7 @@ int agg_jobsum__unpack(struct agg_jobsum *s, struct agg_buf *b)
 	/* the cells into an array sized once for their number (no cell
 	 * packs in fewer bytes than a key and a head), indexed at the end */
 	if (!agg_buf__get(b, &n, sizeof(n)) ||
-	    n > (b->len - b->off) / (JOBSUM_CELL_MIN - sizeof(double)) ||
+	    n > (b->len - b->off) / JOBSUM_CELL_MIN ||
 	    (n && !(s->cell = malloc(cap__for((size_t)n) * sizeof(*s->cell)))))
 		goto bad;
 	s->cap = cap__for((size_t)n);

@@ -534,9 +534,9 @@ void agg_rstat__free(struct agg_rstat *s)
 
 /* ---- serialisation -------------------------------------------------------- */
 
-/* The fixed head of a packed statistic: n, sum, m2, err2, the flags'
- * byte, min, max and the holders (as they lie in memory). */
-#define RSTAT_HEAD (4 * 8 + 1 + 2 * 8 + 2 * sizeof(struct agg_who))
+/* The fixed head of a packed statistic (the holders as they lie in
+ * memory). */
+#define RSTAT_HEAD AGG_RSTAT_PACKED_MIN
 
 static unsigned char *bytes__put(unsigned char *p, const void *x, size_t n)
 {

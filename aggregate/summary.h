@@ -113,6 +113,10 @@ void agg_buf__put(struct agg_buf *b, const void *p, size_t n);
 void agg_buf__reserve(struct agg_buf *b, size_t n);
 bool agg_buf__get(struct agg_buf *b, void *p, size_t n);
 void agg_buf__free(struct agg_buf *b);
+/* A packed statistic's bytes at least: its head (n, sum, m2, err2, a
+ * flags byte, min, max, the holders); an exact sketch's values or a
+ * bucket sketch follow unless it has no quantiles. */
+#define AGG_RSTAT_PACKED_MIN (4 * 8 + 1 + 2 * 8 + 2 * sizeof(struct agg_who))
 void agg_rstat__pack(struct agg_buf *b, const struct agg_rstat *s);
 /* false: a damaged buffer (s freed and zeroed). */
 bool agg_rstat__unpack(struct agg_buf *b, struct agg_rstat *s);
