@@ -164,6 +164,21 @@ OPENMPI_ENV = {
     "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
     "OMPI_MCA_rmaps_base_oversubscribe": "1",
 }
+# What a test's own launches drop from os.environ (Work): the shim's, the
+# launchers' and the calling make's variables.
+MPI_FOREIGN = ("HPCSHIM_", "OMPI_", "PMIX_", "PMI_", "HYDRA_", "MAKE", "MFLAGS")
+
+
+def mpi_launchers(np):
+    """Both MPIs as (name, C compiler, launcher argv for np ranks, the
+    launcher's option passing one variable: (k, v) -> argv)."""
+    return [
+        ("Open MPI", "mpicc.openmpi",
+         ["mpirun.openmpi", "-np", str(np), "--mca", "btl", "self,vader"],
+         lambda k, v: ["-x", "%s=%s" % (k, v)]),
+        ("MPICH", "mpicc.mpich", ["mpiexec.mpich", "-n", str(np)],
+         lambda k, v: ["-genv", k, v]),
+    ]
 
 
 class Work:

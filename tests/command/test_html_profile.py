@@ -35,7 +35,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from hpctest import BUILD, HERE, CHROMIUM, OPENMPI_ENV, Tap, Work, chrome, run  # noqa: E402
+from hpctest import BUILD, HERE, CHROMIUM, OPENMPI_ENV, Tap, Work, chrome, run, MPI_FOREIGN, mpi_launchers  # noqa: E402
 
 t = Tap()
 HPCSHIM = os.path.join(BUILD, "hpcshim")
@@ -44,13 +44,9 @@ NP, T_MS, K, N, BYTES, W, R = 4, 60, 20, 1000, 100000, 10, 15
 EVENTS = "task-clock,page-faults,context-switches,cpu-migrations"
 CATS = ("compute", "mpi", "io", "openmp_wait", "off_cpu")
 work = tempfile.mkdtemp(prefix="hpcshim-html-profile-")
-FOREIGN = ("HPCSHIM_", "OMPI_", "PMIX_", "PMI_", "HYDRA_", "MAKE", "MFLAGS")
+FOREIGN = MPI_FOREIGN
 runner = Work(t, work, dict(OPENMPI_ENV, TMPDIR=work), FOREIGN, timeout=300)
-MPIS = [
-    ("Open MPI", "mpicc.openmpi", ["mpirun.openmpi", "-np", str(NP), "--mca", "btl", "self,vader"],
-     lambda k, v: ["-x", "%s=%s" % (k, v)]),
-    ("MPICH", "mpicc.mpich", ["mpiexec.mpich", "-n", str(NP)], lambda k, v: ["-genv", k, v]),
-]
+MPIS = mpi_launchers(NP)
 
 
 def near(a, b, tol=1.0):

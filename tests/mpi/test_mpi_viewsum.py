@@ -36,7 +36,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import Tap, HERE, LIB, BUILD, OPENMPI_ENV, PRELOAD, Work
+from hpctest import Tap, HERE, LIB, BUILD, OPENMPI_ENV, PRELOAD, Work, MPI_FOREIGN, mpi_launchers
 
 t = Tap()
 SRC = os.path.dirname(HERE)
@@ -45,14 +45,8 @@ work = tempfile.mkdtemp(prefix="hpcshim-viewsum-")
 NP = 2
 SHIM = PRELOAD.format(lib=LIB)
 ENV = dict(OPENMPI_ENV, TMPDIR=work)
-FOREIGN = ("HPCSHIM_", "OMPI_", "PMIX_", "PMI_", "HYDRA_", "MAKE", "MFLAGS")
-MPIS = [
-    ("Open MPI", "mpicc.openmpi",
-     ["mpirun.openmpi", "-np", str(NP), "--mca", "btl", "self,vader"],
-     lambda k, v: ["-x", "%s=%s" % (k, v)]),
-    ("MPICH", "mpicc.mpich", ["mpiexec.mpich", "-n", str(NP)],
-     lambda k, v: ["-genv", k, v]),
-]
+FOREIGN = MPI_FOREIGN
+MPIS = mpi_launchers(NP)
 runner = Work(t, work, ENV, FOREIGN, timeout=240)
 ANNOTATED = re.compile(r"^(work|shared|steady|omp_body|m\d+|t\d+_r\d+)$")
 SOFT = "{page-faults},{context-switches},{task-clock}"

@@ -33,7 +33,7 @@ import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import Tap, HERE, LIB, BUILD, OPENMPI_ENV, PRELOAD, Work, proc_region
+from hpctest import Tap, HERE, LIB, BUILD, OPENMPI_ENV, PRELOAD, Work, proc_region, MPI_FOREIGN, mpi_launchers
 
 t = Tap()
 PROGS = os.path.join(HERE, "programs")
@@ -41,14 +41,8 @@ SRC = os.path.dirname(HERE)
 work = tempfile.mkdtemp(prefix="hpcshim-mpiwait-")
 NP, PAGES, WAIT = 4, 1000, "2s"
 SHIM = PRELOAD.format(lib=LIB)
-FOREIGN = ("HPCSHIM_", "OMPI_", "PMIX_", "PMI_", "HYDRA_", "MAKE", "MFLAGS")
-MPIS = [
-    ("Open MPI", "mpicc.openmpi",
-     ["mpirun.openmpi", "-np", str(NP), "--mca", "btl", "self,vader"],
-     lambda k, v: ["-x", "%s=%s" % (k, v)]),
-    ("MPICH", "mpicc.mpich", ["mpiexec.mpich", "-n", str(NP)],
-     lambda k, v: ["-genv", k, v]),
-]
+FOREIGN = MPI_FOREIGN
+MPIS = mpi_launchers(NP)
 runner = Work(t, work, dict(OPENMPI_ENV, TMPDIR=work), FOREIGN, timeout=240)
 WRITTEN = "job document of %d of %d ranks written to" % (NP - 1, NP)
 

@@ -30,7 +30,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import Tap, HERE, LIB, BUILD, OPENMPI_ENV, PRELOAD, Work
+from hpctest import Tap, HERE, LIB, BUILD, OPENMPI_ENV, PRELOAD, Work, MPI_FOREIGN, mpi_launchers
 
 t = Tap()
 PROGS = os.path.join(HERE, "programs")
@@ -38,12 +38,8 @@ work = tempfile.mkdtemp(prefix="hpcshim-profile-")
 NP, T_MS, K, N, BYTES, W, R = 4, 60, 20, 1000, 100000, 10, 15
 HPCSHIM = os.path.join(BUILD, "hpcshim")
 ENV = dict(OPENMPI_ENV, TMPDIR=work)
-FOREIGN = ("HPCSHIM_", "OMPI_", "PMIX_", "PMI_", "HYDRA_", "MAKE", "MFLAGS")
-MPIS = [
-    ("Open MPI", "mpicc.openmpi", ["mpirun.openmpi", "-np", str(NP), "--mca", "btl", "self,vader"],
-     lambda k, v: ["-x", "%s=%s" % (k, v)]),
-    ("MPICH", "mpicc.mpich", ["mpiexec.mpich", "-n", str(NP)], lambda k, v: ["-genv", k, v]),
-]
+FOREIGN = MPI_FOREIGN
+MPIS = mpi_launchers(NP)
 runner = Work(t, work, ENV, FOREIGN, timeout=240)
 
 

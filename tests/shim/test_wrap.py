@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import Tap, Work, run, main_thread, region, HERE, LIB, PRELOAD
+from hpctest import Tap, Work, run, main_thread, region, HERE, LIB, PRELOAD, mpi_launchers
 
 t = Tap()
 SRC = os.path.join(HERE, "wrap")
@@ -345,11 +345,7 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
            "OMPI_MCA_rmaps_base_oversubscribe": "1"}
 NP, CALLS = 3, 200
-for name, cc, launcher, opt in (
-        ("Open MPI", "mpicc.openmpi", ["mpirun.openmpi", "-np", str(NP), "--mca", "btl", "self,vader"],
-         lambda k, v: ["-x", "%s=%s" % (k, v)]),
-        ("MPICH", "mpicc.mpich", ["mpiexec.mpich", "-n", str(NP)],
-         lambda k, v: ["-genv", k, v])):
+for name, cc, launcher, opt in mpi_launchers(NP):
     if not shutil.which(cc) or not shutil.which(launcher[0]):
         t.skip("%s with @mpi" % name, "%s not installed (tools/setup.sh tests installs it)" % cc)
         continue
