@@ -111,7 +111,7 @@ static void sk__collapse(struct agg_sketch *s)
 {
 	struct agg_sk_buckets *b = s->b;
 
-	for (int g = 0; g < 2; g++) {
+	for (int g = 0; b && g < 2; g++) {
 		uint32_t c[AGG_SK_SPAN] = { 0 };
 		int32_t lo = half_up(b->lo[g]);
 
@@ -175,17 +175,29 @@ static void sk__put(struct agg_sk_buckets *b, int g, int32_t i, uint64_t c)
 	b->cnt[g][i - b->lo[g]] += (uint32_t)c;
 }
 
+/* Bucket mode's counts, made at its first value other than zero: a
+ * statistic of zeros only (an event a region never saw: most of a job's
+ * cells) holds no bucket array.  -1 on ENOMEM. */
+static int sk__room(struct agg_sketch *s)
+{
+	if (!s->b)
+		s->b = calloc(1, sizeof(*s->b));
+	return s->b ? 0 : -1;
+}
+
 /* c copies of a value into the buckets (bucket mode), collapsing as
- * needed. */
-static void sk__bucket(struct agg_sketch *s, double v, uint64_t c)
+ * needed.  -1 on ENOMEM. */
+static int sk__bucket(struct agg_sketch *s, double v, uint64_t c)
 {
 	int32_t i;
 	int g;
 
 	if (v == 0 || v != v) { /* NaN: counted with the zeros, never seen */
 		s->zero += c;
-		return;
+		return 0;
 	}
+	if (sk__room(s))
+		return -1;
 	g = v < 0;
 	/* one log per value: a collapse takes the index one level up as it
 	 * takes the buckets (agg_sketch__index's halving) */
@@ -195,18 +207,17 @@ static void sk__bucket(struct agg_sketch *s, double v, uint64_t c)
 		i = half_up(i);
 	}
 	sk__put(s->b, g, i, c);
+	return 0;
 }
 
 /* Exact mode to bucket mode. */
 static int sk__to_buckets(struct agg_sketch *s)
 {
-	s->b = calloc(1, sizeof(*s->b));
-	if (!s->b)
-		return -1;
 	s->level = 0;
 	s->zero = 0;
 	for (uint32_t i = 0; i < s->nx; i++)
-		sk__bucket(s, s->x[i], 1);
+		if (sk__bucket(s, s->x[i], 1))
+			return -1;
 	s->nx = 0;
 	return 0;
 }
@@ -232,7 +243,8 @@ int agg_sketch__add(struct agg_sketch *s, double v)
 	}
 	if (s->n == AGG_SK_EXACT && sk__to_buckets(s))
 		return -1;
-	sk__bucket(s, v, 1);
+	if (sk__bucket(s, v, 1))
+		return -1;
 	s->n++;
 	return 0;
 }
@@ -242,7 +254,7 @@ static bool sk__range(const struct agg_sk_buckets *b, int g, int32_t *lo, int32_
 {
 	int k0 = -1, k1 = -1;
 
-	for (int k = 0; b->used[g] && k < AGG_SK_SPAN; k++)
+	for (int k = 0; b && b->used[g] && k < AGG_SK_SPAN; k++)
 		if (b->cnt[g][k]) {
 			if (k0 < 0)
 				k0 = k;
@@ -281,7 +293,7 @@ static bool sk__add_inside(struct agg_sketch *a, const struct agg_sketch *b)
 		return false;
 	for (int g = 0; g < 2; g++) {
 		has[g] = sk__range(b->b, g, &lo[g], &hi[g]);
-		if (has[g] && (!a->b->used[g] || lo[g] < a->b->lo[g] ||
+		if (has[g] && (!a->b || !a->b->used[g] || lo[g] < a->b->lo[g] ||
 			       (int64_t)hi[g] - a->b->lo[g] >= AGG_SK_SPAN))
 			return false;
 	}
@@ -293,16 +305,21 @@ static bool sk__add_inside(struct agg_sketch *a, const struct agg_sketch *b)
 }
 
 /* b's buckets (bucket mode) into a's (bucket mode): both brought to the
- * lowest level at which the union fits. */
-static void sk__merge_buckets(struct agg_sketch *a, const struct agg_sketch *b)
+ * lowest level at which the union fits.  -1 on ENOMEM. */
+static int sk__merge_buckets(struct agg_sketch *a, const struct agg_sketch *b)
 {
 	struct agg_sketch t = *b;
 	struct agg_sk_buckets tb;
 
 	if (sk__add_inside(a, b))
-		return;
-	tb = *b->b;
-	t.b = &tb;
+		return 0;
+	if (b->b && sk__room(a))
+		return -1;
+	/* b's zeros only: its level still counts (a goes up to it) */
+	if (b->b) {
+		tb = *b->b;
+		t.b = &tb;
+	}
 	for (;;) {
 		while (t.level < a->level)
 			sk__collapse(&t);
@@ -312,11 +329,12 @@ static void sk__merge_buckets(struct agg_sketch *a, const struct agg_sketch *b)
 			break;
 		sk__collapse(a);
 	}
-	for (int g = 0; g < 2; g++)
+	for (int g = 0; t.b && g < 2; g++)
 		for (int k = 0; tb.used[g] && k < AGG_SK_SPAN; k++)
 			if (tb.cnt[g][k])
 				sk__put(a->b, g, tb.lo[g] + k, tb.cnt[g][k]);
 	a->zero += b->zero;
+	return 0;
 }
 
 int agg_sketch__merge(struct agg_sketch *a, const struct agg_sketch *b)
@@ -331,9 +349,10 @@ int agg_sketch__merge(struct agg_sketch *a, const struct agg_sketch *b)
 		return -1;
 	if (agg_sketch__exact(b)) {
 		for (uint32_t i = 0; i < b->nx; i++)
-			sk__bucket(a, b->x[i], 1);
-	} else {
-		sk__merge_buckets(a, b);
+			if (sk__bucket(a, b->x[i], 1))
+				return -1;
+	} else if (sk__merge_buckets(a, b)) {
+		return -1;
 	}
 	a->n += b->n;
 	return 0;
@@ -351,7 +370,7 @@ double agg_sketch__order(const struct agg_sketch *s, uint64_t k)
 	if (agg_sketch__exact(s))
 		return s->x[k];
 	/* the negatives, most negative first */
-	for (int i = AGG_SK_SPAN - 1; b->used[1] && i >= 0; i--) {
+	for (int i = AGG_SK_SPAN - 1; b && b->used[1] && i >= 0; i--) {
 		seen += b->cnt[1][i];
 		if (k < seen)
 			return -agg_sketch__value(b->lo[1] + i, s->level);
@@ -359,7 +378,7 @@ double agg_sketch__order(const struct agg_sketch *s, uint64_t k)
 	seen += s->zero;
 	if (k < seen)
 		return 0;
-	for (int i = 0; b->used[0] && i < AGG_SK_SPAN; i++) {
+	for (int i = 0; b && b->used[0] && i < AGG_SK_SPAN; i++) {
 		seen += b->cnt[0][i];
 		if (k < seen)
 			return agg_sketch__value(b->lo[0] + i, s->level);
@@ -577,8 +596,11 @@ void agg_rstat__pack(struct agg_buf *b, const struct agg_rstat *s)
 	agg_buf__put(b, &s->q.level, 1);
 	agg_buf__put(b, &s->q.zero, sizeof(s->q.zero));
 	for (int g = 0; g < 2; g++) {
-		agg_buf__put(b, &s->q.b->used[g], 1);
-		if (!s->q.b->used[g])
+		/* no array: zeros only, written as an empty one would be */
+		uint8_t used = s->q.b ? s->q.b->used[g] : 0;
+
+		agg_buf__put(b, &used, 1);
+		if (!used)
 			continue;
 		agg_buf__put(b, &s->q.b->lo[g], sizeof(int32_t));
 		agg_buf__put(b, s->q.b->cnt[g], sizeof(s->q.b->cnt[g]));
@@ -632,6 +654,11 @@ bool agg_rstat__unpack(struct agg_buf *b, struct agg_rstat *s)
 			for (int k = 0; k < AGG_SK_SPAN; k++)
 				c += s->q.b->cnt[g][k];
 		ok = ok && c == s->n;
+		/* zeros only: no array, as the adds would have it */
+		if (ok && !s->q.b->used[0] && !s->q.b->used[1]) {
+			free(s->q.b);
+			s->q.b = NULL;
+		}
 	} else {
 		ok = false;
 	}

@@ -35,7 +35,7 @@ static int dcmp(const void *a, const void *b)
 /* The count of absolute bucket i of sign g (0 outside the window). */
 static uint64_t cnt_at(const struct agg_sketch *s, int g, int32_t i)
 {
-	if (!s->b->used[g] || i < s->b->lo[g] || i >= s->b->lo[g] + AGG_SK_SPAN)
+	if (!s->b || !s->b->used[g] || i < s->b->lo[g] || i >= s->b->lo[g] + AGG_SK_SPAN)
 		return 0;
 	return s->b->cnt[g][i - s->b->lo[g]];
 }
@@ -51,10 +51,10 @@ static bool same_sketch(const struct agg_sketch *a, const struct agg_sketch *b)
 		return false;
 	for (int g = 0; g < 2; g++)
 		for (int k = 0; k < AGG_SK_SPAN; k++) {
-			if (a->b->used[g] && cnt_at(a, g, a->b->lo[g] + k) !=
+			if (a->b && a->b->used[g] && cnt_at(a, g, a->b->lo[g] + k) !=
 						     cnt_at(b, g, a->b->lo[g] + k))
 				return false;
-			if (b->b->used[g] && cnt_at(a, g, b->b->lo[g] + k) !=
+			if (b->b && b->b->used[g] && cnt_at(a, g, b->b->lo[g] + k) !=
 						     cnt_at(b, g, b->b->lo[g] + k))
 				return false;
 		}
@@ -149,6 +149,12 @@ static double g_signed(size_t i)
 	return i % 5 == 0 ? 0 : (uni() - 0.5) * 1e6;
 }
 
+/* zeros, with a value other than zero one in 4000 */
+static double g_sparse(size_t i)
+{
+	return i % 4000 == 17 ? 1000 + (double)i : 0;
+}
+
 static double g_wide(size_t i)
 {
 	(void)i;
@@ -179,6 +185,41 @@ int main(void)
 	distribution("two values 1000 and 4000", g_twopoint, 999, 1);
 	distribution("signed with zeros", g_signed, 20001, -1);
 	distribution("300 decades", g_wide, 50000, -1);
+	/* most cells of a job are one event's zeros in every rank: no
+	 * bucket array until a value other than zero comes; merged, packed
+	 * and ordered like any sketch */
+	distribution("zeros, one value in 4000", g_sparse, 20000, -1);
+	{
+		struct agg_sketch z = { 0 }, y = { 0 };
+		struct agg_rstat r = { 0 }, u;
+		struct agg_buf buf = { 0 };
+
+		for (int i = 0; i < 100; i++)
+			agg_sketch__add(&z, 0);
+		TAP_OK(!agg_sketch__exact(&z) && !z.b && agg_sketch__median(&z) == 0 &&
+			       z.zero == 100,
+		       "100 zeros: bucket mode without a bucket array, median 0");
+		for (int i = 0; i < 20; i++)
+			agg_sketch__add(&y, 0);
+		for (int i = 0; i < 30; i++)
+			agg_sketch__add(&y, 5 + i);
+		agg_sketch__merge(&z, &y);
+		TAP_OK(z.b && z.n == 150 && z.zero == 120 && agg_sketch__order(&z, 119) == 0 &&
+			       fabs(agg_sketch__order(&z, 149) - 34) <= 34 * agg_sketch__error(&z),
+		       "zeros merged with values: the array made, order statistics kept");
+		agg_sketch__free(&z);
+		agg_sketch__free(&y);
+		for (int i = 0; i < 40; i++)
+			agg_rstat__add(&r, 0, 0, (struct agg_who){ .rank = i, .tid = -1 });
+		agg_rstat__pack(&buf, &r);
+		TAP_OK(buf.len == AGG_RSTAT_PACKED_MIN + 1 + 8 + 2 && agg_rstat__unpack(&buf, &u) &&
+			       !u.q.b && u.q.zero == 40 && u.n == 40,
+		       "40 zeros packed as an empty array (%zu bytes), unpacked without one",
+		       buf.len);
+		agg_rstat__free(&r);
+		agg_rstat__free(&u);
+		agg_buf__free(&buf);
+	}
 	{
 		/* a level-0 sketch: values within a factor 3 */
 		struct agg_sketch a = { 0 };
@@ -298,17 +339,17 @@ int main(void)
 		const struct agg_cell *c;
 
 		for (int r = 0; r < 2; r++) {
-			struct agg_jobsum *s = r ? &b : &a;
+			struct agg_jobsum *js = r ? &b : &a;
 			struct agg_who who = { .rank = r, .pid = 100 + r, .host = -1, .tid = 500 + r };
 			uint32_t reg;
 
-			agg_jobsum__add_rank(s, r, 2, true);
-			who.host = agg_jobsum__host(s, "h");
-			agg_jobsum__add_value(s, "work", "cycles", AGG_INCL, 10.0 * (r + 1), 0, who);
-			reg = (uint32_t)hs_strtab__lookup(&s->regions, "work");
-			agg_jobsum__add_cell(s, reg, ev, AGG_OMP, 1000.0 * (r + 1), 0, who);
-			agg_jobsum__add_cell(s, AGG_NONE, AGG_PART_WALL, AGG_PART_MAIN, 7.0 + r, 0, who);
-			agg_jobsum__add_cell(s, AGG_NONE, AGG_NONE, AGG_PEAK_RSS, 4096.0 * (r + 1), 0,
+			agg_jobsum__add_rank(js, r, 2, true);
+			who.host = agg_jobsum__host(js, "h");
+			agg_jobsum__add_value(js, "work", "cycles", AGG_INCL, 10.0 * (r + 1), 0, who);
+			reg = (uint32_t)hs_strtab__lookup(&js->regions, "work");
+			agg_jobsum__add_cell(js, reg, ev, AGG_OMP, 1000.0 * (r + 1), 0, who);
+			agg_jobsum__add_cell(js, AGG_NONE, AGG_PART_WALL, AGG_PART_MAIN, 7.0 + r, 0, who);
+			agg_jobsum__add_cell(js, AGG_NONE, AGG_NONE, AGG_PEAK_RSS, 4096.0 * (r + 1), 0,
 					     who);
 		}
 		agg_jobsum__pack(&b, &buf);
