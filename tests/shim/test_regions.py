@@ -9,16 +9,40 @@ from hpctest import Tap, workload, region, main_thread
 
 t = Tap()
 
+
+def exact_faults(steps, want):
+    """Runs workload steps and returns (run, {region: (inclusive,
+    exclusive) page faults}, what earlier attempts saw).  Memory compaction
+    (kcompactd, under load) migrates pages, and a page already touched, a
+    code or stack page, faults again at its next use: now and then a region
+    counts one or two faults more than its touches, which the kernel itself
+    counted (WORKLOAD_FAULTS: getrusage just inside the regions, and the
+    shim's window is a little wider).  Such a run (1 in about 200 with
+    compaction forced) is tried again, up to 3 runs; any other difference
+    fails at once, and a shim that miscounts fails all three."""
+    tries = []
+    for _ in range(3):
+        r = workload(*steps, env={"WORKLOAD_FAULTS": "1"})
+        m = main_thread(r.doc)
+        got = {n: (region(m, n)["inclusive"]["page-faults"],
+                   region(m, n)["exclusive"]["page-faults"]) for n in want}
+        if got == want:
+            break
+        tries.append((got, [l for l in r.err.splitlines() if l.startswith("faults ")]))
+        if not all(0 < got[n][0] - want[n][0] <= 2 for n in want if got[n] != want[n]):
+            break
+    return r, got, ("; earlier runs (shim, kernel inside): %r" % tries if tries else "")
+
+
 r = workload("busy", 200)
 t.eq(r.rc, 0, "busy: exit code")
 busy = region(main_thread(r.doc), "busy")
 t.within(busy["inclusive"]["task-clock"], 200e6, 0.05, "busy 200 ms: region task-clock within 5%")
 t.eq(busy["calls"], 1, "busy: one call")
 
-r = workload("touch", 10000)
-touch = region(main_thread(r.doc), "touch")
-t.eq(touch["inclusive"]["page-faults"], 10000, "touch 10,000 fresh pages: exact page faults")
-t.eq(touch["exclusive"]["page-faults"], 10000, "touch: exclusive == inclusive without children")
+r, got, tries = exact_faults(["touch", 10000], {"touch": (10000, 10000)})
+t.eq(got["touch"][0], 10000, "touch 10,000 fresh pages: exact page faults" + tries)
+t.eq(got["touch"][1], 10000, "touch: exclusive == inclusive without children")
 
 # 200 us: a sleep whose timer expires before the task gets to schedule()
 # returns without a switch (2 us sleeps switched 5 times in 1000 here, 10 us
@@ -32,13 +56,13 @@ t.ok(sl["inclusive"]["context-switches"] >= 1000,
 t.ok(sl["inclusive"]["context-switches"] <= 1100,
      "sleep: no more than 10%% extra switches (got %r)" % sl["inclusive"]["context-switches"])
 
-r = workload("nested", 1000, 3000)
+r, got, tries = exact_faults(["nested", 1000, 3000], {"outer": (4000, 1000), "inner": (3000, 3000)})
 m = main_thread(r.doc)
 outer, inner = region(m, "outer"), region(m, "inner")
-t.eq(outer["inclusive"]["page-faults"], 4000, "nested: outer inclusive")
-t.eq(outer["exclusive"]["page-faults"], 1000, "nested: outer exclusive")
-t.eq(inner["inclusive"]["page-faults"], 3000, "nested: inner inclusive")
-t.eq(inner["exclusive"]["page-faults"], 3000, "nested: inner exclusive")
+t.eq(got["outer"][0], 4000, "nested: outer inclusive" + tries)
+t.eq(got["outer"][1], 1000, "nested: outer exclusive")
+t.eq(got["inner"][0], 3000, "nested: inner inclusive")
+t.eq(got["inner"][1], 3000, "nested: inner exclusive")
 t.ok(outer["inclusive"]["task-clock"] > inner["inclusive"]["task-clock"],
      "nested: outer task-clock covers inner")
 t.eq((outer["parent"], inner["parent"]), (None, "outer"),
@@ -48,11 +72,11 @@ t.eq([(x["name"], x["parent"], x.get("parents")) for x in r.doc["regions"]
      [("outer", None, None), ("inner", "outer", None)],
      "nested: the summary's parents, one per name (no 'parents' list)")
 
-r = workload("recurse", 3, 100)
+r, got, tries = exact_faults(["recurse", 3, 100], {"rec": (300, 300)})
 rec = region(main_thread(r.doc), "rec")
 t.eq(rec["calls"], 3, "recursion: three calls")
-t.eq(rec["inclusive"]["page-faults"], 300, "recursion: inclusive not double counted")
-t.eq(rec["exclusive"]["page-faults"], 300, "recursion: exclusive sums the levels")
+t.eq(got["rec"][0], 300, "recursion: inclusive not double counted" + tries)
+t.eq(got["rec"][1], 300, "recursion: exclusive sums the levels")
 t.eq(rec["parent"], None, "recursion: one record, parent from its first BEGIN (none)")
 
 r = workload("mismatch", "touch", 100)
