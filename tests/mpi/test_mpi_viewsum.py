@@ -36,7 +36,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import Tap, HERE, LIB, BUILD, OPENMPI_ENV, PRELOAD, Work, MPI_FOREIGN, mpi_launchers
+from hpctest import Tap, HERE, LIB, BUILD, OPENMPI_ENV, PRELOAD, Work, MPI_FOREIGN, mpi_launchers, installed_mpis
 
 t = Tap()
 SRC = os.path.dirname(HERE)
@@ -104,13 +104,7 @@ CASES = [
                 not any(ANNOTATED.match(r["name"]) for r in d["regions"] + regions_of(d)))),
 ]
 
-for name, cc, launcher, option in MPIS:
-    why = [x for x in (cc, launcher[0]) if not shutil.which(x)]
-    if why:
-        t.skip("%s jobs" % name, "%s not installed (tools/setup.sh tests installs it)"
-               % ", ".join(why))
-        continue
-    impl = cc.split(".")[1]
+for name, cc, launcher, option, impl in installed_mpis(t, MPIS):
     prog = os.path.join(work, "mpi_viewsum_" + impl)
     if not runner.build("%s program" % name,
                         [cc, "-O2", "-fopenmp", "-I", os.path.join(SRC, "annotate"),

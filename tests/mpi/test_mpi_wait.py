@@ -33,7 +33,7 @@ import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import Tap, HERE, LIB, BUILD, OPENMPI_ENV, PRELOAD, Work, proc_region, MPI_FOREIGN, mpi_launchers
+from hpctest import Tap, HERE, LIB, BUILD, OPENMPI_ENV, PRELOAD, Work, proc_region, MPI_FOREIGN, mpi_launchers, installed_mpis
 
 t = Tap()
 PROGS = os.path.join(HERE, "programs")
@@ -129,13 +129,7 @@ def hang_job(name, launcher, option, prog):
              "%s: rank 3's work page faults exactly %d" % (name, PAGES * NP))
 
 
-for name, cc, launcher, option in MPIS:
-    why = [x for x in (cc, launcher[0]) if not shutil.which(x)]
-    if why:
-        t.skip("%s jobs" % name, "%s not installed (tools/setup.sh tests installs it)"
-               % ", ".join(why))
-        continue
-    impl = cc.split(".")[1]
+for name, cc, launcher, option, impl in installed_mpis(t, MPIS):
     if not os.path.exists(os.path.join(BUILD, "preload", "mpi", "hpcshim-mpi-%s.so" % impl)):
         t.ok(False, "%s: the plugin hpcshim-mpi-%s.so was built" % (name, impl))
         continue

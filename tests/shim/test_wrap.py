@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import Tap, Work, run, main_thread, region, HERE, LIB, PRELOAD, mpi_launchers
+from hpctest import Tap, Work, run, main_thread, region, HERE, LIB, PRELOAD, mpi_launchers, installed_mpis
 
 t = Tap()
 SRC = os.path.join(HERE, "wrap")
@@ -345,11 +345,8 @@ MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
            "OMPI_MCA_rmaps_base_oversubscribe": "1"}
 NP, CALLS = 3, 200
-for name, cc, launcher, opt in mpi_launchers(NP):
-    if not shutil.which(cc) or not shutil.which(launcher[0]):
-        t.skip("%s with @mpi" % name, "%s not installed (tools/setup.sh tests installs it)" % cc)
-        continue
-    prog = os.path.join(work, "mpi_" + cc.split(".")[1])
+for name, cc, launcher, opt, impl in installed_mpis(t, mpi_launchers(NP), "with @mpi"):
+    prog = os.path.join(work, "mpi_" + impl)
     if not build("%s program" % name, [cc, "-O2", "-o", prog,
                                        os.path.join(SRC, "mpi_allreduce.c")]):
         continue
