@@ -58,7 +58,10 @@
  *                    waits until all have left their region
  *   rss              print the resident set size in KiB
  *   exit CODE        exit(CODE) right here
- * Prints one deterministic line per step on stdout.
+ * Prints one deterministic line per step on stdout.  With WORKLOAD_FAULTS
+ * set, "faults NAME N" on stderr for the regions of touch (and the
+ * threads' "work"), nested and recurse: the kernel's own count of the
+ * thread's faults inside the region (hpctest.exact_faults).
  */
 #include <pthread.h>
 #include <signal.h>
