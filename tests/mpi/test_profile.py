@@ -3,9 +3,12 @@ Open MPI and MPICH jobs of 4 oversubscribed ranks under HPCSHIM_PROFILE=1
 (tests/programs/mpi_profile.c):
 
 - rank r burns (r+1) x T of CPU, then MPI_Barrier: rank 0 arrives first
-  and waits longest; its MPI_Barrier time lies within the bracket its own
-  clock reads give (and above the bracket less 5 ms), and it is the max
-  holder of MPI_Barrier's time;
+  and waits longest, on an idle machine.  On a loaded one the ranks leave
+  MPI_Init at different times and share 2 cores with other work, so the
+  order of arrival is what each rank's own clock says: every rank's
+  MPI_Barrier time (its rank file) lies within the bracket of its own
+  clock reads (and above the bracket less 5 ms), and the max holder of
+  MPI_Barrier's time is a rank whose bracket is the longest (within 5 ms);
 - K MPI_Allreduce of N doubles per rank: calls and bytes sent exact
   (sum, min, max);
 - BYTES in W write() calls per rank: the main thread's write calls exact,
@@ -180,24 +183,40 @@ def check(name, prog, out, omp):
          + 5 and kinds["point_to_point"] > 0 and kinds["wait"] > 0 and kinds["collective"] > 0,
          "%s: rank 0's MPI time split by kind adds up to it" % what, kinds)
     b = mpi.get("MPI_Barrier")
-    if t.ok(b is not None, "%s: MPI_Barrier in the MPI table" % what):
-        t.eq((b["calls"]["sum"], b["time_ns"]["max_at"]), (NP, 0),
-             "%s: MPI_Barrier: %d calls, rank 0 waits longest" % (what, NP))
-        t.ok(b["time_ns"]["cov"] > 0.5, "%s: MPI_Barrier's time uneven (cov %.2f)"
-             % (what, b["time_ns"]["cov"]))
-    # rank 0's barrier inside the bracket of its own clock reads
-    bracket = {}
+    # each rank's barrier: its own file's figure inside the bracket of its
+    # own clock reads
+    bracket, own = {}, {}
     for line in prog.stdout.splitlines():
         w = line.split()
         if len(w) >= 4 and w[0] == "rank" and w[2] == "barrier_ns":
             bracket[int(w[1])] = int(w[3])
-    if b and 0 in bracket:
-        got = b["time_ns"]["max"]
-        t.ok(bracket[0] - 5e6 <= got <= bracket[0],
-             "%s: rank 0's MPI_Barrier %.3f ms within its clock's bracket %.3f ms (-5 ms)"
-             % (what, got / 1e6, bracket[0] / 1e6))
-    else:
-        t.ok(False, "%s: rank 0 printed its bracket" % what, prog.stdout)
+    for f in files:
+        d = json.load(open(os.path.join(out, f)))
+        own[d["process"]["rank"]] = sum(r["wall_ns"]["inclusive"] for th in d["threads"]
+                                        for r in th["regions"] if r["name"] == "MPI_Barrier")
+    t.ok(sorted(bracket) == sorted(own) == list(range(NP)) and
+         all(bracket[r] - 5e6 <= own[r] <= bracket[r] for r in own),
+         "%s: every rank's MPI_Barrier within its own clock's bracket (-5 ms)" % what,
+         {r: (own.get(r), bracket.get(r)) for r in range(NP)})
+    longest = max(bracket.values()) if bracket else 0
+    first = min(bracket, key=bracket.get) if bracket else None
+    t.diag("%s: barrier brackets %s ms" % (what, {r: round(v / 1e6, 1)
+                                                 for r, v in sorted(bracket.items())}))
+    if t.ok(b is not None, "%s: MPI_Barrier in the MPI table" % what):
+        at = b["time_ns"]["max_at"]
+        t.ok(b["calls"]["sum"] == NP and at in bracket and bracket[at] >= longest - 5e6,
+             "%s: MPI_Barrier: %d calls, the longest wait at rank %s, whose own bracket is the "
+             "longest (within 5 ms)" % (what, NP, at), bracket)
+        t.eq(b["time_ns"]["max"], own.get(at), "%s: MPI_Barrier's max is rank %s's own" % (what, at))
+        # uneven as the ranks' own clocks say: the figures' range is at
+        # least the brackets' less 5 ms, their mean at most the brackets';
+        # n values of range R have a standard deviation of at least
+        # R / sqrt(2n), so the coefficient of variation is at least the
+        # brackets' spread over sqrt(2n)
+        spread = (longest - bracket[first] - 5e6) / (sum(bracket.values()) / NP) if bracket else 0
+        t.ok(b["time_ns"]["cov"] > 0 and b["time_ns"]["cov"] >= spread / (2 * NP) ** 0.5 - 1e-9,
+             "%s: MPI_Barrier's time uneven (cov %.2f; the brackets' spread %.2f of their mean)"
+             % (what, b["time_ns"]["cov"], spread))
     init = mpi.get("MPI_Init") or mpi.get("MPI_Init_thread")
     t.ok(init and init["kind"] == "init_finalize" and init["calls"]["sum"] == NP
          and mpi.get("MPI_Finalize", {}).get("calls", {}).get("sum") == NP,
@@ -219,8 +238,9 @@ def check(name, prog, out, omp):
          "%s: write bytes per rank %d (+ the MPI library's helper threads' few)" % (what, BYTES),
          wb)
     text = " ".join(x["text"] for x in pr["findings"])
-    t.ok("MPI_Barrier" in text and "rank 0 waits longest in mpi_barrier" in text.lower(),
-         "%s: the findings name MPI_Barrier and rank 0" % what, text)
+    holder = b["time_ns"]["max_at"] if b else 0
+    t.ok("MPI_Barrier" in text and ("rank %d waits longest in mpi_barrier" % holder) in text.lower(),
+         "%s: the findings name MPI_Barrier and rank %d" % (what, holder), text)
     if omp:
         t.ok(any(th.get("omp_thread") == 1 for r in pr["ranks"] for th in r["threads"]),
              "%s: the OpenMP worker threads are listed" % what)
@@ -233,10 +253,10 @@ def check(name, prog, out, omp):
         jm = {f["function"]: f for f in jp["mpi"]} if jp else {}
         t.ok(jp and jp["job"]["source"] == "job document" and len(jp["ranks"]) == NP
              and jm.get("MPI_Allreduce", {}).get("calls", {}).get("sum") == NP * K
-             and jm.get("MPI_Barrier", {}).get("time_ns", {}).get("max_at") == 0
+             and jm.get("MPI_Barrier", {}).get("time_ns", {}).get("max_at") == holder
              and jp["job"]["time_ns"]["openmp_wait"] is not None
              and parts_add_up(what, jp["job"]["wall_ns"], jp["job"]["time_ns"]),
-             "%s: the job document alone: MPI table, rank 0's barrier, job parts" % what,
+             "%s: the job document alone: MPI table, rank %d's barrier, job parts" % (what, holder),
              p.stdout[-1500:] + p.stderr)
         if jp:
             same_as_files("%s: the in-job document alone" % what, pr, jp, snapshot=True)

@@ -313,13 +313,26 @@ def children(pid):
     return kids
 
 
-def wait_child(p):
-    for _ in range(500):
+def wait_child(p, comm=None):
+    """p's child once it exists (and, given comm, once it runs that
+    program), polled until a deadline far beyond any load: at load 70 a
+    child took more than the 5 s this once allowed, and the test went on
+    without one."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and p.poll() is None:
         kids = children(p.pid)
-        if kids:
+        if kids and (comm is None or proc_comm(kids[0]) == comm):
             return kids[0]
         time.sleep(0.01)
     return None
+
+
+def proc_comm(pid):
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return None
 
 
 def proc_state(pid):
@@ -358,7 +371,8 @@ else:
 p = subprocess.Popen([HPCSHIM, "run", "-q", "--", "sh", "-c", "read x"],
                      stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                      stderr=subprocess.DEVNULL, cwd=mkd("hpcshim-term-"))
-kid = wait_child(p)
+kid = wait_child(p, "sh")
+t.ok(kid is not None, "run: its child sh found")
 os.kill(p.pid, 19)  # SIGSTOP
 # Each state polled until a deadline far beyond any load (at load 70 the
 # child took more than the 10 s this once allowed, and the SIGTERM went to
@@ -370,7 +384,7 @@ p.stdin.write(b"go\n")
 p.stdin.close()
 while kid is not None and proc_state(kid) not in ("Z", None) and time.monotonic() < deadline:
     time.sleep(0.01)
-stopped_first = proc_state(p.pid) == "T" and (kid is None or proc_state(kid) in ("Z", None))
+stopped_first = proc_state(p.pid) == "T" and kid is not None and proc_state(kid) == "Z"
 os.kill(p.pid, 15)  # SIGTERM
 os.kill(p.pid, 18)  # SIGCONT
 try:
