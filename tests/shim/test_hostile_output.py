@@ -327,6 +327,18 @@ def wait_child(p, comm=None):
     return None
 
 
+def reapable(pid):
+    """Whether pid has ended as wait sees it: a zombie with no thread
+    left.  Its main thread shows Z while another (the shim's flush
+    thread) is still on its way out, and wait does not report it until
+    the last one is gone: a signal run forwards in between reaches a
+    child that is ending, and is lost."""
+    try:
+        return proc_state(pid) == "Z" and os.listdir("/proc/%d/task" % pid) == [str(pid)]
+    except OSError:
+        return False
+
+
 def proc_comm(pid):
     try:
         with open("/proc/%d/comm" % pid) as f:
@@ -382,9 +394,9 @@ while proc_state(p.pid) != "T" and time.monotonic() < deadline:  # stopped: /pro
     time.sleep(0.01)
 p.stdin.write(b"go\n")
 p.stdin.close()
-while kid is not None and proc_state(kid) not in ("Z", None) and time.monotonic() < deadline:
+while kid is not None and not reapable(kid) and time.monotonic() < deadline:
     time.sleep(0.01)
-stopped_first = proc_state(p.pid) == "T" and kid is not None and proc_state(kid) == "Z"
+stopped_first = proc_state(p.pid) == "T" and kid is not None and reapable(kid)
 os.kill(p.pid, 15)  # SIGTERM
 os.kill(p.pid, 18)  # SIGCONT
 try:
