@@ -106,12 +106,12 @@ double agg_sketch__error(const struct agg_sketch *s)
 	return (g - 1) / (g + 1);
 }
 
-/* One level up: adjacent buckets joined (both signs). */
+/* One level up: adjacent buckets joined (both signs; s's array). */
 static void sk__collapse(struct agg_sketch *s)
 {
 	struct agg_sk_buckets *b = s->b;
 
-	for (int g = 0; b && g < 2; g++) {
+	for (int g = 0; g < 2; g++) {
 		uint32_t c[AGG_SK_SPAN] = { 0 };
 		int32_t lo = half_up(b->lo[g]);
 
@@ -494,8 +494,7 @@ static bool sk__add_inside(struct agg_sketch *a, const struct agg_sketch *b)
 }
 
 /* b's buckets (bucket mode) into a's (bucket mode): both brought to the
- * lowest level at which the union fits.  -1 on ENOMEM (a unchanged
- * unless it has an array). */
+ * lowest level at which the union fits.  -1 on ENOMEM (a unchanged). */
 static int sk__merge_buckets(struct agg_sketch *a, const struct agg_sketch *b)
 {
 	struct agg_sketch w, t = *b;
@@ -854,7 +853,8 @@ static bool sk__unpack(struct agg_buf *b, struct agg_sketch *q)
 			c += t.cnt[g][k];
 	if (!ok || c != q->n)
 		return false;
-	/* zeros only: no array, as the adds would have it */
+	/* inline when the counts fit, as the adds would have them (zeros
+	 * only always) */
 	w = *q;
 	w.b = &t;
 	return !sk__close(q, &w, &t);

@@ -17,6 +17,19 @@
  * at which all the values fit, and the counts those of a sketch of the
  * union, whatever the tree.
  *
+ * Where a bucket sketch keeps its counts changes nothing observable: in
+ * the sketch itself while they fit (agg_sk_inline, in the 128 bytes of
+ * the exact values: per sign the window's first bucket and the counts
+ * of the occupied buckets with the free slots around them, 56 of 16
+ * bits, or 28 of 32 once a count passes 65535), else in a 528-byte array
+ * (agg_sk_buckets).  The windows and counts are those the array alone
+ * would hold, packed alike.  A statistic whose values over the ranks
+ * occupy at most 56 consecutive buckets (a spread of 3 at level 0) never
+ * allocates, so most cells of a job's summary keep one size from 17
+ * ranks on, as they had up to 16 (issue 30: rank 0's peak flat in the
+ * ranks); a collapsed sketch occupies 33 to 64 buckets, the widest of
+ * them keep an array.
+ *
  * agg_rstat is one statistic: count, sum, mean, M2 (Chan's parallel
  * variance), the multiplexing errors, min and max with who holds them
  * (ties to the lowest rank, as job.c), and the sketch.  Plain C, no MPI,
