@@ -245,22 +245,31 @@ static void sk__expand(const struct agg_sketch *s, struct agg_sk_buckets *t)
 	}
 }
 
+/* Which of sign g's buckets hold a count: bit k for slot k (none when
+ * the sign is unused).  Without a branch per slot: closes and merges
+ * scan windows whose occupied slots no predictor guesses. */
+static uint64_t sk__mask(const struct agg_sk_buckets *b, int g)
+{
+	uint64_t m = 0;
+
+	_Static_assert(AGG_SK_SPAN == 64, "a window's slots are the bits of a uint64_t");
+	for (int k = 0; b->used[g] && k < AGG_SK_SPAN; k++)
+		m |= (uint64_t)(b->cnt[g][k] != 0) << k;
+	return m;
+}
+
 /* The occupied slots of sign g of t: k0 .. k0 + return - 1 (0: none),
  * their largest count raised into *top. */
 static int sk__occupied(const struct agg_sk_buckets *t, int g, int *k0, uint32_t *top)
 {
-	int k1 = -1;
+	uint64_t m = sk__mask(t, g);
+	uint32_t hi = *top;
 
-	*k0 = 0;
-	for (int k = 0; t->used[g] && k < AGG_SK_SPAN; k++)
-		if (t->cnt[g][k]) {
-			if (k1 < 0)
-				*k0 = k;
-			k1 = k;
-			if (t->cnt[g][k] > *top)
-				*top = t->cnt[g][k];
-		}
-	return k1 < 0 ? 0 : k1 - *k0 + 1;
+	for (int k = 0; m && k < AGG_SK_SPAN; k++)
+		hi = t->cnt[g][k] > hi ? t->cnt[g][k] : hi;
+	*top = hi;
+	*k0 = m ? __builtin_ctzll(m) : 0;
+	return m ? AGG_SK_SPAN - __builtin_clzll(m) - *k0 : 0;
 }
 
 /* t's counts into s->in when they fit.  Each sign holds its occupied
@@ -434,18 +443,12 @@ int agg_sketch__add(struct agg_sketch *s, double v)
 /* The lowest and highest non-empty bucket of sign g; false: none. */
 static bool sk__range(const struct agg_sk_buckets *b, int g, int32_t *lo, int32_t *hi)
 {
-	int k0 = -1, k1 = -1;
+	uint64_t m = sk__mask(b, g);
 
-	for (int k = 0; b->used[g] && k < AGG_SK_SPAN; k++)
-		if (b->cnt[g][k]) {
-			if (k0 < 0)
-				k0 = k;
-			k1 = k;
-		}
-	if (k0 < 0)
+	if (!m)
 		return false;
-	*lo = b->lo[g] + k0;
-	*hi = b->lo[g] + k1;
+	*lo = b->lo[g] + __builtin_ctzll(m);
+	*hi = b->lo[g] + AGG_SK_SPAN - 1 - __builtin_clzll(m);
 	return true;
 }
 
