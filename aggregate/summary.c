@@ -106,12 +106,12 @@ double agg_sketch__error(const struct agg_sketch *s)
 	return (g - 1) / (g + 1);
 }
 
-/* One level up: adjacent buckets joined (both signs). */
+/* One level up: adjacent buckets joined (both signs; s's array). */
 static void sk__collapse(struct agg_sketch *s)
 {
 	struct agg_sk_buckets *b = s->b;
 
-	for (int g = 0; b && g < 2; g++) {
+	for (int g = 0; g < 2; g++) {
 		uint32_t c[AGG_SK_SPAN] = { 0 };
 		int32_t lo = half_up(b->lo[g]);
 
@@ -175,50 +175,243 @@ static void sk__put(struct agg_sk_buckets *b, int g, int32_t i, uint64_t c)
 	b->cnt[g][i - b->lo[g]] += (uint32_t)c;
 }
 
-/* Bucket mode's counts, made at its first value other than zero: a
- * statistic of zeros only (an event a region never saw: most of a job's
- * cells) holds no bucket array.  -1 on ENOMEM. */
-static int sk__room(struct agg_sketch *s)
+/* ---- where the counts live ------------------------------------------------- */
+
+/* A bucket sketch's counts are in its array (b) or, while they fit, in
+ * the sketch itself (in: the 128 bytes of the exact values), which keeps
+ * a cell of narrowly spread values (most cells of a job) at one size
+ * from 17 values on.  The array's code below (collapse, put, merge) runs
+ * on an array: an inline sketch is opened into one on the stack and
+ * closed back, in place again if it fits.  Only adds that land in the
+ * slots held skip that (sk__add_held, sk__add_inside).  Either way the
+ * window (lo) and counts are what the array alone would hold: the
+ * packed bytes and every answer are those of the array. */
+
+bool agg_sketch__arrays_only;
+
+/* The slots held of sign g: buckets *first .. *first + return - 1 (an
+ * array holds its whole window). */
+static int sk__stored(const struct agg_sketch *s, int g, int32_t *first)
 {
-	if (!s->b)
-		s->b = calloc(1, sizeof(*s->b));
-	return s->b ? 0 : -1;
+	if (s->b) {
+		*first = s->b->lo[g];
+		return s->b->used[g] ? AGG_SK_SPAN : 0;
+	}
+	*first = s->in.lo[g] + s->in.off[g];
+	return s->in.used[g] ? s->in.w[g] : 0;
 }
 
-/* c copies of a value into the buckets (bucket mode), collapsing as
- * needed.  -1 on ENOMEM. */
-static int sk__bucket(struct agg_sketch *s, double v, uint64_t c)
+/* Slot k of sign g's held ones. */
+static uint32_t sk__slot(const struct agg_sketch *s, int g, int k)
 {
-	int32_t i;
-	int g;
+	if (s->b)
+		return s->b->cnt[g][k];
+	k += g ? s->in.w[0] : 0;
+	return s->in.wide ? s->in.c32[k] : s->in.c16[k];
+}
 
-	if (v == 0 || v != v) { /* NaN: counted with the zeros, never seen */
-		s->zero += c;
-		return 0;
+/* Whether slot k of sign g can take c more without widening (only the
+ * 16-bit inline counts cannot; an array's wrap as they always did). */
+static bool sk__takes(const struct agg_sketch *s, int g, int k, uint64_t c)
+{
+	return s->b || s->in.wide || sk__slot(s, g, k) + c <= UINT16_MAX;
+}
+
+static void sk__slot_add(struct agg_sketch *s, int g, int k, uint64_t c)
+{
+	if (s->b) {
+		s->b->cnt[g][k] += (uint32_t)c;
+		return;
 	}
-	if (sk__room(s))
-		return -1;
-	g = v < 0;
-	/* one log per value: a collapse takes the index one level up as it
-	 * takes the buckets (agg_sketch__index's halving) */
-	i = agg_sketch__index(v, s->level);
+	k += g ? s->in.w[0] : 0;
+	if (s->in.wide)
+		s->in.c32[k] += (uint32_t)c;
+	else
+		s->in.c16[k] += (uint16_t)c;
+}
+
+/* An inline sketch's counts as the array would hold them. */
+static void sk__expand(const struct agg_sketch *s, struct agg_sk_buckets *t)
+{
+	const struct agg_sk_inline *in = &s->in;
+	int j = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (int g = 0; g < 2; g++) {
+		t->lo[g] = in->lo[g];
+		t->used[g] = in->used[g];
+		for (int k = 0; k < in->w[g]; k++, j++)
+			t->cnt[g][in->off[g] + k] = in->wide ? in->c32[j] : in->c16[j];
+	}
+}
+
+/* Which of sign g's buckets hold a count: bit k for slot k (none when
+ * the sign is unused).  Without a branch per slot: closes and merges
+ * scan windows whose occupied slots no predictor guesses. */
+static uint64_t sk__mask(const struct agg_sk_buckets *b, int g)
+{
+	uint64_t m = 0;
+
+	_Static_assert(AGG_SK_SPAN == 64, "a window's slots are the bits of a uint64_t");
+	for (int k = 0; b->used[g] && k < AGG_SK_SPAN; k++)
+		m |= (uint64_t)(b->cnt[g][k] != 0) << k;
+	return m;
+}
+
+/* The occupied slots of sign g of t: k0 .. k0 + return - 1 (0: none),
+ * their largest count raised into *top. */
+static int sk__occupied(const struct agg_sk_buckets *t, int g, int *k0, uint32_t *top)
+{
+	uint64_t m = sk__mask(t, g);
+	uint32_t hi = *top;
+
+	for (int k = 0; m && k < AGG_SK_SPAN; k++)
+		hi = t->cnt[g][k] > hi ? t->cnt[g][k] : hi;
+	*top = hi;
+	*k0 = m ? __builtin_ctzll(m) : 0;
+	return m ? AGG_SK_SPAN - __builtin_clzll(m) - *k0 : 0;
+}
+
+/* t's counts into s->in when they fit.  Each sign holds its occupied
+ * buckets and the slots left over around them (halved when both signs
+ * have counts), within its window: a value landing beside the others
+ * is then added in place.  false: they do not fit (s->in unchanged). */
+static bool sk__window(struct agg_sketch *s, const struct agg_sk_buckets *t)
+{
+	struct agg_sk_inline *in = &s->in;
+	int k0[2], len[2], slots, room, j = 0;
+	uint32_t top = 0;
+
+	len[0] = sk__occupied(t, 0, &k0[0], &top);
+	len[1] = sk__occupied(t, 1, &k0[1], &top);
+	slots = top > UINT16_MAX ? AGG_SK_SLOTS32 : AGG_SK_SLOTS16;
+	room = slots - len[0] - len[1];
+	if (room < 0 || (agg_sketch__arrays_only && (t->used[0] || t->used[1])))
+		return false;
+	in->wide = slots == AGG_SK_SLOTS32;
+	for (int g = 0; g < 2; g++) {
+		int w = !len[g] ? 0 : len[g] + (!len[!g] ? room : g ? room - room / 2 : room / 2);
+		int off = k0[g] - (w - len[g]) / 2;
+
+		w = w < AGG_SK_SPAN ? w : AGG_SK_SPAN;
+		off = off < 0 ? 0 : off > AGG_SK_SPAN - w ? AGG_SK_SPAN - w : off;
+		in->lo[g] = t->lo[g];
+		in->used[g] = t->used[g];
+		in->off[g] = (uint8_t)off;
+		in->w[g] = (uint8_t)w;
+		for (int k = 0; k < w; k++, j++)
+			if (in->wide)
+				in->c32[j] = t->cnt[g][off + k];
+			else
+				in->c16[j] = (uint16_t)t->cnt[g][off + k];
+	}
+	return true;
+}
+
+/* w: s with its counts in an array, s's own or its inline ones expanded
+ * into *t, for the array's code to work on. */
+static void sk__open(const struct agg_sketch *s, struct agg_sketch *w, struct agg_sk_buckets *t)
+{
+	*w = *s;
+	if (!s->b) {
+		sk__expand(s, t);
+		w->b = t;
+	}
+}
+
+/* w (opened from s, then changed) made s: inline if its counts fit, else
+ * in an array, s's own or one made now.  -1 on ENOMEM (s unchanged). */
+static int sk__close(struct agg_sketch *s, struct agg_sketch *w, const struct agg_sk_buckets *t)
+{
+	if (w->b == t && sk__window(w, t)) {
+		w->b = NULL;
+	} else if (w->b == t) {
+		w->b = malloc(sizeof(*w->b));
+		if (!w->b)
+			return -1;
+		*w->b = *t;
+	}
+	*s = *w;
+	return 0;
+}
+
+/* ---- adding and merging --------------------------------------------------- */
+
+/* c values in bucket i of sign g (at s's level) of s's array,
+ * collapsing until the bucket fits. */
+static void sk__put_index(struct agg_sketch *s, int g, int32_t i, uint64_t c)
+{
+	/* a collapse takes the index one level up as it takes the buckets
+	 * (agg_sketch__index's halving): one log per value */
 	while (!sk__fits(s->b, g, i)) {
 		sk__collapse(s);
 		i = half_up(i);
 	}
 	sk__put(s->b, g, i, c);
-	return 0;
 }
 
-/* Exact mode to bucket mode. */
-static int sk__to_buckets(struct agg_sketch *s)
+/* The same for bucket i of sign g when s holds its slot and it takes c
+ * more: what sk__put_index does then, without opening s.  false: not
+ * so, nothing done. */
+static bool sk__add_held(struct agg_sketch *s, int g, int32_t i, uint64_t c)
 {
-	s->level = 0;
-	s->zero = 0;
-	for (uint32_t i = 0; i < s->nx; i++)
-		if (sk__bucket(s, s->x[i], 1))
-			return -1;
-	s->nx = 0;
+	int32_t first;
+	int n = sk__stored(s, g, &first);
+	int64_t k = (int64_t)i - first;
+
+	if (k < 0 || k >= n || !sk__takes(s, g, (int)k, c))
+		return false;
+	sk__slot_add(s, g, (int)k, c);
+	return true;
+}
+
+/* Whether v counts as a zero (NaN does, never seen). */
+static bool sk__zero(double v)
+{
+	return v == 0 || v != v;
+}
+
+/* nx values into s (bucket mode), in their order: in place while their
+ * slots are held, the rest in s opened once.  -1 on ENOMEM. */
+static int sk__values(struct agg_sketch *s, const double *x, uint32_t nx)
+{
+	struct agg_sketch w;
+	struct agg_sk_buckets t;
+	uint32_t k = 0;
+
+	for (; k < nx; k++)
+		if (sk__zero(x[k]))
+			s->zero++;
+		else if (!sk__add_held(s, x[k] < 0, agg_sketch__index(x[k], s->level), 1))
+			break;
+	if (k == nx)
+		return 0;
+	sk__open(s, &w, &t);
+	for (; k < nx; k++)
+		if (sk__zero(x[k]))
+			w.zero++;
+		else
+			sk__put_index(&w, x[k] < 0, agg_sketch__index(x[k], w.level), 1);
+	return sk__close(s, &w, &t);
+}
+
+/* Exact mode to bucket mode, with nm more values after s's own.  -1 on
+ * ENOMEM (s unchanged). */
+static int sk__to_buckets(struct agg_sketch *s, const double *more, uint32_t nm)
+{
+	struct agg_sketch w = *s;
+
+	w.level = 0;
+	w.zero = 0;
+	w.nx = 0;
+	/* no window yet, no slot held: the first value opens w */
+	w.in = (struct agg_sk_inline){ .wide = 0 };
+	w.b = NULL;
+	if (sk__values(&w, s->x, s->nx) || sk__values(&w, more, nm)) {
+		free(w.b);
+		return -1;
+	}
+	*s = w;
 	return 0;
 }
 
@@ -241,9 +434,7 @@ int agg_sketch__add(struct agg_sketch *s, double v)
 		s->n++;
 		return 0;
 	}
-	if (s->n == AGG_SK_EXACT && sk__to_buckets(s))
-		return -1;
-	if (sk__bucket(s, v, 1))
+	if (s->n == AGG_SK_EXACT ? sk__to_buckets(s, &v, 1) : sk__values(s, &v, 1))
 		return -1;
 	s->n++;
 	return 0;
@@ -252,22 +443,16 @@ int agg_sketch__add(struct agg_sketch *s, double v)
 /* The lowest and highest non-empty bucket of sign g; false: none. */
 static bool sk__range(const struct agg_sk_buckets *b, int g, int32_t *lo, int32_t *hi)
 {
-	int k0 = -1, k1 = -1;
+	uint64_t m = sk__mask(b, g);
 
-	for (int k = 0; b && b->used[g] && k < AGG_SK_SPAN; k++)
-		if (b->cnt[g][k]) {
-			if (k0 < 0)
-				k0 = k;
-			k1 = k;
-		}
-	if (k0 < 0)
+	if (!m)
 		return false;
-	*lo = b->lo[g] + k0;
-	*hi = b->lo[g] + k1;
+	*lo = b->lo[g] + __builtin_ctzll(m);
+	*hi = b->lo[g] + AGG_SK_SPAN - 1 - __builtin_clzll(m);
 	return true;
 }
 
-/* Whether t's buckets fit a's windows (the same level). */
+/* Whether t's buckets fit a's windows (the same level; both arrays). */
 static bool sk__fits_all(const struct agg_sketch *a, const struct agg_sketch *t)
 {
 	for (int g = 0; g < 2; g++) {
@@ -281,60 +466,68 @@ static bool sk__fits_all(const struct agg_sketch *a, const struct agg_sketch *t)
 	return true;
 }
 
-/* b's buckets added in place when that is all the general merge below
- * would do: the same level, and each sign's buckets of b inside a's
- * window (no collapse, no shift).  false: not so, nothing done. */
+/* b's counts added in place when that is all the general merge below
+ * would do: the same level, and each of b's counts in a slot a holds
+ * (inside a's window: no collapse, no shift) and can take.  false: not
+ * so, nothing done. */
 static bool sk__add_inside(struct agg_sketch *a, const struct agg_sketch *b)
 {
-	int32_t lo[2], hi[2];
-	bool has[2];
+	int32_t af[2], bf[2];
+	int an[2], bn[2];
 
 	if (a->level != b->level)
 		return false;
 	for (int g = 0; g < 2; g++) {
-		has[g] = sk__range(b->b, g, &lo[g], &hi[g]);
-		if (has[g] && (!a->b || !a->b->used[g] || lo[g] < a->b->lo[g] ||
-			       (int64_t)hi[g] - a->b->lo[g] >= AGG_SK_SPAN))
-			return false;
+		an[g] = sk__stored(a, g, &af[g]);
+		bn[g] = sk__stored(b, g, &bf[g]);
+		for (int k = 0; k < bn[g]; k++) {
+			uint32_t c = sk__slot(b, g, k);
+			int64_t j = (int64_t)bf[g] + k - af[g];
+
+			if (c && (j < 0 || j >= an[g] || !sk__takes(a, g, (int)j, c)))
+				return false;
+		}
 	}
 	for (int g = 0; g < 2; g++)
-		for (int32_t i = lo[g]; has[g] && i <= hi[g]; i++)
-			a->b->cnt[g][i - a->b->lo[g]] += b->b->cnt[g][i - b->b->lo[g]];
+		for (int k = 0; k < bn[g]; k++)
+			if (sk__slot(b, g, k))
+				sk__slot_add(a, g, (int)(bf[g] + k - af[g]), sk__slot(b, g, k));
 	a->zero += b->zero;
 	return true;
 }
 
 /* b's buckets (bucket mode) into a's (bucket mode): both brought to the
- * lowest level at which the union fits.  -1 on ENOMEM. */
+ * lowest level at which the union fits.  -1 on ENOMEM (a unchanged). */
 static int sk__merge_buckets(struct agg_sketch *a, const struct agg_sketch *b)
 {
-	struct agg_sketch t = *b;
-	struct agg_sk_buckets tb;
+	struct agg_sketch w, t = *b;
+	struct agg_sk_buckets wb, tb;
 
 	if (sk__add_inside(a, b))
 		return 0;
-	if (b->b && sk__room(a))
-		return -1;
-	/* b's zeros only: its level still counts (a goes up to it) */
-	if (b->b) {
+	sk__open(a, &w, &wb);
+	/* b's copy to collapse (b's zeros only: its level still counts, a
+	 * goes up to it) */
+	if (b->b)
 		tb = *b->b;
-		t.b = &tb;
-	}
+	else
+		sk__expand(b, &tb);
+	t.b = &tb;
 	for (;;) {
-		while (t.level < a->level)
+		while (t.level < w.level)
 			sk__collapse(&t);
-		while (a->level < t.level)
-			sk__collapse(a);
-		if (sk__fits_all(a, &t))
+		while (w.level < t.level)
+			sk__collapse(&w);
+		if (sk__fits_all(&w, &t))
 			break;
-		sk__collapse(a);
+		sk__collapse(&w);
 	}
-	for (int g = 0; t.b && g < 2; g++)
+	for (int g = 0; g < 2; g++)
 		for (int k = 0; tb.used[g] && k < AGG_SK_SPAN; k++)
 			if (tb.cnt[g][k])
-				sk__put(a->b, g, tb.lo[g] + k, tb.cnt[g][k]);
-	a->zero += b->zero;
-	return 0;
+				sk__put(w.b, g, tb.lo[g] + k, tb.cnt[g][k]);
+	w.zero += b->zero;
+	return sk__close(a, &w, &wb);
 }
 
 int agg_sketch__merge(struct agg_sketch *a, const struct agg_sketch *b)
@@ -345,23 +538,41 @@ int agg_sketch__merge(struct agg_sketch *a, const struct agg_sketch *b)
 		a->n += b->n;
 		return 0;
 	}
-	if (agg_sketch__exact(a) && sk__to_buckets(a))
-		return -1;
-	if (agg_sketch__exact(b)) {
-		for (uint32_t i = 0; i < b->nx; i++)
-			if (sk__bucket(a, b->x[i], 1))
-				return -1;
-	} else if (sk__merge_buckets(a, b)) {
+	if (agg_sketch__exact(a)) {
+		/* b's values after a's, as adding them one by one */
+		if (sk__to_buckets(a, b->x, agg_sketch__exact(b) ? b->nx : 0))
+			return -1;
+	} else if (agg_sketch__exact(b) && sk__values(a, b->x, b->nx)) {
 		return -1;
 	}
+	if (!agg_sketch__exact(b) && sk__merge_buckets(a, b))
+		return -1;
 	a->n += b->n;
 	return 0;
 }
 
+uint32_t agg_sketch__count(const struct agg_sketch *s, int g, int32_t i)
+{
+	int32_t first;
+	int n = agg_sketch__exact(s) ? 0 : sk__stored(s, g, &first);
+	int64_t k = n ? (int64_t)i - first : -1;
+
+	return k >= 0 && k < n ? sk__slot(s, g, (int)k) : 0;
+}
+
+bool agg_sketch__window(const struct agg_sketch *s, int g, int32_t *lo)
+{
+	if (agg_sketch__exact(s))
+		return false;
+	*lo = s->b ? s->b->lo[g] : s->in.lo[g];
+	return s->b ? s->b->used[g] : s->in.used[g];
+}
+
 double agg_sketch__order(const struct agg_sketch *s, uint64_t k)
 {
-	const struct agg_sk_buckets *b = s->b;
 	uint64_t seen = 0;
+	int32_t first;
+	int n;
 
 	if (!s->n)
 		return NAN;
@@ -370,18 +581,20 @@ double agg_sketch__order(const struct agg_sketch *s, uint64_t k)
 	if (agg_sketch__exact(s))
 		return s->x[k];
 	/* the negatives, most negative first */
-	for (int i = AGG_SK_SPAN - 1; b && b->used[1] && i >= 0; i--) {
-		seen += b->cnt[1][i];
+	n = sk__stored(s, 1, &first);
+	for (int i = n - 1; i >= 0; i--) {
+		seen += sk__slot(s, 1, i);
 		if (k < seen)
-			return -agg_sketch__value(b->lo[1] + i, s->level);
+			return -agg_sketch__value(first + i, s->level);
 	}
 	seen += s->zero;
 	if (k < seen)
 		return 0;
-	for (int i = 0; b && b->used[0] && i < AGG_SK_SPAN; i++) {
-		seen += b->cnt[0][i];
+	n = sk__stored(s, 0, &first);
+	for (int i = 0; i < n; i++) {
+		seen += sk__slot(s, 0, i);
 		if (k < seen)
-			return agg_sketch__value(b->lo[0] + i, s->level);
+			return agg_sketch__value(first + i, s->level);
 	}
 	return NAN; /* counts short of n: a damaged sketch */
 }
@@ -596,15 +809,58 @@ void agg_rstat__pack(struct agg_buf *b, const struct agg_rstat *s)
 	agg_buf__put(b, &s->q.level, 1);
 	agg_buf__put(b, &s->q.zero, sizeof(s->q.zero));
 	for (int g = 0; g < 2; g++) {
-		/* no array: zeros only, written as an empty one would be */
-		uint8_t used = s->q.b ? s->q.b->used[g] : 0;
+		uint32_t c[AGG_SK_SPAN] = { 0 };
+		int32_t lo, first;
+		uint8_t used = agg_sketch__window(&s->q, g, &lo);
+		int n;
 
 		agg_buf__put(b, &used, 1);
 		if (!used)
 			continue;
-		agg_buf__put(b, &s->q.b->lo[g], sizeof(int32_t));
-		agg_buf__put(b, s->q.b->cnt[g], sizeof(s->q.b->cnt[g]));
+		agg_buf__put(b, &lo, sizeof(lo));
+		if (s->q.b) {
+			agg_buf__put(b, s->q.b->cnt[g], sizeof(s->q.b->cnt[g]));
+			continue;
+		}
+		/* inline: the window as the array holds it */
+		n = sk__stored(&s->q, g, &first);
+		for (int k = 0; k < n; k++)
+			c[first - lo + k] = sk__slot(&s->q, g, k);
+		agg_buf__put(b, c, sizeof(c));
 	}
+}
+
+/* A packed bucket sketch into q (its n read): checked as a whole (the
+ * counts add up to n), then inline if it fits.  false: damaged, or out
+ * of memory. */
+static bool sk__unpack(struct agg_buf *b, struct agg_sketch *q)
+{
+	struct agg_sk_buckets t;
+	struct agg_sketch w;
+	uint64_t c;
+	bool ok;
+
+	memset(&t, 0, sizeof(t));
+	ok = agg_buf__get(b, &q->level, 1) && agg_buf__get(b, &q->zero, sizeof(q->zero)) &&
+	     q->level < 31;
+	for (int g = 0; ok && g < 2; g++) {
+		ok = agg_buf__get(b, &t.used[g], 1) && t.used[g] <= 1;
+		if (ok && t.used[g])
+			ok = agg_buf__get(b, &t.lo[g], sizeof(int32_t)) &&
+			     agg_buf__get(b, t.cnt[g], sizeof(t.cnt[g])) && t.lo[g] > -1000000000 &&
+			     t.lo[g] < 1000000000;
+	}
+	c = q->zero;
+	for (int g = 0; ok && g < 2; g++)
+		for (int k = 0; k < AGG_SK_SPAN; k++)
+			c += t.cnt[g][k];
+	if (!ok || c != q->n)
+		return false;
+	/* inline when the counts fit, as the adds would have them (zeros
+	 * only always) */
+	w = *q;
+	w.b = &t;
+	return !sk__close(q, &w, &t);
 }
 
 bool agg_rstat__unpack(struct agg_buf *b, struct agg_rstat *s)
@@ -637,30 +893,8 @@ bool agg_rstat__unpack(struct agg_buf *b, struct agg_rstat *s)
 	} else if (s->n <= AGG_SK_EXACT) {
 		s->q.nx = (uint32_t)s->n;
 		ok = agg_buf__get(b, s->q.x, s->q.nx * sizeof(double));
-	} else if ((s->q.b = calloc(1, sizeof(*s->q.b)))) {
-		uint64_t c;
-
-		ok = agg_buf__get(b, &s->q.level, 1) &&
-		     agg_buf__get(b, &s->q.zero, sizeof(s->q.zero)) && s->q.level < 31;
-		for (int g = 0; ok && g < 2; g++) {
-			ok = agg_buf__get(b, &s->q.b->used[g], 1) && s->q.b->used[g] <= 1;
-			if (ok && s->q.b->used[g])
-				ok = agg_buf__get(b, &s->q.b->lo[g], sizeof(int32_t)) &&
-				     agg_buf__get(b, s->q.b->cnt[g], sizeof(s->q.b->cnt[g])) &&
-				     s->q.b->lo[g] > -1000000000 && s->q.b->lo[g] < 1000000000;
-		}
-		c = s->q.zero;
-		for (int g = 0; ok && g < 2; g++)
-			for (int k = 0; k < AGG_SK_SPAN; k++)
-				c += s->q.b->cnt[g][k];
-		ok = ok && c == s->n;
-		/* zeros only: no array, as the adds would have it */
-		if (ok && !s->q.b->used[0] && !s->q.b->used[1]) {
-			free(s->q.b);
-			s->q.b = NULL;
-		}
 	} else {
-		ok = false;
+		ok = sk__unpack(b, &s->q);
 	}
 	if (!ok) {
 		agg_rstat__free(s);

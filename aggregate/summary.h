@@ -17,6 +17,19 @@
  * at which all the values fit, and the counts those of a sketch of the
  * union, whatever the tree.
  *
+ * Where a bucket sketch keeps its counts changes nothing observable: in
+ * the sketch itself while they fit (agg_sk_inline, in the 128 bytes of
+ * the exact values: per sign the window's first bucket and the counts
+ * of the occupied buckets with the free slots around them, 56 of 16
+ * bits, or 28 of 32 once a count passes 65535), else in a 528-byte array
+ * (agg_sk_buckets).  The windows and counts are those the array alone
+ * would hold, packed alike.  A statistic whose values over the ranks
+ * occupy at most 56 consecutive buckets (a spread of 3 at level 0) never
+ * allocates, so most cells of a job's summary keep one size from 17
+ * ranks on, as they had up to 16 (issue 30: rank 0's peak flat in the
+ * ranks); a collapsed sketch occupies 33 to 64 buckets, the widest of
+ * them keep an array.
+ *
  * agg_rstat is one statistic: count, sum, mean, M2 (Chan's parallel
  * variance), the multiplexing errors, min and max with who holds them
  * (ties to the lowest rank, as job.c), and the sketch.  Plain C, no MPI,
@@ -41,14 +54,36 @@ struct agg_sk_buckets {
 	uint32_t cnt[2][AGG_SK_SPAN];
 };
 
+#define AGG_SK_SLOTS16 56 /* inline counts of 16 bits */
+#define AGG_SK_SLOTS32 28 /* of 32 bits, once a count passes 65535 */
+
+/* Bucket mode without an array: the window as agg_sk_buckets has it (lo,
+ * used), of its counts only slots off[s] .. off[s] + w[s] - 1, the
+ * occupied buckets and room beside them (sign 0's slots first). */
+struct agg_sk_inline {
+	int32_t lo[2];
+	uint8_t used[2];
+	uint8_t off[2], w[2];
+	uint8_t wide; /* 32-bit counts */
+	union {
+		uint16_t c16[AGG_SK_SLOTS16];
+		uint32_t c32[AGG_SK_SLOTS32];
+	};
+};
+
 struct agg_sketch {
 	uint64_t n;
 	uint64_t zero;          /* bucket mode: the zeros */
 	uint32_t nx;            /* exact mode: n == nx <= AGG_SK_EXACT */
 	uint8_t level;          /* bucket mode: the collapses so far */
-	double x[AGG_SK_EXACT]; /* exact mode: the values, ascending */
-	struct agg_sk_buckets *b; /* bucket mode */
+	union {
+		double x[AGG_SK_EXACT];   /* exact mode: the values, ascending */
+		struct agg_sk_inline in;  /* bucket mode, b NULL: the counts */
+	};
+	struct agg_sk_buckets *b; /* bucket mode, when the counts do not fit in */
 };
+_Static_assert(sizeof(struct agg_sk_inline) == sizeof(double[AGG_SK_EXACT]),
+	       "the inline counts take the exact values' room, no more");
 
 /* Who holds a value: rank, its pid, an index into the summary's hosts,
  * and a thread (-1: the process). */
@@ -88,6 +123,14 @@ void agg_sketch__free(struct agg_sketch *s);
 /* The bucket index of |v| > 0 at a level, and a bucket's value. */
 int32_t agg_sketch__index(double v, int level);
 double agg_sketch__value(int32_t i, int level);
+/* Bucket mode: the count of bucket i (at the sketch's level) of sign g
+ * (0 positive, 1 negative), 0 outside the window. */
+uint32_t agg_sketch__count(const struct agg_sketch *s, int g, int32_t i);
+/* Bucket mode: whether sign g has a window, and its first bucket. */
+bool agg_sketch__window(const struct agg_sketch *s, int g, int32_t *lo);
+/* Tests only: true keeps every bucket sketch's counts in an array, as
+ * before the inline windows (the reference they are checked against). */
+extern bool agg_sketch__arrays_only;
 
 int agg_rstat__add(struct agg_rstat *s, double v, double err, struct agg_who who);
 /* The same without quantiles (a statistic whose median no one reads). */

@@ -32,15 +32,8 @@ static int dcmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The count of absolute bucket i of sign g (0 outside the window). */
-static uint64_t cnt_at(const struct agg_sketch *s, int g, int32_t i)
-{
-	if (!s->b || !s->b->used[g] || i < s->b->lo[g] || i >= s->b->lo[g] + AGG_SK_SPAN)
-		return 0;
-	return s->b->cnt[g][i - s->b->lo[g]];
-}
-
-/* The same values, or the same level, zeros and counts per bucket. */
+/* The same values, or the same level, zeros and counts per bucket
+ * (wherever either holds them: array or inline). */
 static bool same_sketch(const struct agg_sketch *a, const struct agg_sketch *b)
 {
 	if (a->n != b->n || a->nx != b->nx)
@@ -49,15 +42,19 @@ static bool same_sketch(const struct agg_sketch *a, const struct agg_sketch *b)
 		return !memcmp(a->x, b->x, a->nx * sizeof(double));
 	if (a->level != b->level || a->zero != b->zero)
 		return false;
-	for (int g = 0; g < 2; g++)
-		for (int k = 0; k < AGG_SK_SPAN; k++) {
-			if (a->b && a->b->used[g] && cnt_at(a, g, a->b->lo[g] + k) !=
-						     cnt_at(b, g, a->b->lo[g] + k))
-				return false;
-			if (b->b && b->b->used[g] && cnt_at(a, g, b->b->lo[g] + k) !=
-						     cnt_at(b, g, b->b->lo[g] + k))
-				return false;
+	for (int g = 0; g < 2; g++) {
+		const struct agg_sketch *s[2] = { a, b };
+
+		for (int w = 0; w < 2; w++) {
+			int32_t lo;
+
+			if (!agg_sketch__window(s[w], g, &lo))
+				continue;
+			for (int k = 0; k < AGG_SK_SPAN; k++)
+				if (agg_sketch__count(a, g, lo + k) != agg_sketch__count(b, g, lo + k))
+					return false;
 		}
+	}
 	return true;
 }
 
@@ -161,6 +158,311 @@ static double g_wide(size_t i)
 	return pow(10, uni() * 300 - 150); /* 300 decades: level 10 */
 }
 
+/* ---- inline windows against arrays ---------------------------------------- */
+
+/* A sketch made twice: as the library keeps it (its counts inline while
+ * they fit) and with every count in an array (agg_sketch__arrays_only:
+ * the reference, the representation before the inline windows). */
+struct twin {
+	struct agg_sketch s, r;
+};
+
+static void twin__add(struct twin *t, double v)
+{
+	agg_sketch__add(&t->s, v);
+	agg_sketch__arrays_only = true;
+	agg_sketch__add(&t->r, v);
+	agg_sketch__arrays_only = false;
+}
+
+/* b into a; b freed. */
+static void twin__merge(struct twin *a, struct twin *b)
+{
+	agg_sketch__merge(&a->s, &b->s);
+	agg_sketch__arrays_only = true;
+	agg_sketch__merge(&a->r, &b->r);
+	agg_sketch__arrays_only = false;
+	agg_sketch__free(&b->s);
+	agg_sketch__free(&b->r);
+}
+
+/* A sketch packed as its statistic's (the bytes past the head are the
+ * sketch's). */
+static void sk_pack(const struct agg_sketch *q, struct agg_buf *b)
+{
+	struct agg_rstat r = { .n = q->n, .q = *q };
+
+	agg_rstat__pack(b, &r);
+}
+
+/* q packed and unpacked in its place (arrays: as the reference). */
+static void sk_roundtrip(struct agg_sketch *q, bool arrays)
+{
+	struct agg_buf b = { 0 };
+	struct agg_rstat u;
+
+	sk_pack(q, &b);
+	agg_sketch__arrays_only = arrays;
+	if (!agg_rstat__unpack(&b, &u))
+		memset(&u, 0, sizeof(u));
+	agg_sketch__arrays_only = false;
+	agg_sketch__free(q);
+	*q = u.q;
+	agg_buf__free(&b);
+}
+
+static void twin__roundtrip(struct twin *t)
+{
+	sk_roundtrip(&t->s, false);
+	sk_roundtrip(&t->r, true);
+}
+
+/* Both pack to the same bytes and answer every quantile alike; the
+ * reference holds an array whenever it has a value other than zero. */
+static bool twin__same(const struct twin *t)
+{
+	struct agg_buf a = { 0 }, b = { 0 };
+	int32_t lo;
+	bool same;
+
+	sk_pack(&t->s, &a);
+	sk_pack(&t->r, &b);
+	same = a.len == b.len && !memcmp(a.p, b.p, a.len) && t->s.n == t->r.n;
+	if (!agg_sketch__exact(&t->r))
+		same = same && !t->r.b == !(agg_sketch__window(&t->r, 0, &lo) ||
+					    agg_sketch__window(&t->r, 1, &lo));
+	for (int i = 0; same && i <= 200; i++) {
+		double x = agg_sketch__quantile(&t->s, i / 200.0), y = agg_sketch__quantile(&t->r, i / 200.0);
+
+		same = !memcmp(&x, &y, sizeof(x));
+	}
+	for (uint64_t k = 0; same && k < t->s.n; k += 1 + t->s.n / 300)
+		same = agg_sketch__order(&t->s, k) == agg_sketch__order(&t->r, k);
+	agg_buf__free(&a);
+	agg_buf__free(&b);
+	return same;
+}
+
+static void twin__free(struct twin *t)
+{
+	agg_sketch__free(&t->s);
+	agg_sketch__free(&t->r);
+}
+
+/* The middle value of level-0 bucket i. */
+static double bucket(int32_t i)
+{
+	return agg_sketch__value(i, 0);
+}
+
+/* A window grown down and up from its first bucket, inline while the
+ * occupied buckets fit its 56 slots, then spilled to an array. */
+static void inline_grow_spill(void)
+{
+	struct twin t = { 0 }, n = { 0 };
+	bool same = true, in = true;
+
+	for (int i = 0; i < 20; i++)
+		twin__add(&t, bucket(1000));
+	for (int k = 1; k <= 27; k++) {
+		twin__add(&t, bucket(1000 - k)); /* below the window's first bucket */
+		twin__add(&t, bucket(1000 + k));
+		same = same && twin__same(&t);
+		in = in && !t.s.b;
+	}
+	TAP_OK(same && in && t.s.level == 0 && agg_sketch__count(&t.s, 0, 973) == 1 &&
+		       agg_sketch__count(&t.s, 0, 1000) == 20,
+	       "a window grown on either side to 55 buckets: inline, as the array");
+	twin__add(&t, bucket(1028));
+	twin__add(&t, bucket(972));
+	TAP_OK(twin__same(&t) && t.s.b && t.s.level == 0,
+	       "57 buckets: spilled to an array, as the reference");
+	/* merged both ways: heap with inline, inline with heap */
+	for (int i = 0; i < 40; i++)
+		twin__add(&n, bucket(990 + i % 5));
+	{
+		struct twin h = { 0 }, m = { 0 };
+
+		for (int i = 0; i < 60; i++)
+			twin__add(&h, bucket(940 + i));
+		for (int i = 0; i < 30; i++)
+			twin__add(&m, bucket(1010 + i % 3));
+		TAP_OK(h.s.b && !m.s.b, "one sketch with an array, one inline");
+		twin__merge(&h, &m);
+		TAP_OK(twin__same(&h) && h.s.b, "inline into an array: as the reference");
+		for (int i = 0; i < 60; i++)
+			twin__add(&m, bucket(940 + i));
+		twin__merge(&n, &m);
+		TAP_OK(twin__same(&n) && n.s.b, "an array into inline: spilled, as the reference");
+		twin__free(&h);
+	}
+	{
+		/* an array's window merged into inline when the union fits:
+		 * stays inline */
+		struct twin a = { 0 }, b = { 0 };
+
+		for (int i = 0; i < 30; i++)
+			twin__add(&a, bucket(500 + i));
+		for (int i = 0; i < 30; i++)
+			twin__add(&b, bucket(510 + i));
+		twin__merge(&a, &b);
+		TAP_OK(twin__same(&a) && !a.s.b, "two inline windows whose union fits: inline");
+		twin__free(&a);
+	}
+	twin__free(&t);
+	twin__free(&n);
+}
+
+/* Collapses with inline windows: far apart values take the level up,
+ * their few occupied buckets stay inline. */
+static void inline_collapse(void)
+{
+	struct twin t = { 0 }, u = { 0 };
+	bool same = true, in = true;
+
+	for (int i = 0; i < 40; i++) {
+		twin__add(&t, i % 2 ? 1 : 1e6);
+		same = same && twin__same(&t);
+		in = in && (agg_sketch__exact(&t.s) || !t.s.b);
+	}
+	TAP_OK(same && in && t.s.level == 4,
+	       "1 and 1e6: level %d, inline, as the array", t.s.level);
+	twin__add(&t, 1e12);
+	TAP_OK(twin__same(&t) && !t.s.b && t.s.level == 5, "1e12 more: level %d, inline", t.s.level);
+	/* a narrow level-0 window merged with that one, both ways */
+	for (int i = 0; i < 30; i++)
+		twin__add(&u, bucket(300 + i % 7));
+	{
+		struct twin v = { 0 };
+
+		for (int i = 0; i < 30; i++)
+			twin__add(&v, bucket(300 + i % 7));
+		/* level 0 into level 5, then level 5 into level 0 */
+		twin__merge(&t, &v);
+		TAP_OK(twin__same(&t) && !t.s.b && t.s.level == 5,
+		       "level 0 into level 5: inline, as the array");
+		twin__merge(&u, &t);
+	}
+	TAP_OK(twin__same(&u) && !u.s.b && u.s.level == 5,
+	       "level 5 into level 0: level %d, inline, as the array", u.s.level);
+	twin__free(&u);
+}
+
+/* Counts past 65535: 32-bit inline slots (28), an array beyond. */
+static void inline_wide(void)
+{
+	struct twin t = { 0 }, a = { 0 }, b = { 0 };
+
+	for (int i = 0; i < 70000; i++)
+		twin__add(&t, bucket(2000 + (i % 1000 == 0 ? i / 1000 % 20 : 0)));
+	TAP_OK(twin__same(&t) && !t.s.b && t.s.in.wide,
+	       "a count of %u: 32-bit counts inline, as the array", agg_sketch__count(&t.s, 0, 2000));
+	for (int i = 0; i < 8; i++)
+		twin__add(&t, bucket(2020 + i));
+	TAP_OK(twin__same(&t) && !t.s.b, "28 buckets of 32 bits: inline");
+	twin__add(&t, bucket(2028));
+	TAP_OK(twin__same(&t) && t.s.b, "29: an array");
+	/* two 16-bit windows whose sum passes 65535 in one bucket */
+	for (int k = 0; k < 2; k++) {
+		agg_sketch__arrays_only = k;
+		for (int i = 0; i < 50020; i++) {
+			agg_sketch__add(k ? &a.r : &a.s, bucket(i < 50000 ? 7 : 8));
+			agg_sketch__add(k ? &b.r : &b.s, bucket(i < 50000 ? 7 : 9));
+		}
+	}
+	agg_sketch__arrays_only = false;
+	TAP_OK(!a.s.in.wide && !b.s.in.wide && !a.s.b, "50020 values: 16-bit counts");
+	twin__merge(&a, &b);
+	TAP_OK(twin__same(&a) && !a.s.b && a.s.in.wide && agg_sketch__count(&a.s, 0, 7) == 100000,
+	       "merged past 65535: 32-bit counts inline, as the array");
+	twin__roundtrip(&a);
+	TAP_OK(twin__same(&a) && !a.s.b && a.s.in.wide, "packed and unpacked: the same");
+	twin__free(&a);
+	twin__free(&t);
+}
+
+/* Negative values, both signs, and zeros only. */
+static void inline_signs(void)
+{
+	struct twin t = { 0 }, z = { 0 }, y = { 0 };
+	bool same = true;
+
+	for (int i = 0; i < 200; i++) {
+		twin__add(&t, i % 3 ? -bucket(100 + i % 11) : i % 2 ? 0 : bucket(50 + i % 13));
+		same = same && twin__same(&t);
+	}
+	TAP_OK(same && !t.s.b && agg_sketch__count(&t.s, 1, 105) > 0 && t.s.zero > 0,
+	       "negative, zero and positive values: inline, as the array");
+	for (int i = 0; i < 40; i++)
+		twin__add(&t, -bucket(200 + i));
+	TAP_OK(twin__same(&t) && t.s.b, "the negatives too wide with the positives: an array");
+	for (int i = 0; i < 100; i++) {
+		twin__add(&z, 0);
+		twin__add(&y, i % 2 ? 0 : -0.0);
+	}
+	TAP_OK(twin__same(&z) && !z.s.b && !z.r.b && z.s.zero == 100, "zeros only: no array");
+	twin__merge(&z, &y);
+	twin__roundtrip(&z);
+	TAP_OK(twin__same(&z) && !z.s.b && z.s.zero == 200, "zeros merged, packed: no array");
+	for (int i = 0; i < 20; i++)
+		twin__add(&y, -1e-3 * (i + 1));
+	twin__merge(&z, &y);
+	TAP_OK(twin__same(&z) && !z.s.b, "zeros with negatives merged: inline, as the array");
+	twin__free(&z);
+	twin__free(&t);
+}
+
+/* Random values of several shapes in random trees, with packs and
+ * unpacks on the way: inline and arrays alike at every merge. */
+static void inline_random(void)
+{
+	enum { SEEDS = 300 };
+	int bad = 0, spilled = 0, inl = 0;
+
+	for (int seed = 0; seed < SEEDS; seed++) {
+		size_t parts = 2 + (size_t)(uni() * 40), n = (size_t)(uni() * 4000), live = parts;
+		struct twin *p = calloc(parts, sizeof(*p));
+		int shape = seed % 6;
+		double centre = exp((uni() - 0.5) * 80), width = uni();
+
+		for (size_t i = 0; i < n; i++) {
+			double v = centre * exp(width * (uni() - 0.5) * (shape == 1 ? 20 : 2));
+
+			if (shape == 2 && uni() < 0.4)
+				v = -v;
+			if (shape == 3 && uni() < 0.7)
+				v = 0;
+			if (shape == 4)
+				v = floor(v / centre * 10) * centre; /* few, repeated */
+			if (shape == 5 && uni() < 0.01)
+				v *= 1e9;
+			twin__add(&p[(size_t)(uni() * (double)parts)], v);
+		}
+		while (live > 1) {
+			size_t a = (size_t)(uni() * (double)live), b = (size_t)(uni() * (double)live);
+
+			if (a == b)
+				continue;
+			if (uni() < 0.3)
+				twin__roundtrip(&p[b]);
+			twin__merge(&p[a], &p[b]);
+			bad += !twin__same(&p[a]);
+			p[b] = p[--live];
+			memset(&p[live], 0, sizeof(p[live]));
+		}
+		bad += !twin__same(&p[0]);
+		if (!agg_sketch__exact(&p[0].s)) {
+			spilled += !!p[0].s.b;
+			inl += !p[0].s.b;
+		}
+		twin__free(&p[0]);
+		free(p);
+	}
+	TAP_OK(!bad && spilled && inl,
+	       "%d random trees: inline and arrays alike at every merge (%d bad; roots %d inline, "
+	       "%d arrays)", SEEDS, bad, inl, spilled);
+}
+
 int main(void)
 {
 	struct agg_sketch s = { 0 };
@@ -189,6 +491,12 @@ int main(void)
 	 * bucket array until a value other than zero comes; merged, packed
 	 * and ordered like any sketch */
 	distribution("zeros, one value in 4000", g_sparse, 20000, -1);
+	/* the counts inline while they fit: what an array would hold */
+	inline_grow_spill();
+	inline_collapse();
+	inline_wide();
+	inline_signs();
+	inline_random();
 	{
 		struct agg_sketch z = { 0 }, y = { 0 };
 		struct agg_rstat r = { 0 }, u;
@@ -204,9 +512,9 @@ int main(void)
 		for (int i = 0; i < 30; i++)
 			agg_sketch__add(&y, 5 + i);
 		agg_sketch__merge(&z, &y);
-		TAP_OK(z.b && z.n == 150 && z.zero == 120 && agg_sketch__order(&z, 119) == 0 &&
+		TAP_OK(!z.b && z.n == 150 && z.zero == 120 && agg_sketch__order(&z, 119) == 0 &&
 			       fabs(agg_sketch__order(&z, 149) - 34) <= 34 * agg_sketch__error(&z),
-		       "zeros merged with values: the array made, order statistics kept");
+		       "zeros merged with values: counts inline (no array), order statistics kept");
 		agg_sketch__free(&z);
 		agg_sketch__free(&y);
 		for (int i = 0; i < 40; i++)
