@@ -276,8 +276,9 @@ for desc, pkg, argv, env in MPI:
         continue
     bare = run(argv + [WORKLOAD, "touch", "10"], env=env, preload=False, timeout=120)
     r = run(argv + [WORKLOAD, "touch", "10"], env=env, timeout=120)
-    t.eq((r.rc, sorted(r.out.splitlines())), (bare.rc, sorted(bare.out.splitlines())),
-         "%s: status and output unchanged" % desc)
+    if not t.eq((r.rc, sorted(r.out.splitlines())), (bare.rc, sorted(bare.out.splitlines())),
+                "%s: status and output unchanged" % desc):
+        t.diag("with the shim: %s\nwithout: %s" % (r.err[-1500:], bare.err[-1500:]))
     got = sorted(((cmd_name(x), x["process"]["rank"], touched(x)) for x in r.docs), key=repr)
     t.eq(got, [("workload", 0, 10), ("workload", 1, 10)],
          "%s -n 2, LD_PRELOAD exported: exactly 2 files, ranks 0 and 1, none from the launcher" % desc)
