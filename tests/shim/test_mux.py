@@ -57,14 +57,37 @@ def cover_min(n, p=0.95, alpha=ALPHA):
     return n
 
 
-def within(est, truth, m):
-    """(ok, text): est within Z_MAX standard errors of truth."""
+def within(est, truth, m, hi=0.0):
+    """(ok, text): est within Z_MAX standard errors of truth (above it,
+    hi more allowed: preempted())."""
     se = (m or {}).get("stderr")
     if est is None or se is None:
         return False, "estimate %r, stderr %r" % (est, se)
     z = (est - truth) / se if se > 0 else (0.0 if est == truth else math.inf)
-    return abs(z) <= Z_MAX, "%d vs truth %d (%+.3f%%), stderr %.1f, z %+.2f" % (
-        est, truth, 100.0 * (est - truth) / truth if truth else 0.0, se, z)
+    zhi = (est - truth - hi) / se if se > 0 else z
+    return -Z_MAX <= z and zhi <= Z_MAX, "%d vs truth %d (%+.3f%%), stderr %.1f, z %+.2f%s" % (
+        est, truth, 100.0 * (est - truth) / truth if truth else 0.0, se, z,
+        ", %.0f more allowed above" % hi if hi else "")
+
+
+def preempted(doc, th, a, m):
+    """What a rotated context-switch count may hold above its truth.  The
+    rotation's own interrupt, and the system calls of its handler, are
+    points where the scheduler preempts a thread on a busy machine: a
+    switch there, while the context-switches group is on (before the
+    handler turns it off, after it turned it on), falls in the group's
+    slice because the slice begins or ends there.  Its windows are not
+    independent of what it counts, and its estimate is biased upwards by
+    the switches the rotation brings about.  Allowed: one per slice of
+    the group, scaled like the rest by 1 / coverage.  Measured: a
+    fraction of a standard error on an idle machine; make check -j3
+    beside two busy loops took the steady estimate to +2.6% (z +5.8),
+    0.23 switches per slice.  No other event here is the scheduler's."""
+    if a != "context-switches" or not m or not m.get("coverage"):
+        return 0.0
+    g = groups_by_member(doc)[a]["group"]
+    n = sum(x["slices"] for x in th["rotation"]["slices"] if x["group"] == g)
+    return n / m["coverage"]
 
 
 def mux(steps, env=None, **kw):
@@ -220,7 +243,7 @@ for a, b in PAIRS:
     if SANITIZER:
         t.ok(est is not None and m.get("stderr") is not None, "%s: estimate and stderr present" % a)
         continue
-    good, text = within(est, truth, m)
+    good, text = within(est, truth, m, preempted(d, tm, a, m))
     t.ok(truth > 0 and good, "steady: %s estimate %s (coverage %.3f)" % (a, text, m.get("coverage", 1)))
     t.ok(0.2 < m.get("coverage", 0) < 0.3 and m.get("stderr") is not None and
          m["stderr"] <= SE_REL * est and m["ci95"][0] <= est <= m["ci95"][1] and m["ci95"][0] >= m["raw"],
@@ -231,7 +254,7 @@ mr = st.get("inclusive_multiplexed", {})
 for a, b in PAIRS:
     est, truth = st["inclusive"][a], st["inclusive"][b]
     if not SANITIZER:
-        good, text = within(est, truth, mr.get(a))
+        good, text = within(est, truth, mr.get(a), preempted(d, tm, a, mr.get(a)))
         t.ok(good, "steady region: %s %s" % (a, text))
 pc = st["per_call"]
 t.ok(pc and pc["event"] == "page-faults:uk",
@@ -294,7 +317,7 @@ for rep in range(REPS if not SANITIZER else 1):
         left_out = max(left_out, out)
         lo, hi = mx[a]["ci95"]
         held[a] += lo <= tm["totals"][b] <= hi
-        good, text = within(tm["totals"][a], tm["totals"][b], mx[a])
+        good, text = within(tm["totals"][a], tm["totals"][b], mx[a], preempted(r.doc, tm, a, mx[a]))
         if not good:
             far.append("run %d %s: %s" % (rep, a, text))
 if SANITIZER:
@@ -333,7 +356,9 @@ r = rotated(["threads", 2, 400])
 others = [x for x in r.doc["threads"] if x["tid"] != r.doc["process"]["pid"]]
 for x in others:
     st = region(x, "steady")
-    res = [(a,) + within(st["inclusive"][a], st["inclusive"][b], st.get("inclusive_multiplexed", {}).get(a))
+    res = [(a,) + within(st["inclusive"][a], st["inclusive"][b],
+                         st.get("inclusive_multiplexed", {}).get(a),
+                         preempted(r.doc, x, a, st.get("inclusive_multiplexed", {}).get(a)))
            for a, b in PAIRS]
     t.ok(x["rotation"]["active"] and x["rotation"]["signals"] > 100 and
          (SANITIZER or all(good for _, good, _ in res)),
