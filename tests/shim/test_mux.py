@@ -248,7 +248,7 @@ for a, b in PAIRS:
     t.ok(0.2 < m.get("coverage", 0) < 0.3 and m.get("stderr") is not None and
          m["stderr"] <= SE_REL * est and m["ci95"][0] <= est <= m["ci95"][1] and m["ci95"][0] >= m["raw"],
          "steady: %s carries raw, enabled, running, coverage ~1/4, a stderr <= %d%% of the estimate "
-         "and a 95%% interval above raw" % (a, 100 * SE_REL))
+         "and a 95%% interval above raw" % (a, 100 * SE_REL), "estimate %r: %r" % (est, m))
 st = region(tm, "steady")
 mr = st.get("inclusive_multiplexed", {})
 for a, b in PAIRS:
