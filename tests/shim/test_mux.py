@@ -31,8 +31,13 @@ SANITIZER = os.environ.get("HPCSHIM_TEST_SANITIZER")
 # least cover_min(REPS) runs (fewer happens with probability < 0.001 when
 # the intervals are honest).  On the steady workload the counts are large,
 # so the errors must also be small: se at most SE_REL of the estimate.
+# About 0.2% on a quiet machine; on a busy one a fault that stalls in the
+# kernel (direct compaction, ~10 ms of the thread's CPU time) makes one
+# slice ten times as long with one fault in it, and the stderr, honestly,
+# grows tenfold (2.9% seen, the estimate 0.3 of it from the truth): the
+# bound is for a stderr that says nothing, not for a slow page allocator.
 Z_MAX = 4.0
-SE_REL = 0.02
+SE_REL = 0.05
 # Phased workload: Azimi et al. call sampling adequate when KL(full ||
 # sampled) <= 0.20.  KL is not a statistic with an error bar: it is
 # dominated by the intervals where a short burst of an event (a phase
