@@ -34,8 +34,9 @@ SANITIZER = os.environ.get("HPCSHIM_TEST_SANITIZER")
 # About 0.2% on a quiet machine; on a busy one a fault that stalls in the
 # kernel (direct compaction, ~10 ms of the thread's CPU time) makes one
 # slice ten times as long with one fault in it, and the stderr, honestly,
-# grows tenfold (2.9% seen, the estimate 0.3 of it from the truth): the
-# bound is for a stderr that says nothing, not for a slow page allocator.
+# grows tenfold (2.9% seen; the estimates stay within a fraction of it
+# from the truth): the bound is for a stderr that says nothing, not for
+# a slow page allocator.
 Z_MAX = 4.0
 SE_REL = 0.05
 # Phased workload: Azimi et al. call sampling adequate when KL(full ||
