@@ -276,6 +276,10 @@ static json_object *range__process_json(const struct agg_range_info *ri,
 	json_object_object_add(o, "breakpoints_per_thread",
 			       ri->bp_limit >= 0 ? json_object_new_int(ri->bp_limit) :
 						   NULL);
+	json_object_object_add(o, "point_method",
+			       ri->method ? json_object_new_string(ri->method) : NULL);
+	json_object_object_add(o, "point_method_note",
+			       ri->method_note ? agg_json__text(ri->method_note) : NULL);
 	json_object_object_add(o, "trigger", trigger_json(ri));
 	json_object_object_add(o, "totals", sums_json(ri, p->threads, false));
 	return o;

@@ -65,6 +65,8 @@ struct agg_range_info {
 	int ncp;
 	const struct agg_place *cp;
 	int bp_limit; /* breakpoints per thread, -1: not probed */
+	const char *method;      /* "breakpoint", "uprobe", NULL: none works or no point */
+	const char *method_note; /* why this method, or why none; NULL      */
 	const struct agg_place *start, *stop; /* NULL when not asked        */
 	const char *trigger_state;       /* "waiting", "started", "stopped"       */
 	uint64_t started_ns, stopped_ns; /* 0: not reached              */

@@ -27,27 +27,42 @@ HS_NO_SANITIZE hs_dlsym_fn hs_dl__dlsym(void)
 	return f;
 }
 
-/* One line of /proc/self/maps: "start-end perms offset dev inode   path".
- * The path of the mapping that holds a, or false. */
-static bool dl__maps_line(const char *line, uintptr_t a, char *path, size_t len)
+/* The kernel marks a mapped file that was removed with " (deleted)":
+ * strips it, true when it was there. */
+static bool dl__strip_deleted(char *path)
 {
-	unsigned long long lo, hi;
-	const char *p;
-	int n = 0;
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(path), k = sizeof(deleted) - 1;
 
-	if (sscanf(line, "%llx-%llx%n", &lo, &hi, &n) != 2 || n == 0 ||
-	    a < (uintptr_t)lo || a >= (uintptr_t)hi)
+	if (n <= k || strcmp(path + n - k, deleted) != 0)
 		return false;
-	p = strchr(line, '/');
-	if (!p || strlen(p) >= len)
-		return false;
-	snprintf(path, len, "%s", p);
+	path[n - k] = '\0';
 	return true;
 }
 
-/* The file mapped at a, from the kernel (raw syscalls: no wrapper of the
- * shim's, no stdio). */
-static bool dl__mapped_file(uintptr_t a, char *path, size_t len)
+/* One line of /proc/self/maps: "start-end perms offset dev inode   path".
+ * The mapping that holds a, if it is a file's. */
+static bool dl__maps_line(const char *line, uintptr_t a, struct hs_dl_map *m)
+{
+	unsigned long long lo, hi, off;
+	const char *p;
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx %*s %llx%n", &lo, &hi, &off, &n) != 3 ||
+	    n == 0 || a < (uintptr_t)lo || a >= (uintptr_t)hi)
+		return false;
+	p = strchr(line, '/');
+	if (!p || strlen(p) >= sizeof(m->path))
+		return false;
+	snprintf(m->path, sizeof(m->path), "%s", p);
+	m->start = lo;
+	m->end = hi;
+	m->offset = off;
+	return true;
+}
+
+/* From the kernel (raw syscalls: no wrapper of the shim's, no stdio). */
+bool hs_dl__mapping(const void *addr, struct hs_dl_map *m)
 {
 	char buf[8192];
 	size_t have = 0;
@@ -66,7 +81,7 @@ static bool dl__mapped_file(uintptr_t a, char *path, size_t len)
 		buf[have] = '\0';
 		while (!found && (nl = strchr(line, '\n'))) {
 			*nl = '\0';
-			found = dl__maps_line(line, a, path, len);
+			found = dl__maps_line(line, (uintptr_t)addr, m);
 			line = nl + 1;
 		}
 		have -= (size_t)(line - buf);
@@ -75,21 +90,19 @@ static bool dl__mapped_file(uintptr_t a, char *path, size_t len)
 			have = 0;
 	}
 	hs_sys__close(fd);
+	if (found)
+		m->deleted = dl__strip_deleted(m->path);
 	return found;
 }
 
 bool hs_dl__self_dir(const void *addr, char *dir, size_t len)
 {
-	static const char deleted[] = " (deleted)";
 	char file[PATH_MAX], real[PATH_MAX], *slash;
-	size_t n;
+	struct hs_dl_map m;
 	Dl_info info;
 
-	if (dl__mapped_file((uintptr_t)addr, file, sizeof(file))) {
-		n = strlen(file);
-		if (n > sizeof(deleted) - 1 &&
-		    strcmp(file + n - (sizeof(deleted) - 1), deleted) == 0)
-			file[n - (sizeof(deleted) - 1)] = '\0';
+	if (hs_dl__mapping(addr, &m)) {
+		snprintf(file, sizeof(file), "%s", m.path);
 	} else if (!dladdr(addr, &info) || !info.dli_fname ||
 		   info.dli_fname[0] != '/' || strlen(info.dli_fname) >= sizeof(file)) {
 		return false;

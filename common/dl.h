@@ -9,8 +9,10 @@
 #ifndef HPCSHIM_COMMON_DL_H
 #define HPCSHIM_COMMON_DL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef void *(*hs_dlsym_fn)(void *, const char *);
 
@@ -25,5 +27,18 @@ hs_dlsym_fn hs_dl__dlsym(void);
  * preloaded as ./libhpcshim.so, or found with no slash in its name, has
  * no directory but its real one.  false when none is known. */
 bool hs_dl__self_dir(const void *addr, char *dir, size_t len);
+
+/* A file mapping of this process, as /proc/self/maps gives it. */
+struct hs_dl_map {
+	uint64_t start, end; /* the mapping's addresses [start, end)          */
+	uint64_t offset;     /* the file offset mapped at start               */
+	bool deleted;        /* the file was removed since (path is its old name) */
+	char path[PATH_MAX]; /* absolute, links resolved                      */
+};
+
+/* The file mapping that holds addr: false when none does (anonymous
+ * memory, the vDSO) or /proc is not there.  Raw system calls, no stdio:
+ * callable from the shim's start and from tools. */
+bool hs_dl__mapping(const void *addr, struct hs_dl_map *m);
 
 #endif

@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "pmu/internal.h"
-#include "pmu/sample.h"
+#include "pmu/point.h"
 
-static void bp__attr(struct perf_event_attr *a, uint64_t addr, bool disabled,
-		     uint64_t sig_data)
+void pmu_bp__attr(struct perf_event_attr *a, uint64_t addr, bool disabled,
+		  uint64_t sig_data)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -28,34 +28,7 @@ static void bp__attr(struct perf_event_attr *a, uint64_t addr, bool disabled,
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
 	a->disabled = disabled;
-	if (sig_data) {
-		/* Every hit overflows and signals the thread that hit it. */
-		a->sample_period = 1;
-		a->sigtrap = 1;
-		a->remove_on_exec = 1; /* the kernel requires it with sigtrap */
-		a->sig_data = sig_data;
-	} else {
-		a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-				 PERF_FORMAT_TOTAL_TIME_RUNNING;
-	}
-}
-
-int pmu_bp__open(uint64_t addr, pid_t tid, bool disabled, uint64_t sig_data, int ceiling)
-{
-	struct perf_event_attr a;
-
-	bp__attr(&a, addr, disabled, sig_data);
-	return pmu_sys__open_below(&a, tid, ceiling);
-}
-
-bool pmu_bp__read(int fd, uint64_t *count)
-{
-	uint64_t v[3]; /* value, time enabled, time running */
-
-	if (fd < 0 || !pmu_fdtab__valid(fd) || read(fd, v, sizeof(v)) != sizeof(v))
-		return false;
-	*count = v[0];
-	return v[1] == v[2];
+	pmu_point__signal_attr(a, sig_data);
 }
 
 int pmu_bp__limit(int *err)
@@ -63,11 +36,12 @@ int pmu_bp__limit(int *err)
 	/* Never executed: the addresses only have to be distinct. */
 	static const char probe_area[128] __attribute__((aligned(8)));
 	int fds[16], n = 0;
+	struct pmu_point p = { 0 };
 
 	*err = 0;
 	while (n < (int)(sizeof(fds) / sizeof(fds[0]))) {
-		fds[n] = pmu_bp__open((uint64_t)(uintptr_t)&probe_area[8 * n], 0,
-				      true, 0, 1 << 30);
+		p.addr = (uint64_t)(uintptr_t)&probe_area[8 * n];
+		fds[n] = pmu_point__open(PMU_POINT_BREAKPOINT, &p, 0, true, 0, 1 << 30);
 		if (fds[n] < 0) {
 			*err = errno;
 			break;

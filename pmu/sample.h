@@ -1,10 +1,8 @@
-/* sample.h - IP sampling rings and hardware execute breakpoints.
+/* sample.h - IP sampling rings (code points: point.h).
  *
  * Objects:
  *   pmu_ring   one thread's sampling fd for one event and its mmap ring
  *              buffer (sample.c)
- *   breakpoint fds: counting execute breakpoints (checkpoints) and
- *              signalling ones (start/stop triggers) (breakpoint.c)
  *
  * Like the rest of pmu/, nothing here knows about ranges, threads'
  * bookkeeping or JSON: samples go to a callback as (ip, kernel) pairs.
@@ -50,21 +48,5 @@ void pmu_ring__drain(struct pmu_ring *r, pmu_sample_fn fn, void *arg,
 		     struct pmu_ring_stats *st);
 /* unmap false in a fork child: the mapping was not inherited. */
 void pmu_ring__close(struct pmu_ring *r, bool unmap);
-
-/* Breakpoints: bp_type HW_BREAKPOINT_X, bp_len sizeof(long), user level.
- * Counting (sig_data 0): counts every execution of addr, read with
- * pmu_bp__read.  Signalling (sig_data != 0): every execution sends the
- * thread a synchronous SIGTRAP with si_code TRAP_PERF and sig_data in
- * si_perf_data, before the instruction runs (sigtrap, kernel >= 5.13). */
-int pmu_bp__open(uint64_t addr, pid_t tid, bool disabled, uint64_t sig_data,
-		 int ceiling);
-/* A counting breakpoint's count; false when the program closed the fd,
- * the read failed, or the breakpoint was not always armed (running <
- * enabled: another user, e.g. a debugger, held the debug registers). */
-bool pmu_bp__read(int fd, uint64_t *count);
-/* How many execute breakpoints one thread can hold (x86: 4 debug
- * registers), found by opening them until the kernel refuses; 0 with
- * *err set when breakpoints cannot be opened at all. */
-int pmu_bp__limit(int *err);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pmu/pmu.h"
+#include "pmu/point.h"
 #include "pmu/sample.h"
 #include "presets/list.h"
 
@@ -111,6 +112,22 @@ static void range__line(struct lister *l, const char *form, int err, const char 
 		lister__line(l, "  %-24s usable: %s", form, usable);
 }
 
+/* A way to watch checkpoints and triggers: usable only if a point on a
+ * function executed once counts it (pmu_point__works, as the shim
+ * checks). */
+static void range__point(struct lister *l, const char *form, enum pmu_point_method m,
+			 int err, const char *usable)
+{
+	char why[200];
+
+	if (err)
+		range__line(l, form, err, usable);
+	else if (pmu_point__works(m, true, why, sizeof(why)))
+		range__line(l, form, 0, usable);
+	else
+		lister__line(l, "  %-24s not usable: %s", form, why);
+}
+
 /* The forms of HPCSHIM_RANGE, HPCSHIM_CHECKPOINT, HPCSHIM_TRIGGER and
  * HPCSHIM_PRIVILEGE, each tried the way the shim uses it. */
 static void section__ranges(struct lister *l)
@@ -127,7 +144,9 @@ static void section__ranges(struct lister *l)
 				    1000003),
 		    "IP sampling of hardware events");
 	snprintf(bp, sizeof(bp), "%d execute breakpoints per thread", bps);
-	range__line(l, "checkpoints, triggers", bps > 0 ? 0 : err, bp);
+	range__point(l, "points: breakpoints", PMU_POINT_BREAKPOINT, bps > 0 ? 0 : err, bp);
+	range__point(l, "points: uprobes", PMU_POINT_UPROBE, 0,
+		     "no register limit, file-backed code");
 	if (paranoid > 1)
 		lister__line(l,
 			     "  %-24s %s: perf_event_paranoid is %d (user only "

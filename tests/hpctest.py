@@ -335,6 +335,32 @@ def unprivileged_skip(*paths):
     return None
 
 
+_POINT_METHODS = {}
+
+
+def point_method_why(method):
+    """None when the shim can watch checkpoints and triggers with method
+    ("breakpoint" or "uprobe") here, else the shim's reason.  Asked of the
+    shim itself, with that method forced: the check it makes before it arms
+    any point (a point on a function of its own, executed once, must count
+    1).  Hosts differ (a hypervisor that accepts breakpoints and never
+    fires them; uprobes need CAP_SYS_ADMIN), the check does not."""
+    if method not in _POINT_METHODS:
+        r = workload("exit", 0, env={"HPCSHIM_RANGE_METHOD": method,
+                                     "HPCSHIM_CHECKPOINT": "func:main"})
+        rg = r.doc["ranges"] if r.docs else {}
+        _POINT_METHODS[method] = (None if rg.get("point_method") == method else
+                                  rg.get("point_method_note") or "no result: %r" % r.err)
+    return _POINT_METHODS[method]
+
+
+def method_line(line):
+    """The shim's one line saying that checkpoints and triggers fell back
+    from breakpoints that do not fire to uprobes (a host's, not a test's)."""
+    return line.startswith("hpcshim: checkpoints and triggers: ") and line.endswith(
+        "uprobes used (exact, per thread)")
+
+
 def can_open_hardware():
     """True when this host has a hardware PMU (cycles opens)."""
     r = run([WORKLOAD], env={"HPCSHIM_EVENTS": "cycles"})

@@ -347,6 +347,15 @@ static enum pmu_plm privilege(const char *v)
 	return plm[hs_var__choice("HPCSHIM_PRIVILEGE", v, names, 3, 2)];
 }
 
+static enum rng_method method(const char *v)
+{
+	static const char *const names[] = { "auto", "breakpoint", "uprobe" };
+	static const enum rng_method m[] = { RNG_METHOD_AUTO, RNG_METHOD_BREAKPOINT,
+					     RNG_METHOD_UPROBE };
+
+	return m[hs_var__choice("HPCSHIM_RANGE_METHOD", v, names, 3, 0)];
+}
+
 static void parse_var(const char *var, item_fn fn, struct hs_range_config *rc)
 {
 	struct problems pr = { .var = var };
@@ -363,6 +372,10 @@ void hs_range_config__from_env(struct hs_range_config *rc)
 	parse_var("HPCSHIM_RANGE_PERIOD", period__item, rc);
 	parse_var("HPCSHIM_CHECKPOINT", checkpoint__item, rc);
 	parse_var("HPCSHIM_TRIGGER", trigger__item, rc);
+	rc->method = method(getenv("HPCSHIM_RANGE_METHOD"));
+	rc->probe_skip = hs_var__choice("HPCSHIM_DEBUG_POINT_PROBE",
+					getenv("HPCSHIM_DEBUG_POINT_PROBE"),
+					(const char *const[]){ "execute", "skip" }, 2, 0) == 1;
 }
 
 bool rng_config__active(const struct hs_range_config *rc)

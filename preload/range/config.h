@@ -9,6 +9,11 @@
  *                         EVENT=N; 0 = do not sample that event
  *   HPCSHIM_CHECKPOINT    exact entry counts: func:NAME[@OBJ], addr:A[@OBJ]
  *   HPCSHIM_TRIGGER       start:POINT[,stop:POINT] or stop:POINT
+ *   HPCSHIM_RANGE_METHOD  how checkpoints and triggers are watched:
+ *                         auto | breakpoint | uprobe
+ *   HPCSHIM_DEBUG_POINT_PROBE  skip: the check that breakpoints fire does
+ *                         not execute its function (tests: the "opens but
+ *                         never fires" path on any host)
  *
  * Parsed once (config.c), by the feature's config hook (range.c), into its
  * own struct hs_range_config.  Documented for users in
@@ -50,6 +55,13 @@ struct rng_period {
 	uint64_t period;          /* 0 = do not sample                       */
 };
 
+/* How checkpoints and triggers are watched (pmu/point.h). */
+enum rng_method {
+	RNG_METHOD_AUTO,       /* breakpoints if they fire and suffice, else uprobes */
+	RNG_METHOD_BREAKPOINT, /* hardware breakpoints only                     */
+	RNG_METHOD_UPROBE,     /* uprobes only                                  */
+};
+
 struct hs_range_config {
 	enum pmu_plm privilege;
 	int nranges;
@@ -60,6 +72,8 @@ struct hs_range_config {
 	struct rng_place checkpoint[RNG_MAX_POINTS];
 	bool has_start, has_stop;
 	struct rng_place start, stop;
+	enum rng_method method;
+	bool probe_skip; /* HPCSHIM_DEBUG_POINT_PROBE=skip */
 };
 
 /* config.c: parses the variables above.  Every bad variable is

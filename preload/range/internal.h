@@ -31,6 +31,7 @@
 #include <pthread.h>
 
 #include "aggregate/range.h"
+#include "pmu/point.h"
 #include "pmu/sample.h"
 #include "preload/range/config.h"
 
@@ -44,11 +45,12 @@ struct rng_point {
 	const struct rng_place *pl;
 	uint64_t addr;      /* atomic; 0 until resolved               */
 	const char *object; /* the file it was found in               */
+	struct pmu_point loc; /* addr, and a uprobe's file and offset  */
 	int defs;           /* definitions of the name seen           */
 	bool dropped;       /* no debug register for it, or it cannot
 				     be armed (reason)                      */
-	bool verified;      /* armed once after it resolved           */
-	char reason[200];
+	bool verified;      /* atomic: armed once after it resolved   */
+	char reason[480];
 };
 
 /* One covered thread's descriptors and results.  Slots are never freed
@@ -85,6 +87,8 @@ struct hs_range_state {
 	bool has_trig[2];
 	struct rng_point trig[2];
 	int bp_limit, bp_err;            /* -1: not probed                 */
+	int method;                      /* enum pmu_point_method, -1: none */
+	char method_note[420];           /* why this method, or why none   */
 	int state;                       /* enum trig_state, atomic        */
 	uint64_t started_ns, stopped_ns; /* atomic                         */
 	pid_t started_tid, stopped_tid;  /* atomic                         */
@@ -164,7 +168,12 @@ uint64_t hs_range_trig__sig_data(int which); /* attr.sig_data of a trigger */
 void hs_range_trig__abandon_start(void);
 
 /* points.c */
-void hs_range_points__init(void); /* debug-register budget        */
+/* method.c: the method points use (hs_rng.method, -1: none works), from
+ * what fires on this host and HPCSHIM_RANGE_METHOD, with its note. */
+void hs_range_method__choose(int npoints);
+
+/* points.c */
+void hs_range_points__init(void); /* method, debug-register budget */
 void hs_range_points__open(struct rng_slot *s, pid_t tid); /* under s->spin */
 void hs_range_points__verify(void);  /* newly resolved: can it be armed? */
 void hs_range_points__install(void); /* newly resolved: live slots   */

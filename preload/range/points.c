@@ -1,16 +1,20 @@
 /* points.c - checkpoints (exact execution counts of an address) and the
  * breakpoints of the start/stop triggers.
  *
- * Each is a hardware execute breakpoint per thread, opened by the thread
- * itself at its start, or by whichever thread resolves the address later
- * (dlopen) for every live thread (perf_event_open with the thread's tid).
- * A thread has few debug registers (x86: 4), found by probing at start:
+ * Each is a point per thread (a hardware execute breakpoint or a uprobe,
+ * method.c chooses), opened by the thread itself at its start, or by
+ * whichever thread resolves the address later (dlopen) for every live
+ * thread (perf_event_open with the thread's tid).  With breakpoints a
+ * thread has few debug registers (x86: 4), found by probing at start:
  * the triggers get theirs first, then the checkpoints in the order given;
- * the rest are dropped with a reason.  Every hit is a debug exception
- * (a few microseconds), so a checkpoint on a hot function costs time.
+ * the rest are dropped with a reason.  Every hit is a trap (a few
+ * microseconds), so a checkpoint on a hot function costs time.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "preload/base/log.h"
@@ -32,40 +36,32 @@ static void point__drop(struct rng_point *pt, const char *why)
 	snprintf(pt->reason, sizeof(pt->reason), "%s", why);
 }
 
-void hs_range_points__init(void)
+/* No method counts here: every point is dropped with the reasons. */
+static void points__drop_all(int ntrig)
+{
+	char why[sizeof(hs_rng.method_note) + 40];
+
+	snprintf(why, sizeof(why), "not counted: %s", hs_rng.method_note);
+	for (int i = 0; i < hs_rng.ncp; i++)
+		point__drop(&hs_rng.cp[i], why);
+	for (int k = 0; k < 2; k++)
+		point__drop(&hs_rng.trig[k], why);
+	if (hs_rng.ncp)
+		hs_log(HS_LOG_ERROR, "HPCSHIM_CHECKPOINT: %s; not counted",
+		       hs_rng.method_note);
+	if (ntrig)
+		hs_log(HS_LOG_ERROR, "HPCSHIM_TRIGGER: %s; counting is not delayed",
+		       hs_rng.method_note);
+}
+
+/* Breakpoints: the triggers get their registers first, then the
+ * checkpoints in the order given; the rest are dropped. */
+static void points__fit_registers(int ntrig)
 {
 	const struct hs_range_config *rc = hs_rng.rc;
-	int ntrig = rc->has_start + rc->has_stop, avail;
 	char why[200], names[300] = "";
-	int len = 0, ndrop = 0;
+	int len = 0, ndrop = 0, avail;
 
-	hs_rng.ncp = rc->ncheckpoints;
-	for (int i = 0; i < hs_rng.ncp; i++)
-		point__setup(&hs_rng.cp[i], &rc->checkpoint[i]);
-	hs_rng.has_trig[TRIG_START] = rc->has_start;
-	hs_rng.has_trig[TRIG_STOP] = rc->has_stop;
-	point__setup(&hs_rng.trig[TRIG_START], &rc->start);
-	point__setup(&hs_rng.trig[TRIG_STOP], &rc->stop);
-	if (hs_rng.ncp + ntrig == 0)
-		return;
-	hs_rng.bp_limit = pmu_bp__limit(&hs_rng.bp_err);
-	if (hs_rng.bp_limit == 0) {
-		snprintf(why, sizeof(why), "hardware breakpoints unavailable: %s",
-			 pmu_errno__reason(hs_rng.bp_err));
-		for (int i = 0; i < hs_rng.ncp; i++)
-			point__drop(&hs_rng.cp[i], why);
-		for (int k = 0; k < 2; k++)
-			point__drop(&hs_rng.trig[k], why);
-		if (hs_rng.ncp)
-			hs_log(HS_LOG_ERROR, "HPCSHIM_CHECKPOINT: %s; not counted",
-			       why);
-		if (ntrig)
-			hs_log(HS_LOG_ERROR,
-			       "HPCSHIM_TRIGGER: %s; counting is not "
-			       "delayed",
-			       why);
-		return;
-	}
 	if (rc->has_stop && hs_rng.bp_limit < ntrig) /* one register: start wins */
 		point__drop(&hs_rng.trig[TRIG_STOP],
 			    "one hardware breakpoint per "
@@ -86,14 +82,62 @@ void hs_range_points__init(void)
 	if (ndrop)
 		hs_log(HS_LOG_ERROR,
 		       "HPCSHIM_CHECKPOINT: %d checkpoints but a thread "
-		       "has %d hardware breakpoints%s: %s not counted",
+		       "has %d hardware breakpoints%s: %s not counted%s%s",
 		       hs_rng.ncp, hs_rng.bp_limit,
-		       ntrig ? " (the trigger takes its own first)" : "", names);
+		       ntrig ? " (the trigger takes its own first)" : "", names,
+		       hs_rng.method_note[0] ? "; " : "", hs_rng.method_note);
+}
+
+void hs_range_points__init(void)
+{
+	const struct hs_range_config *rc = hs_rng.rc;
+	int ntrig = rc->has_start + rc->has_stop;
+
+	hs_rng.ncp = rc->ncheckpoints;
+	for (int i = 0; i < hs_rng.ncp; i++)
+		point__setup(&hs_rng.cp[i], &rc->checkpoint[i]);
+	hs_rng.has_trig[TRIG_START] = rc->has_start;
+	hs_rng.has_trig[TRIG_STOP] = rc->has_stop;
+	point__setup(&hs_rng.trig[TRIG_START], &rc->start);
+	point__setup(&hs_rng.trig[TRIG_STOP], &rc->stop);
+	if (hs_rng.ncp + ntrig == 0)
+		return;
+	hs_range_method__choose(hs_rng.ncp + ntrig);
+	if (hs_rng.method < 0)
+		points__drop_all(ntrig);
+	else if (hs_rng.method == PMU_POINT_BREAKPOINT)
+		points__fit_registers(ntrig);
 }
 
 static uint64_t point__addr(const struct rng_point *pt)
 {
 	return pt->dropped ? 0 : __atomic_load_n(&pt->addr, __ATOMIC_ACQUIRE);
+}
+
+/* Where the point is for the method in use: its address, and for a uprobe
+ * the file and offset, found once (under hs_rng.lock).  false with the
+ * reason in pt->reason. */
+static bool point__locate(struct rng_point *pt, uint64_t a)
+{
+	char path[PATH_MAX];
+
+	char why[200];
+
+	pt->loc.addr = a;
+	if (hs_rng.method != PMU_POINT_UPROBE)
+		return true;
+	if (!pmu_point__locate(&pt->loc, path, sizeof(path), why, sizeof(why))) {
+		snprintf(pt->reason, sizeof(pt->reason),
+			 "a uprobe at 0x%llx cannot be armed: %s",
+			 (unsigned long long)a, why);
+		return false;
+	}
+	pt->loc.path = strdup(path); /* lives as long as the point */
+	if (!pt->loc.path) {
+		snprintf(pt->reason, sizeof(pt->reason), "out of memory");
+		return false;
+	}
+	return true;
 }
 
 /* A point that resolved to an address no breakpoint can take (a kernel
@@ -121,19 +165,23 @@ void hs_range_points__verify(void)
 
 		if (!a || pt->verified)
 			continue;
-		pt->verified = true;
-		fd = pmu_bp__open(a, 0, true, 0, 1 << 30);
+		if (!point__locate(pt, a))
+			goto drop;
+		fd = pmu_point__open(hs_rng.method, &pt->loc, 0, true, 0, 1 << 30);
 		if (fd >= 0) {
 			pmu_sys__close(fd);
+			__atomic_store_n(&pt->verified, true, __ATOMIC_RELEASE);
 			continue;
 		}
 		snprintf(pt->reason, sizeof(pt->reason),
-			 "a breakpoint at 0x%llx "
+			 "a %s at 0x%llx "
 			 "cannot be armed: %s: %s",
-			 (unsigned long long)a, pmu_errno__name(errno),
+			 pmu_point__method_name(hs_rng.method), (unsigned long long)a,
+			 pmu_errno__name(errno),
 			 errno == EINVAL ? "not an address a "
-					   "user-level breakpoint can watch" :
+					   "user-level point can watch" :
 					   pmu_errno__reason(errno));
+drop:
 		pt->dropped = true;
 		hs_log(HS_LOG_ERROR, "%s%.80s' ignored: %s%s", var[kind[i]],
 		       pt->pl->text, pt->reason,
@@ -143,17 +191,25 @@ void hs_range_points__verify(void)
 	}
 }
 
+/* Resolved, located and tried once (verify): it can be armed. */
+static bool point__ready(const struct rng_point *pt)
+{
+	return !pt->dropped && __atomic_load_n(&pt->verified, __ATOMIC_ACQUIRE);
+}
+
 /* Opens what s lacks among the resolved points (under s->spin); tid 0
  * for the calling thread. */
 void hs_range_points__open(struct rng_slot *s, pid_t tid)
 {
 	int ceiling = pmu_sys__fd_ceiling();
-	uint64_t a;
+	const struct rng_point *pt;
+	int m = hs_rng.method;
 
 	for (int i = 0; i < hs_rng.ncp; i++) {
-		if (s->cp[i] != -1 || !(a = point__addr(&hs_rng.cp[i])))
+		if (s->cp[i] != -1 || !point__ready(pt = &hs_rng.cp[i]))
 			continue;
-		s->cp[i] = pmu_bp__open(a, tid, s->applied != TRIG_STARTED, 0, ceiling);
+		s->cp[i] = pmu_point__open(m, &pt->loc, tid, s->applied != TRIG_STARTED,
+					   0, ceiling);
 		if (s->cp[i] < 0) {
 			s->res->cp_missing |= 1ull << i;
 			if (!s->res->cp_reason)
@@ -162,17 +218,19 @@ void hs_range_points__open(struct rng_slot *s, pid_t tid)
 		}
 	}
 	if (s->trig[TRIG_START] == -1 && s->applied == TRIG_WAIT &&
-	    (a = point__addr(&hs_rng.trig[TRIG_START]))) {
-		s->trig[TRIG_START] = pmu_bp__open(
-			a, tid, false, hs_range_trig__sig_data(TRIG_START), ceiling);
+	    point__ready(pt = &hs_rng.trig[TRIG_START])) {
+		s->trig[TRIG_START] = pmu_point__open(
+			m, &pt->loc, tid, false, hs_range_trig__sig_data(TRIG_START),
+			ceiling);
 		if (s->trig[TRIG_START] < 0)
 			s->trig[TRIG_START] = -2;
 	}
 	if (s->trig[TRIG_STOP] == -1 && s->applied != TRIG_STOPPED &&
-	    (a = point__addr(&hs_rng.trig[TRIG_STOP]))) {
-		s->trig[TRIG_STOP] = pmu_bp__open(a, tid, s->applied != TRIG_STARTED,
-						  hs_range_trig__sig_data(TRIG_STOP),
-						  ceiling);
+	    point__ready(pt = &hs_rng.trig[TRIG_STOP])) {
+		s->trig[TRIG_STOP] = pmu_point__open(m, &pt->loc, tid,
+						     s->applied != TRIG_STARTED,
+						     hs_range_trig__sig_data(TRIG_STOP),
+						     ceiling);
 		if (s->trig[TRIG_STOP] < 0)
 			s->trig[TRIG_STOP] = -2;
 	}
@@ -201,7 +259,7 @@ void hs_range_points__read(struct rng_slot *s)
 	for (int i = 0; i < hs_rng.ncp; i++) {
 		uint64_t v;
 
-		if (s->cp[i] >= 0 && pmu_bp__read(s->cp[i], &v)) {
+		if (s->cp[i] >= 0 && pmu_point__read(s->cp[i], &v)) {
 			res->cp[i] = v;
 			continue;
 		}

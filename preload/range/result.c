@@ -93,6 +93,8 @@ const struct agg_range_info *hs_range_result__build(void)
 		.sampling_note = hs_rng.sampling_note[0] ? hs_rng.sampling_note : NULL,
 		.ncp = hs_rng.ncp,
 		.bp_limit = hs_rng.bp_limit,
+		.method = hs_rng.method >= 0 ? pmu_point__method_name(hs_rng.method) : NULL,
+		.method_note = hs_rng.method_note[0] ? hs_rng.method_note : NULL,
 		.trigger_state = hs_range_trig__state_name(),
 		.started_ns = __atomic_load_n(&hs_rng.started_ns, __ATOMIC_ACQUIRE),
 		.stopped_ns = __atomic_load_n(&hs_rng.stopped_ns, __ATOMIC_ACQUIRE),

@@ -7,4 +7,5 @@ struct hs_range_state hs_rng = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.epfd = -1,
 	.bp_limit = -1,
+	.method = -1,
 };
