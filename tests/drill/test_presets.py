@@ -9,7 +9,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import (SRC, Tap, workload, run, WORKLOAD, BUILD, region, proc_region,
+from hpctest import (point_method_why, SRC, Tap, workload, run, WORKLOAD, BUILD, region, proc_region,
                      main_thread, can_open_hardware)
 
 t = Tap()
@@ -331,7 +331,7 @@ t.ok(any(x.startswith("  software ") and "usable" in x for x in out), "hpcshim-l
 # hardware sampling has no PMU (ENOENT), x86 has 4 debug registers.
 ranges = {x[2:26].strip(): x[26:].strip() for x in out if x.startswith("  ") and
           (x[2:].startswith("ranges") or x[2:].startswith("checkpoints") or
-           x[2:].startswith("privilege"))}
+           x[2:].startswith("points") or x[2:].startswith("privilege"))}
 t.ok(ranges.get("ranges, software events", "").startswith("usable"),
      "listing: ranges on software events usable (%r)" % ranges.get("ranges, software events"))
 if can_open_hardware():
@@ -339,9 +339,20 @@ if can_open_hardware():
 else:
     t.eq(ranges.get("ranges, hardware events", "")[:21], "not usable: ENOENT: e",
          "listing: no hardware PMU here: hardware sampling not usable, with the errno")
-if os.uname().machine == "x86_64":
-    t.eq(ranges.get("checkpoints, triggers"), "usable: 4 execute breakpoints per thread",
-         "listing: x86's 4 debug registers")
+# Checkpoint and trigger ways, each checked as the shim checks it (a point
+# on a function executed once must count 1): the listing agrees with the
+# shim's own verdict, whichever it is on this host.
+for form, method, usable in (("points: breakpoints", "breakpoint",
+                              "usable: 4 execute breakpoints per thread"),
+                             ("points: uprobes", "uprobe", "usable: no register limit")):
+    why = point_method_why(method)
+    got = ranges.get(form, "")
+    if why:
+        t.eq(got, "not usable: " + why, "listing: %s not usable here, as the shim finds" % method)
+    elif method == "breakpoint" and os.uname().machine != "x86_64":
+        t.ok(got.startswith("usable: "), "listing: breakpoints usable (%r)" % got)
+    else:
+        t.ok(got.startswith(usable), "listing: %s usable (%r)" % (method, got))
 r = workload(env=env(HPCSHIM_LIST="yes"))
 t.eq(r.shim_lines(), ["hpcshim: HPCSHIM_LIST='yes' is not 0 or 1; not listing"], "bad HPCSHIM_LIST: one line")
 
