@@ -209,6 +209,24 @@ size_t dr_doc__nmetrics(const struct dr_doc *d);
 const char *dr_doc__metric(const struct dr_doc *d, size_t k, double *v, bool *has,
 			   const char **reason);
 
+/* docread_range.c: checkpoints, then the trigger's start and stop
+ * points (kind "checkpoint", "start", "stop"), as asked and as resolved:
+ * status "ok", "unresolved" or "dropped" with its reason; a checkpoint's
+ * count is the process total (has: counted by some thread; never 0 for
+ * what was not counted). */
+struct dr_point {
+	const char *kind, *text, *status, *reason;
+	bool has;
+	double count;
+};
+size_t dr_doc__npoints(const struct dr_doc *d);
+void dr_doc__point(const struct dr_doc *d, size_t i, struct dr_point *out);
+/* "breakpoint" or "uprobe" (NULL: no point, or none could be watched),
+ * and *note why that way or why none (NULL). */
+const char *dr_doc__point_method(const struct dr_doc *d, const char **note);
+/* "waiting", "started", "stopped", or NULL without a trigger. */
+const char *dr_doc__trigger_state(const struct dr_doc *d);
+
 size_t dr_doc__nthreads(const struct dr_doc *d);
 const struct dr_thread *dr_doc__thread(const struct dr_doc *d, size_t i);
 /* The summary regions: a process's regions[], a job's regions[]. */

@@ -406,6 +406,40 @@ static void ck_presets(struct ck *c, json_object *root)
 	ck_get(c, root, "", "pmu", T_OBJ);
 }
 
+/* ranges: the members docread_range.c reads. */
+static void ck_ranges(struct ck *c, json_object *root)
+{
+	static const struct key_type cp_keys[] = {
+		{ "checkpoint", T_STR }, { "status", T_STR }, { "reason", T_STR }
+	};
+	static const struct key_type pt_keys[] = {
+		{ "point", T_STR }, { "status", T_STR }, { "reason", T_STR }
+	};
+	json_object *r = ck_get(c, root, "", "ranges", T_OBJ), *a, *tr;
+	char p[64];
+
+	ck_get(c, r, "ranges", "point_method", T_STR);
+	ck_get(c, r, "ranges", "point_method_note", T_STR);
+	a = ck_get(c, r, "ranges", "checkpoints", T_ARR);
+	for (size_t i = 0; !c->bad && i < arr_len(a); i++) {
+		snprintf(p, sizeof(p), "ranges.checkpoints[%zu]", i);
+		if (ck_is(c, arr_at(a, i), p, "", T_OBJ) && arr_at(a, i))
+			ck_keys(c, arr_at(a, i), p, cp_keys, NKEYS(cp_keys));
+	}
+	tr = ck_get(c, r, "ranges", "trigger", T_OBJ);
+	ck_get(c, tr, "ranges.trigger", "state", T_STR);
+	for (int k = 0; !c->bad && k < 2; k++) {
+		json_object *pt = ck_get(c, tr, "ranges.trigger", k ? "stop" : "start", T_OBJ);
+
+		if (pt)
+			ck_keys(c, pt, k ? "ranges.trigger.stop" : "ranges.trigger.start",
+				pt_keys, NKEYS(pt_keys));
+	}
+	a = ck_get(c, ck_get(c, r, "ranges", "totals", T_OBJ), "ranges.totals", "checkpoints",
+		   T_OBJ);
+	ck_members(c, a, "ranges.totals.checkpoints", T_NUM);
+}
+
 enum dr_bad dr__check_deep(const struct dr_doc *d, char *why, size_t len)
 {
 	json_object *root = d->root, *ranks;
@@ -417,6 +451,7 @@ enum dr_bad dr__check_deep(const struct dr_doc *d, char *why, size_t len)
 	ck_get(&c, root, "", "thread_count", T_NUM);
 	ck_get(&c, root, "", "uncovered_region_calls", T_NUM);
 	ck_presets(&c, root);
+	ck_ranges(&c, root);
 	ck_drill(&c, root, "", "totals_drilldown");
 	ck_regions(&c, root, "");
 	if (d->kind == DR_JOB) {

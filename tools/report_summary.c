@@ -615,6 +615,56 @@ static void print_threads(const struct dr_doc *doc, const struct evlist *el,
 	rows__free(&rs);
 }
 
+/* Checkpoints and trigger points: a count, or "not counted (why)" for
+ * what was not measured (a host whose breakpoints never fire, uprobes
+ * without the privilege): never a 0 that was not counted. */
+static void print_points(const struct dr_doc *doc)
+{
+	const char *note, *method = dr_doc__point_method(doc, &note);
+	const char *state = dr_doc__trigger_state(doc);
+	size_t n = dr_doc__npoints(doc);
+	struct table t;
+
+	if (!n)
+		return;
+	printf("\nCheckpoints and triggers (%s%s%s):\n",
+	       method ? method[0] == 'u' ? "through uprobes" : "through breakpoints" :
+			"not counted",
+	       note ? ": " : "", note ? esc__t(note) : "");
+	table_init(&t, 3);
+	t.align[1] = 'l';
+	for (size_t i = 0; i < n; i++) {
+		struct dr_point p;
+		char count[64];
+
+		dr_doc__point(doc, i, &p);
+		table_add_row(&t);
+		table_set(&t, 0, p.kind);
+		table_set(&t, 1, esc__t(p.text));
+		if (strcmp(p.status, "ok") != 0)
+			snprintf(count, sizeof(count), "not counted");
+		else if (strcmp(p.kind, "checkpoint") != 0)
+			snprintf(count, sizeof(count), "armed");
+		else if (p.has)
+			snprintf(count, sizeof(count), "%.0f", p.count);
+		else
+			snprintf(count, sizeof(count), "not counted");
+		table_set(&t, 2, count);
+	}
+	table_print(&t);
+	table_free(&t);
+	for (size_t i = 0; i < n; i++) {
+		struct dr_point p;
+
+		dr_doc__point(doc, i, &p);
+		/* The reason all share is the heading's already. */
+		if (p.reason && (!note || strcmp(p.reason, note) != 0))
+			printf("  %s: not counted (%s)\n", esc__t(p.text), esc__t(p.reason));
+	}
+	if (state)
+		printf("  trigger: %s\n", esc__t(state));
+}
+
 static void print_notes(const struct notes *nt)
 {
 	if (nt->estimate || nt->na)
@@ -636,6 +686,7 @@ void report__summary(const struct dr_doc *doc)
 	print_regions(doc, &el, &nt);
 	print_metrics(doc);
 	print_threads(doc, &el, &nt);
+	print_points(doc);
 	print_notes(&nt);
 	free(el.name);
 }

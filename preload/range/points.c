@@ -39,13 +39,10 @@ static void point__drop(struct rng_point *pt, const char *why)
 /* No method counts here: every point is dropped with the reasons. */
 static void points__drop_all(int ntrig)
 {
-	char why[sizeof(hs_rng.method_note) + 40];
-
-	snprintf(why, sizeof(why), "not counted: %s", hs_rng.method_note);
 	for (int i = 0; i < hs_rng.ncp; i++)
-		point__drop(&hs_rng.cp[i], why);
+		point__drop(&hs_rng.cp[i], hs_rng.method_note);
 	for (int k = 0; k < 2; k++)
-		point__drop(&hs_rng.trig[k], why);
+		point__drop(&hs_rng.trig[k], hs_rng.method_note);
 	if (hs_rng.ncp)
 		hs_log(HS_LOG_ERROR, "HPCSHIM_CHECKPOINT: %s; not counted",
 		       hs_rng.method_note);

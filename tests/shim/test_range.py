@@ -6,8 +6,10 @@ function too), start/stop triggers that exclude a phase of known faults,
 privilege levels, and bad specs that each give one line and change
 nothing in the program."""
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
 from hpctest import (Tap, run, main_thread, BUILD, LIB, unprivileged_skip, point_method_why,
@@ -292,9 +294,17 @@ t.ok(point_method_why("breakpoint") is None or point_method_why("uprobe") is Non
 SKIP = {"HPCSHIM_DEBUG_POINT_PROBE": "skip"}
 STEPS = ("touch", 10, "exit", 3)
 ref = prog(*STEPS, preload=False)
-r = prog(*STEPS, env=dict(SKIP, HPCSHIM_RANGE_METHOD="breakpoint",
-                          HPCSHIM_CHECKPOINT="func:cp_target",
-                          HPCSHIM_TRIGGER="start:func:measured"))
+out = tempfile.mkdtemp(prefix="hpcshim-test-")
+r = prog(*STEPS, outdir=out, env=dict(SKIP, HPCSHIM_RANGE_METHOD="breakpoint",
+                                      HPCSHIM_CHECKPOINT="func:cp_target",
+                                      HPCSHIM_TRIGGER="start:func:measured"))
+rep = subprocess.run([os.path.join(BUILD, "hpcshim"), "report", out], capture_output=True,
+                     text=True)
+shutil.rmtree(out, ignore_errors=True)
+row = [x.split() for x in rep.stdout.splitlines() if x.split()[:2] == ["checkpoint", "func:cp_target"]]
+t.ok(rep.returncode == 0 and row == [["checkpoint", "func:cp_target", "not", "counted"]] and
+     "not counted: hardware breakpoints open but do not fire" in rep.stdout,
+     "hpcshim report: 'not counted' with the reason, no 0", rep.stdout + rep.stderr)
 cp = r.doc["ranges"]["checkpoints"][0]
 t.eq((cp["status"], r.doc["ranges"]["totals"]["checkpoints"]["func:cp_target"]), ("dropped", None),
      "breakpoints that never fire: the checkpoint is dropped and its count null, not 0")
