@@ -16,8 +16,7 @@
 #include "pmu/internal.h"
 #include "pmu/point.h"
 
-void pmu_bp__attr(struct perf_event_attr *a, uint64_t addr, bool disabled,
-		  uint64_t sig_data)
+void pmu_bp__attr(struct perf_event_attr *a, uint64_t addr, bool disabled)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -28,20 +27,19 @@ void pmu_bp__attr(struct perf_event_attr *a, uint64_t addr, bool disabled,
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
 	a->disabled = disabled;
-	pmu_point__signal_attr(a, sig_data);
 }
 
 int pmu_bp__limit(int *err)
 {
 	/* Never executed: the addresses only have to be distinct. */
 	static const char probe_area[128] __attribute__((aligned(8)));
+	struct perf_event_attr a;
 	int fds[16], n = 0;
-	struct pmu_point p = { 0 };
 
 	*err = 0;
 	while (n < (int)(sizeof(fds) / sizeof(fds[0]))) {
-		p.addr = (uint64_t)(uintptr_t)&probe_area[8 * n];
-		fds[n] = pmu_point__open(PMU_POINT_BREAKPOINT, &p, 0, true, 0, 1 << 30);
+		pmu_bp__attr(&a, (uint64_t)(uintptr_t)&probe_area[8 * n], true);
+		fds[n] = pmu_sys__open_below(&a, 0, 1 << 30);
 		if (fds[n] < 0) {
 			*err = errno;
 			break;

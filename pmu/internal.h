@@ -53,17 +53,14 @@ void *pmu_userread__map(int fd);
 void pmu_userread__unmap(void *page);
 /* The read itself: pmu_userread__read() in userread.h (inline). */
 
-/* point.c: the attributes of a counting point (sig_data 0) or of one
- * that signals every hit. */
-void pmu_point__signal_attr(struct perf_event_attr *a, uint64_t sig_data);
-/* breakpoint.c: an execute breakpoint's attributes. */
-void pmu_bp__attr(struct perf_event_attr *a, uint64_t addr, bool disabled,
-		  uint64_t sig_data);
+/* breakpoint.c: an execute breakpoint's attributes (point.c makes it
+ * count or signal). */
+void pmu_bp__attr(struct perf_event_attr *a, uint64_t addr, bool disabled);
 /* uprobe.c: the uprobe PMU's type (-1, errno ENOENT: none), and a
  * uprobe's attributes at p's file and offset (-1: no such PMU). */
 struct pmu_point;
 int pmu_uprobe__type(void);
 int pmu_uprobe__attr(struct perf_event_attr *a, const struct pmu_point *p,
-		     bool disabled, uint64_t sig_data);
+		     bool disabled);
 
 #endif

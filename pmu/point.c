@@ -18,7 +18,7 @@ const char *pmu_point__method_name(enum pmu_point_method m)
 }
 
 /* Counting or signalling: the part of the attributes both ways share. */
-void pmu_point__signal_attr(struct perf_event_attr *a, uint64_t sig_data)
+static void point__signal_attr(struct perf_event_attr *a, uint64_t sig_data)
 {
 	if (sig_data) {
 		/* Every hit overflows and signals the thread that hit it. */
@@ -60,11 +60,12 @@ int pmu_point__open(enum pmu_point_method m, const struct pmu_point *p, pid_t ti
 	struct perf_event_attr a;
 
 	if (m == PMU_POINT_UPROBE) {
-		if (pmu_uprobe__attr(&a, p, disabled, sig_data) < 0)
+		if (pmu_uprobe__attr(&a, p, disabled) < 0)
 			return -1;
 	} else {
-		pmu_bp__attr(&a, p->addr, disabled, sig_data);
+		pmu_bp__attr(&a, p->addr, disabled);
 	}
+	point__signal_attr(&a, sig_data);
 	return pmu_sys__open_below(&a, tid, ceiling);
 }
 

@@ -50,7 +50,7 @@ int pmu_uprobe__type(void)
 }
 
 int pmu_uprobe__attr(struct perf_event_attr *a, const struct pmu_point *p,
-		     bool disabled, uint64_t sig_data)
+		     bool disabled)
 {
 	int type = pmu_uprobe__type();
 
@@ -65,6 +65,5 @@ int pmu_uprobe__attr(struct perf_event_attr *a, const struct pmu_point *p,
 	a->exclude_kernel = 1; /* the hit's registers are the user's */
 	a->exclude_hv = 1;
 	a->disabled = disabled;
-	pmu_point__signal_attr(a, sig_data);
 	return 0;
 }
