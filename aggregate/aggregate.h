@@ -81,6 +81,11 @@ struct agg_process {
 	int max_threads; /* threads written, the rest folded; 0: all */
 	const struct agg_warning *warnings; /* "warnings" (warnings.c)        */
 	int nwarnings;
+	/* What one region call's measuring costs on this host, in ns
+	 * (preload/measure/): a call whose counters are read (two readings
+	 * and the clock), a sampled region's call that is only timed (two
+	 * clock readings).  0: not known, no "measurement_ns" written. */
+	double call_cost_ns, timed_cost_ns;
 	/* The end's file may be written by a helper thread while the next
 	 * part is formatted (json.c); NULL: by the calling thread alone (a
 	 * signal handler, a flush beside the program, tests). */

@@ -189,6 +189,10 @@ static void doc__sample(struct agg_out *o, int depth, const struct agg_process *
 	agg_out__i64(o, s->every);
 	AGG_OUT_KEY(o, d, &f, "measured");
 	agg_out__u64(o, s->measured);
+	if (s->exact) {
+		AGG_OUT_KEY(o, d, &f, "exact_first");
+		agg_out__u64(o, s->exact);
+	}
 	AGG_OUT_KEY(o, d, &f, "stderr");
 	agg_out__write(o, "{", 1);
 	doc__sample_se(o, d + 1, &g, "inclusive", p, s->se);
@@ -226,6 +230,10 @@ static void region__write(struct agg_out *o, int depth, const struct agg_process
 	if (rv->sample.every > 1) {
 		AGG_OUT_KEY(o, depth + 1, &f, "sample");
 		doc__sample(o, depth + 1, p, &rv->sample);
+	}
+	if (p->call_cost_ns > 0) {
+		AGG_OUT_KEY(o, depth + 1, &f, "measurement_ns");
+		agg_out__u64(o, agg_region_view__cost(rv, p));
 	}
 	agg_out__end(o, depth + 1);
 }

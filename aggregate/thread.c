@@ -44,6 +44,7 @@ void agg_thread__delete(struct agg_thread *t)
 		n = r->next;
 		free((char *)r->name);
 		free(r->sq);
+		free(r->base);
 		free(r);
 	}
 	for (struct agg_name *nm = t->name, *p; nm; nm = p) {
@@ -170,6 +171,36 @@ int agg_region__sample(struct agg_region *r, uint32_t every)
 		return -1;
 	__atomic_store_n(&r->every, every, __ATOMIC_RELAXED); /* a flush copies it */
 	return 0;
+}
+
+int agg_region__sample_after(struct agg_region *r, uint32_t every, uint32_t exact)
+{
+	if (every <= 1 || exact == 0)
+		return agg_region__sample(r, every);
+	r->base = calloc(2 * (size_t)r->nev + 1, sizeof(*r->base));
+	if (!r->base || agg_region__sample(r, every) < 0) {
+		free(r->base);
+		r->base = NULL;
+		return -1;
+	}
+	r->exact_left = exact;
+	return 0;
+}
+
+void agg_region__sample_base(struct agg_region *r)
+{
+	for (int i = 0; i < 2 * r->nev; i++)
+		r->base[i] = (struct count){ hs_atomic__get(&r->c[i].value),
+					     hs_atomic__get(&r->c[i].enabled),
+					     hs_atomic__get(&r->c[i].running) };
+	r->base_calls = hs_atomic__get(&r->calls);
+	/* The first stratum's squares are not the second's. */
+	for (int i = 0; i < 2 * r->nev + 2; i++) {
+		double z = 0;
+
+		__atomic_store(&r->sq[i], &z, __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&r->based, 1, __ATOMIC_RELEASE);
 }
 
 static void sq__add(double *p, uint64_t v)

@@ -86,6 +86,16 @@ struct agg_region {
 	uint32_t every, pos, pick;
 	uint64_t unmeasured;
 	double *sq;
+	/* An automatic point's region (agg_region__sample_after): its first
+	 * exact_left calls are all measured, the rest sampled, a stratified
+	 * sample whose first stratum is exact.  base: c[] and calls as they
+	 * were when sampling began (based set, with release, once; NULL
+	 * for a region sampled from its first call); sq then holds the
+	 * second stratum's squares only. */
+	uint32_t exact_left;
+	int based;
+	uint64_t base_calls;
+	struct count *base;
 	/* [0, nev) inclusive, [nev, 2 nev) exclusive.  Only events that
 	 * are their own lead (agg_event.lead) accumulate enabled/running:
 	 * a group member's are its leader's, filled in by the view. */
@@ -207,6 +217,12 @@ static inline void agg_region__percall(struct agg_region *r, const struct count 
 /* Measures r on one call in every (sampling.md); -1 on ENOMEM (then every
  * call is measured). */
 int agg_region__sample(struct agg_region *r, uint32_t every);
+/* The same after the first `exact` calls, all measured (an automatic
+ * point: small regions stay exact); -1 on ENOMEM (every call measured). */
+int agg_region__sample_after(struct agg_region *r, uint32_t every, uint32_t exact);
+/* The owner, at the first call past the exact ones (under its sequence
+ * count): the first stratum's sums are what c[] holds now. */
+void agg_region__sample_base(struct agg_region *r);
 /* One measured call's own deltas into r->sq (d: inclusive per event,
  * x: exclusive, wd, wx: wall). */
 void agg_region__sample_sq(struct agg_region *r, const uint64_t *d,

@@ -78,6 +78,7 @@ struct agg_sum_view {
 struct agg_sample_view {
 	uint32_t every;    /* 0: not sampled (every call measured)       */
 	uint64_t measured; /* calls measured                              */
+	uint64_t exact;    /* the first calls, all measured, before sampling */
 	/* Standard errors of the scaled estimates, NAN when unknown: [0, nev)
 	 * inclusive, [nev, 2 nev) exclusive, then wall inclusive, exclusive. */
 	double *se;
@@ -207,6 +208,11 @@ int agg_view__thread(struct agg_view *v, const struct agg_thread *t,
  * summaries may be added up here: agg_view__sums). */
 int agg_view__region(struct agg_view *v, const struct agg_thread *t,
 		     const struct agg_region *r, struct agg_region_view *rv);
+/* What measuring rv's calls cost, ns: the calls whose counters were read
+ * at p->call_cost_ns each, a sampled region's other calls (timed only)
+ * at p->timed_cost_ns. */
+uint64_t agg_region_view__cost(const struct agg_region_view *rv,
+			       const struct agg_process *p);
 /* The region summaries (sum[]) complete: call after every thread's
  * records went through agg_view__region, before reading sum[].  When
  * nothing is folded the view adds each record to its summary there, so

@@ -454,40 +454,70 @@ static double sample__se(uint64_t C, uint64_t m, double s, const double *q)
 	return (double)C * sqrt((1 - (double)m / (double)C) * var / (double)m);
 }
 
+uint64_t agg_region_view__cost(const struct agg_region_view *rv,
+			       const struct agg_process *p)
+{
+	uint64_t m = rv->sample.every > 1 ? rv->sample.measured : rv->calls;
+	uint64_t timed = rv->calls > m ? rv->calls - m : 0;
+
+	return (uint64_t)hs_llround((double)m * p->call_cost_ns +
+				    (double)timed * p->timed_cost_ns);
+}
+
 static uint64_t sample__scale(uint64_t x, double f)
 {
 	return (uint64_t)hs_llround((double)x * f);
 }
 
-/* A sampled region (sampling.md): its counts and wall times scaled by
- * calls / measured, with their sampling errors.  No measured call: the
- * counts are unknown (running 0), never 0. */
+/* One count of a sampled region: the measured calls' sums c scaled by
+ * f; with a first stratum (base b, all its calls measured) that part as
+ * it is and the rest scaled (f: the second stratum's calls over its
+ * measured ones, or over the first stratum's calls when none of the
+ * second is measured yet: the first's mean stands for them). */
+static uint64_t sample__est(uint64_t c, const uint64_t *b, double f, bool none2)
+{
+	uint64_t base = b ? *b : 0;
+
+	return base + sample__scale(none2 ? base : c - base, f);
+}
+
+/* A sampled region (sampling.md): its counts scaled by calls / measured,
+ * with their sampling errors; its wall times are every call's (each call
+ * is timed, measured or not), exact.  An automatic point's region whose
+ * first calls were all measured (r->based) is a stratified sample: the
+ * first stratum exact, the second's measured calls scaled to its calls
+ * (none measured yet: the first stratum's mean stands for them, with no
+ * error known).  No measured call at all: the counts are unknown
+ * (running 0), never 0. */
 static int view__sampled(struct agg_view *v, const struct agg_thread *t,
 			 const struct agg_region *r, struct agg_region_view *rv)
 {
 	int nev = r->nev;
+	bool based = r->base && __atomic_load_n(&r->based, __ATOMIC_ACQUIRE);
+	uint64_t bc = based ? r->base_calls : 0;
 	uint64_t m = rv->calls, C = m + hs_atomic__get(&r->unmeasured);
-	double f = m ? (double)C / (double)m : 0;
+	uint64_t m2 = m - bc, C2 = C - bc;
+	double f = m2 ? (double)C2 / (double)m2 : bc ? (double)C2 / (double)bc : 0;
 	struct count c[2 * (nev ? nev : 1)];
 	double *se = agg_view__scratch(v, 2 * (size_t)nev + 2, sizeof(double));
 
 	if (!se)
 		return -1;
-	rv->sample = (struct agg_sample_view){ r->every, m, se };
+	rv->sample = (struct agg_sample_view){ r->every, m, bc, se };
 	rv->calls = C;
 	for (int i = 0; i < 2 * nev; i++) {
-		c[i] = m ? (struct count){ sample__scale(r->c[i].value, f),
-					   sample__scale(r->c[i].enabled, f),
-					   sample__scale(r->c[i].running, f) } :
+		const struct count *b = based ? &r->base[i] : NULL;
+
+		c[i] = m ? (struct count){ sample__est(r->c[i].value, b ? &b->value : NULL, f, !m2),
+					   sample__est(r->c[i].enabled, b ? &b->enabled : NULL, f, !m2),
+					   sample__est(r->c[i].running, b ? &b->running : NULL, f, !m2) } :
 			   (struct count){ 0, 1, 0 };
-		se[i] = sample__se(C, m, (double)r->c[i].value, r->sq ? &r->sq[i] : NULL);
+		se[i] = m2 ? sample__se(C2, m2, (double)(r->c[i].value - (b ? b->value : 0)),
+					r->sq ? &r->sq[i] : NULL) :
+			     C2 ? NAN : 0;
 	}
-	se[2 * nev] = sample__se(C, m, (double)rv->wall.incl,
-				 r->sq ? &r->sq[2 * nev] : NULL);
-	se[2 * nev + 1] = sample__se(C, m, (double)rv->wall.excl,
-				     r->sq ? &r->sq[2 * nev + 1] : NULL);
-	rv->wall.incl = sample__scale(rv->wall.incl, f);
-	rv->wall.excl = sample__scale(rv->wall.excl, f);
+	se[2 * nev] = 0;
+	se[2 * nev + 1] = 0;
 	if (agg_view__interval(v, t, c, &rv->incl) < 0 ||
 	    agg_view__interval(v, t, c + nev, &rv->excl) < 0)
 		return -1;
@@ -531,6 +561,8 @@ const struct agg_region *agg_view__copy(struct agg_view *v,
 	d->parent = r->parent;
 	d->nev = r->nev;
 	d->every = __atomic_load_n(&r->every, __ATOMIC_RELAXED);
+	d->base = r->base; /* its contents are set once, before based */
+	d->exact_left = 0;
 	/* A sampled region's sums of squares are not under the count: no
 	 * sampling error in a flush (NAN, docs/sampling.md). */
 	d->sq = t->records_seq ? NULL : r->sq;
@@ -542,6 +574,8 @@ const struct agg_region *agg_view__copy(struct agg_view *v,
 
 		d->calls = hs_atomic__get(&r->calls);
 		d->unmeasured = hs_atomic__get(&r->unmeasured);
+		d->based = __atomic_load_n(&r->based, __ATOMIC_ACQUIRE);
+		d->base_calls = r->base_calls;
 		for (int k = 0; k < nread; k++) {
 			size_t i = some ? (size_t)v->read[k] : (size_t)k;
 

@@ -16,6 +16,7 @@
 #include "preload/core/quiet.h"
 #include "preload/dropped/dropped.h"
 #include "preload/interpose/interpose.h"
+#include "preload/measure/measure.h"
 #include "preload/mpi/mpi.h"
 #include "preload/mux/mux.h"
 #include "preload/openmp/openmp.h"
@@ -28,6 +29,7 @@
  * then do presets judge their sets (a set's status depends on where its
  * events landed). */
 static const struct hs_feature *const features[] = {
+	&hs_measure_feature,
 	&hs_range_feature,
 	&hs_mux_feature,
 	&hs_presets_feature,

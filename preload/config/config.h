@@ -70,6 +70,7 @@ void hs_limits__from_env(struct hs_limits *l);
 #define HS_SAMPLE_MAX 64
 struct hs_sample_config {
 	uint32_t every; /* for regions not named, 1: every call */
+	bool every_set; /* every was given (N): it applies to automatic points too */
 	int n;
 	int ignored; /* names beyond HS_SAMPLE_MAX */
 	char *name[HS_SAMPLE_MAX];
@@ -115,6 +116,11 @@ struct hs_config {
  * one is measured, for a region name (1: every call). */
 uint32_t hs_sample_config__every(const struct hs_sample_config *sc,
 				 const char *name);
+/* The same where the default is not 1 but dflt: the N of an automatic
+ * point (a wrapped call, an OpenMP construct) unless the variable names
+ * the region or gives an N for all. */
+uint32_t hs_sample_config__every_or(const struct hs_sample_config *sc,
+				    const char *name, uint32_t dflt);
 void hs_sample_config__from_env(struct hs_sample_config *sc, const char *v);
 
 /* HPCSHIM_PROGRAMS (programs.c): the valid globs, in order.  Bad ones

@@ -39,6 +39,7 @@ static void sample__item(void *ctx, const char *item, size_t len)
 	if (!colon) {
 		if (sample__number(item, len, &n)) {
 			sc->every = n;
+			sc->every_set = true;
 			return;
 		}
 	} else if (colon > item &&
@@ -71,6 +72,15 @@ void hs_sample_config__from_env(struct hs_sample_config *sc, const char *v)
 		       "HPCSHIM_REGION_SAMPLE: %d names beyond the first %d "
 		       "ignored",
 		       sc->ignored, HS_SAMPLE_MAX);
+}
+
+uint32_t hs_sample_config__every_or(const struct hs_sample_config *sc,
+				    const char *name, uint32_t dflt)
+{
+	for (int i = sc->n - 1; i >= 0; i--)
+		if (strcmp(sc->name[i], name) == 0)
+			return sc->name_every[i];
+	return sc->every_set ? sc->every : dflt;
 }
 
 uint32_t hs_sample_config__every(const struct hs_sample_config *sc,

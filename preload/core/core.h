@@ -109,6 +109,11 @@ struct hs_process {
 	int wraw_ok;        /* the kernel keeps time with that counter:
 			     * 0 not asked yet, 1 yes, -1 no (atomic) */
 	pid_t flusher;            /* the flush thread's tid, or 0 (atomic) */
+	/* One call in auto_every of an automatic point's region (a wrapped
+	 * call, an OpenMP construct) reads the counters, the others the
+	 * clock only: set by whichever feature knows what a reading costs
+	 * (preload/measure/), 0 or 1 until then: every call (atomic). */
+	uint32_t auto_every;
 };
 
 extern struct hs_process hs_proc;

@@ -81,14 +81,14 @@ frame__close_inline(struct hs_thread *t, int i, bool now_ok)
 	t->depth = i;
 	if (f->sp)
 		t->nsp--;
-	if (unlikely(f->skip)) { /* counted, not measured (sampling.md) */
-		hs_atomic__add(&r->unmeasured, 1);
-		return;
-	}
 	outermost = --r->open == 0;
 	agg_region__add_wall(r, wd, wd - f->wchild, outermost);
 	if (i > 0)
 		t->frames[i - 1].wchild += wd;
+	if (unlikely(f->skip)) { /* timed, counters not read (sampling.md) */
+		hs_atomic__add(&r->unmeasured, 1);
+		return;
+	}
 	if (!now_ok || !f->valid)
 		return;
 	/* A top-level frame's parent sums and a recursion's inner inclusive
@@ -206,9 +206,10 @@ void hs_region__select(struct hs_thread *t)
 		  t->timed[0] == t->main_ev && !t->agg->trace;
 }
 
-/* The top frame, a sampled region's unmeasured call: nothing to read. */
+/* The top frame, a sampled region's unmeasured call: the clock only. */
 static void frame__close_unmeasured(struct hs_thread *t)
 {
+	t->wnow = hs_clock__monotonic();
 	hs_seq__write_begin(&t->agg->seq);
 	frame__close(t, t->depth - 1, false);
 	hs_seq__write_end(&t->agg->seq);
@@ -584,6 +585,16 @@ static bool sample__take(struct hs_thread *t, struct agg_region *r)
 {
 	bool take;
 
+	if (unlikely(r->exact_left)) { /* an automatic point's first calls */
+		r->exact_left--;
+		return true;
+	}
+	if (unlikely(r->base && !r->based)) {
+		hs_seq__write_begin(&t->agg->seq);
+		agg_region__sample_base(r);
+		hs_seq__write_end(&t->agg->seq);
+	}
+
 	if (r->pos == 0) {
 		t->rng ^= t->rng << 13; /* xorshift64 */
 		t->rng ^= t->rng >> 7;
@@ -629,7 +640,8 @@ frame__open(struct hs_thread *t, struct agg_region *r, uintptr_t sp, int id)
 }
 
 /* Opens a frame for r: measured, or (a sampled region's call not picked)
- * counted only, with no reading: the cost sampling saves. */
+ * timed only, with the vDSO's clock and no counter reading: the cost
+ * sampling saves, while every call's wall time stays exact. */
 static inline __attribute__((always_inline)) void
 frame__begin(struct hs_thread *t, struct agg_region *r, uintptr_t sp, int id)
 {
@@ -641,6 +653,9 @@ frame__begin(struct hs_thread *t, struct agg_region *r, uintptr_t sp, int id)
 		f->sp = sp;
 		t->nsp += sp != 0;
 		f->skip = true;
+		r->open++;
+		f->wchild = 0;
+		f->wstart = hs_clock__monotonic();
 		return;
 	}
 	frame__open(t, r, sp, id);
@@ -700,10 +715,21 @@ static void end__close(struct hs_thread *t, int k)
 
 /* ---- names built at run time: looked up by hash ---------------------- */
 
+/* An automatic point's first calls, all measured: a region called less
+ * often than this stays exact, its reading cost bounded by this many. */
+#define AUTO_EXACT 64
+
+static uint32_t region__auto_every(void)
+{
+	uint32_t n = __atomic_load_n(&hs_proc.auto_every, __ATOMIC_RELAXED);
+
+	return n ? n : 1;
+}
+
 /* This thread's record of name.  A new record notes the region open then
  * as its parent (the region tree): work on the creation branch only, the
  * lookup is the one agg_thread__region would do. */
-static struct agg_region *thread__region(struct hs_thread *t, const char *name)
+static struct agg_region *thread__region(struct hs_thread *t, const char *name, bool autop)
 {
 	struct agg_region *r = agg_thread__find(t->agg, name);
 
@@ -711,8 +737,16 @@ static struct agg_region *thread__region(struct hs_thread *t, const char *name)
 		return r;
 	r = agg_thread__add(t->agg, name,
 			    t->depth ? t->frames[t->depth - 1].region : NULL);
-	/* Out of memory for the squares: every call measured, still right. */
-	if (r)
+	/* Out of memory for the squares: every call measured, still right.
+	 * An automatic point (a wrapped call, an OpenMP construct) is
+	 * sampled unless HPCSHIM_REGION_SAMPLE says otherwise
+	 * (hs_proc.auto_every: preload/measure/). */
+	if (r && autop)
+		(void)agg_region__sample_after(
+			r, hs_sample_config__every_or(&hs_proc.cfg.sample, name,
+						      region__auto_every()),
+			AUTO_EXACT);
+	else if (r)
 		(void)agg_region__sample(r, hs_sample_config__every(&hs_proc.cfg.sample,
 								    name));
 	return r;
@@ -723,7 +757,7 @@ HPCSHIM_API void hpcshim_region_begin(const char *name)
 	struct hs_thread *t = begin__thread(SP_HERE);
 
 	if (t)
-		frame__push(t, thread__region(t, name ? name : "(null)"), 0);
+		frame__push(t, thread__region(t, name ? name : "(null)", false), 0);
 }
 
 HPCSHIM_API void hpcshim_region_end(const char *name)
@@ -758,15 +792,15 @@ static inline int site__id(struct hpcshim_site *site, const char *name)
 
 /* This thread's record of region id; creates it when create is set. */
 static struct agg_region *thread__by_id(struct hs_thread *t, int id,
-					const char *name, bool create)
+					const char *name, bool create, bool autop)
 {
 	if (likely(id < t->nids && t->byid[id]))
 		return t->byid[id];
 	if (!create)
 		return agg_thread__find(t->agg, name);
 	if (id >= t->nids && hs_stack__reserve_ids(t, id + 1) < 0)
-		return thread__region(t, name);
-	return t->byid[id] = thread__region(t, name);
+		return thread__region(t, name, autop);
+	return t->byid[id] = thread__region(t, name, autop);
 }
 
 /* ---- the common case, in one pass ------------------------------------
@@ -831,10 +865,11 @@ end__fast(struct hpcshim_site *site, const char *name, uintptr_t sp)
 }
 
 /* The general paths: sp is the frame's stack position (a wrapped call's,
- * else 0), here the boundary's own (for frames a longjmp left). */
+ * else 0), here the boundary's own (for frames a longjmp left); autop: an
+ * automatic point's (the shim's own, not the program's annotation). */
 static __attribute__((noinline)) void site__begin(struct hpcshim_site *site,
 						  const char *name, uintptr_t sp,
-						  uintptr_t here)
+						  uintptr_t here, bool autop)
 {
 	struct hs_thread *t = begin__thread(here);
 	int id;
@@ -842,7 +877,9 @@ static __attribute__((noinline)) void site__begin(struct hpcshim_site *site,
 	if (!t)
 		return;
 	id = site__id(site, name);
-	frame__push(t, id ? thread__by_id(t, id, name, true) : thread__region(t, name),
+	frame__push(t,
+		    id ? thread__by_id(t, id, name, true, autop) :
+			 thread__region(t, name, autop),
 		    sp);
 }
 
@@ -858,7 +895,7 @@ static __attribute__((noinline)) void site__end(struct hpcshim_site *site,
 		return;
 	id = site__id(site, name);
 	/* No record yet: never begun on this thread. */
-	r = id ? thread__by_id(t, id, name, false) : agg_thread__find(t->agg, name);
+	r = id ? thread__by_id(t, id, name, false, false) : agg_thread__find(t->agg, name);
 	/* A wrapped call's frame is its own (the top one once the gone ones
 	 * are closed); an annotation's, the innermost of its region. */
 	for (k = t->depth - 1; k >= 0 && r; k--)
@@ -874,7 +911,7 @@ HPCSHIM_API void hpcshim_site_begin(struct hpcshim_site *site, const char *name)
 		return;
 	}
 	if (!begin__fast(site, name, 0))
-		site__begin(site, name, 0, SP_HERE);
+		site__begin(site, name, 0, SP_HERE, false);
 }
 
 HPCSHIM_API void hpcshim_site_end(struct hpcshim_site *site, const char *name)
@@ -892,14 +929,14 @@ HPCSHIM_API void hpcshim_site_end(struct hpcshim_site *site, const char *name)
 void hs_region__call_begin(struct hpcshim_site *site, const char *name, uintptr_t sp)
 {
 	if (!begin__fast(site, name, sp))
-		site__begin(site, name, sp, sp);
+		site__begin(site, name, sp, sp, true);
 }
 
 void *hs_region__call_begin_to(struct hpcshim_site *site, const char *name, uintptr_t sp,
 			       void *to)
 {
 	if (!begin__fast(site, name, sp))
-		site__begin(site, name, sp, sp);
+		site__begin(site, name, sp, sp, true);
 	return to;
 }
 
@@ -921,8 +958,7 @@ bool hs_region__drop_top(const char *name)
 	f = &t->frames[t->depth - 1];
 	if (f->sp || strcmp(f->region->name, name) != 0)
 		return false;
-	if (!f->skip) /* a sampled call not measured never counted as open */
-		f->region->open--;
+	f->region->open--;
 	t->depth--;
 	return true;
 }
