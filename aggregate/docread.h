@@ -296,6 +296,9 @@ long long dr_region__threads(const struct dr_region *r);
 long long dr_region__ranks(const struct dr_region *r);
 /* Wall time, inclusive or exclusive (-1: none). */
 double dr_region__wall(const struct dr_region *r, enum dr_key which);
+/* What measuring the region's calls cost (measurement_ns), ns; -1 when
+ * the file does not say (before the calibration, older files). */
+double dr_region__measurement(const struct dr_region *r);
 bool dr_region__value(const struct dr_region *r, enum dr_key which, const char *ev,
 		      struct dr_value *out);
 /* The event names of its values, in file order (NULL past the end). */

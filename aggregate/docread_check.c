@@ -245,7 +245,7 @@ static void ck_region(struct ck *c, json_object *g, const char *path)
 		{ "name", T_STR },	     { "parent", T_STR },
 		{ "calls", T_NUM | T_OBJ },   { "threads", T_NUM | T_OBJ },
 		{ "ranks", T_NUM },	     { "inclusive_metrics", T_OBJ },
-		{ "bytes", T_OBJ },
+		{ "bytes", T_OBJ },	     { "measurement_ns", T_NUM | T_OBJ },
 	};
 	static const struct key_type wall_keys[] = { { "inclusive", T_NUM | T_OBJ },
 						     { "exclusive", T_NUM | T_OBJ } };

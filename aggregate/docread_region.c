@@ -104,6 +104,16 @@ long long dr_region__ranks(const struct dr_region *r)
 	return get_int(J(r), "ranks", 1);
 }
 
+double dr_region__measurement(const struct dr_region *r)
+{
+	json_object *w = get(J(r), "measurement_ns");
+	double v;
+
+	if (obj(w)) /* a job's statistics */
+		w = get(w, "sum");
+	return num(w, &v) ? v : -1;
+}
+
 double dr_region__wall(const struct dr_region *r, enum dr_key which)
 {
 	json_object *w = get(get(J(r), "wall_ns"), dr__key_name[which]);

@@ -317,6 +317,10 @@ static void region_sum__write(struct agg_out *o, int depth, const struct agg_vie
 	doc__sum(o, depth + 1, &f, "exclusive", p, rs->excl.ev);
 	doc__percall(o, depth + 1, &f, p, &rs->percall);
 	doc__wall(o, depth + 1, &f, &rs->wall);
+	if (p->call_cost_ns > 0) {
+		AGG_OUT_KEY(o, depth + 1, &f, "measurement_ns");
+		agg_out__u64(o, rs->measurement_ns);
+	}
 	if (p->sections.nsums) {
 		json_object *x = json_object_new_object();
 

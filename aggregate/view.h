@@ -125,6 +125,7 @@ struct agg_region_sum {
 	int threads;
 	struct agg_percall percall;
 	struct agg_wall wall; /* threads' times summed, per-call merged */
+	uint64_t measurement_ns; /* the threads' agg_region_view__cost   */
 	struct agg_sum_view incl, excl;
 };
 

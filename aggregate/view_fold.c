@@ -279,6 +279,7 @@ int agg_region_sum__add(struct agg_view *v, struct agg_region_sum *rs,
 	rs->threads++;
 	agg_percall__merge(&rs->percall, &rv->percall);
 	agg_wall__merge(&rs->wall, &rv->wall);
+	rs->measurement_ns += agg_region_view__cost(rv, v->p);
 	agg_sum_view__add(&rs->incl, v, &rv->incl);
 	agg_sum_view__add(&rs->excl, v, &rv->excl);
 	return 0;

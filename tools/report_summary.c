@@ -426,7 +426,7 @@ static void table_titles(struct table *t, const char *first, const char *const *
  * value was partial).  ex: the same row of the exclusive view (its wall
  * time). */
 static void region_row(struct table *t, const struct row *r, const struct row *ex,
-		       const struct evlist *el, struct notes *nt)
+		       const struct evlist *el, struct notes *nt, bool meas)
 {
 	char v[64];
 
@@ -446,6 +446,10 @@ static void region_row(struct table *t, const struct row *r, const struct row *e
 		nt->na |= strcmp(v, "n/a") == 0;
 		table_set(t, 5 + i, v);
 	}
+	if (meas) {
+		fmt_wall(v, sizeof(v), r->meas);
+		table_set(t, 5 + el->n, v);
+	}
 }
 
 static void print_regions(const struct dr_doc *doc, const struct evlist *el,
@@ -461,12 +465,17 @@ static void print_regions(const struct dr_doc *doc, const struct evlist *el,
 		puts("  (no annotated region)");
 		return;
 	}
+	bool meas = false;
+
 	summary_rows(&in, doc, VIEW_REGION, el, 0);
 	summary_rows(&ex, doc, VIEW_REGION, el, 1);
-	table_init(&t, 5 + el->n);
-	table_titles(&t, "region", fixed, 4, el, NULL);
+	/* What measuring cost, beside what was measured (when the file says). */
 	for (size_t i = 0; i < in.n; i++)
-		region_row(&t, &in.r[i], &ex.r[i], el, nt);
+		meas |= in.r[i].meas >= 0;
+	table_init(&t, 5 + el->n + meas);
+	table_titles(&t, "region", fixed, 4, el, meas ? "measuring[ms]" : NULL);
+	for (size_t i = 0; i < in.n; i++)
+		region_row(&t, &in.r[i], &ex.r[i], el, nt, meas);
 	table_print(&t);
 	table_free(&t);
 	rows__free(&in);

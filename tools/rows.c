@@ -63,6 +63,7 @@ static struct row *rows__add(struct rowset *rs)
 	r->omp = -1;
 	r->pid = -1;
 	r->wall = -1;
+	r->meas = -1;
 	r->up = -1;
 	r->c = xrealloc(NULL, (rs->nev ? rs->nev : 1) * sizeof(*r->c));
 	memset(r->c, 0, (rs->nev ? rs->nev : 1) * sizeof(*r->c));
@@ -92,6 +93,8 @@ static void region__add(struct rowset *rs, struct row *r, const struct dr_region
 
 	r->calls += dr_region__calls(g);
 	wall__add(r, dr_region__wall(g, key));
+	if (dr_region__measurement(g) >= 0)
+		r->meas = (r->meas < 0 ? 0 : r->meas) + dr_region__measurement(g);
 	for (size_t e = 0; e < rs->nev; e++) {
 		dr_region__value(g, key, rs->ev[e], &x);
 		cell__add(&r->c[e], &x);

@@ -48,6 +48,7 @@ struct row {
 	long long calls;
 	int threads, ranks;
 	double wall; /* ns, -1 when the results have no wall time */
+	double meas; /* ns the measurement cost, -1 when not said */
 	struct cell *c; /* one per event of the table */
 	int depth;        /* tree: 0 at the top                          */
 	long up;          /* tree: the parent row's index, or -1         */

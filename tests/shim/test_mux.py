@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/: hpctest
-from hpctest import BUILD, Tap, main_thread, region, run
+from hpctest import BUILD, Tap, main_thread, region, run, method_line
 
 MUXLOAD = os.path.join(BUILD, "tests", "shim", "muxload")
 # Four rotated groups, as the issue asks, and exact copies of every event.
@@ -200,7 +200,8 @@ for var, val in (("HPCSHIM_MUX", "sometimes"), ("HPCSHIM_MUX_SLICE", "fast"),
 
 r = mux(["compute", 5], {"HPCSHIM_EVENTS": "{page-faults},{task-clock}", "HPCSHIM_MUX": "rotate",
                          "HPCSHIM_TRIGGER": "start:func:main"})
-lines = r.shim_lines()
+# (a host whose breakpoints never fire adds its own line: not this test's)
+lines = [x for x in r.shim_lines() if not method_line(x)]
 t.ok(r.rc == 0 and r.doc["mux"]["mode"] == "kernel" and "HPCSHIM_TRIGGER" in r.doc["mux"].get("note", "") and
      len(lines) == 1, "rotate with a start trigger: one line, the kernel multiplexes (%r)" % lines)
 
