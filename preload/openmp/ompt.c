@@ -99,7 +99,13 @@ enum {
 #define PARALLEL_LEAGUE 0x40000000
 enum { WORK_SINGLE_EXECUTOR = 3 };
 enum { TASK_INITIAL = 1, TASK_IMPLICIT = 2, TASK_EXPLICIT = 4 };
-enum { TASK_COMPLETE = 1, TASK_CANCEL = 3 };
+enum {
+	TASK_COMPLETE = 1,
+	TASK_CANCEL = 3,
+	TASK_DETACH = 4,
+	TASK_EARLY_FULFILL = 5,
+	TASK_LATE_FULFILL = 6,
+};
 #define OMPT_SET_NEVER 1
 
 HS_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
@@ -434,15 +440,26 @@ static inline struct ompt_task *task__of(ompt_data_t *d)
 	return t && __atomic_load_n(&t->magic, __ATOMIC_ACQUIRE) == MAGIC_TASK ? t : NULL;
 }
 
+/* A detachable task (OpenMP 5.2, omp_fulfill_event): its body's end is
+ * reported as TASK_DETACH when its event is not fulfilled yet, and the
+ * task is done running: its time ends there.  The fulfill itself is one
+ * more call with TASK_EARLY_FULFILL (before the body's end: TASK_COMPLETE
+ * follows) or TASK_LATE_FULFILL (after it), from the fulfilling thread,
+ * with no next task: no scheduling point, and the task may be running on
+ * another thread meanwhile: left alone. */
 static void cb_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
 {
-	struct ompt_task *p = task__of(prior), *n = task__of(next);
+	struct ompt_task *p, *n;
 	uint64_t now = hs_clock__monotonic();
 	struct omp_thr *th;
 
+	if (status == TASK_EARLY_FULFILL || status == TASK_LATE_FULFILL)
+		return;
+	p = task__of(prior);
+	n = task__of(next);
 	if (p) {
 		p->elapsed += now - p->start;
-		if (status == TASK_COMPLETE || status == TASK_CANCEL) {
+		if (status == TASK_COMPLETE || status == TASK_CANCEL || status == TASK_DETACH) {
 			if ((th = hs_omp_thr__self()))
 				hs_omp__task_ran(th, p->elapsed);
 			data__set(prior, NULL);
