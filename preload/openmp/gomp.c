@@ -342,6 +342,11 @@ struct gomp_team {
 	/* Each thread's last touch of the team, with release; the master
 	 * acquires it when the team has ended, before the struct is reused. */
 	unsigned done;
+	/* The master's state (NULL: not counted) and its construct and
+	 * figures before the team, restored when the team has ended. */
+	struct omp_thr *master;
+	struct omp_construct *master_cur;
+	struct omp_figs *master_fig;
 	struct gomp_arrival arr_stack[GOMP_ARR_STACK];
 };
 
@@ -373,6 +378,18 @@ static void gomp__share_barrier(struct gomp_team *tm, struct omp_thr *th)
 	__atomic_fetch_add(&tm->done, 1, __ATOMIC_RELEASE);
 }
 
+/* The tasks a thread runs after its share, in the runtime's barrier at the
+ * team's end (libgomp runs the team's pending tasks there, after fn has
+ * returned: a task created with no barrier or taskwait after it), are the
+ * construct's: its figures stay the thread's current ones until its next
+ * share (a worker: idle in between) or the team's end (the master,
+ * gomp__team_end). */
+static inline void gomp__linger(struct omp_thr *th, const struct omp_share *s)
+{
+	th->cur = s->fig ? s->c : NULL;
+	th->fig = s->fig;
+}
+
 static void gomp__share(void *arg)
 {
 	struct gomp_team *tm = arg;
@@ -400,6 +417,7 @@ static void gomp__share(void *arg)
 	tm->fn(tm->data);
 	t1 = hs_omp__work_end(th, &s);
 	hs_omp__work_done(th, &s);
+	gomp__linger(th, &s);
 	if (me >= 0 && (unsigned)me < tm->cap) {
 		struct gomp_arrival *a = &tm->arr[me];
 
@@ -434,6 +452,10 @@ static bool gomp__team(struct gomp_team *tm, gomp_fn fn, void *data, enum omp_ki
 	tm->done = 0;
 	tm->arr = tm->arr_stack;
 	tm->cap = 0;
+	if ((tm->master = hs_omp_thr__self())) {
+		tm->master_cur = tm->master->cur;
+		tm->master_fig = tm->master->fig;
+	}
 	if (!tm->barrier) {
 		need = n ? n : (gomp_max ? (unsigned)gomp_max() : GOMP_ARR_STACK);
 		if (need > GOMP_ARR_MAX)
@@ -483,6 +505,10 @@ static void gomp__team_end(struct gomp_team *tm)
 	}
 	if (tm->arr != tm->arr_stack)
 		free(tm->arr);
+	if (tm->master) { /* its share's figures lingered (gomp__linger) */
+		tm->master->cur = tm->master_cur;
+		tm->master->fig = tm->master_fig;
+	}
 	__atomic_fetch_add(&c->teams, 1, __ATOMIC_RELAXED);
 	while (n > m && !__atomic_compare_exchange_n(&c->team_max, &m, n, true,
 						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
