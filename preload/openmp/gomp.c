@@ -818,8 +818,8 @@ HS_EXPORT unsigned GOMP_sections_next(void)
  * program has one): every copy carries the header, and task__body times
  * the program's fn on the program's data.
  *
- * libgomp's task flags (include/gomp-constants.h, the same in GCC 12 and
- * 13), per flag:
+ * libgomp's task flags (GCC 12's include/gomp-constants.h; a bit a later
+ * GCC adds is not known here, so forwarded untouched), per flag:
  *   UNTIED, FINAL, MERGEABLE  the runtime's scheduling alone (libgomp runs
  *                a task to its end on the thread that starts it): timed
  *   DEPEND, PRIORITY  what they need are arguments of their own: timed
