@@ -342,6 +342,11 @@ struct gomp_team {
 	/* Each thread's last touch of the team, with release; the master
 	 * acquires it when the team has ended, before the struct is reused. */
 	unsigned done;
+	/* The master's state (NULL: not counted) and its construct and
+	 * figures before the team, restored when the team has ended. */
+	struct omp_thr *master;
+	struct omp_construct *master_cur;
+	struct omp_figs *master_fig;
 	struct gomp_arrival arr_stack[GOMP_ARR_STACK];
 };
 
@@ -373,6 +378,18 @@ static void gomp__share_barrier(struct gomp_team *tm, struct omp_thr *th)
 	__atomic_fetch_add(&tm->done, 1, __ATOMIC_RELEASE);
 }
 
+/* The tasks a thread runs after its share, in the runtime's barrier at the
+ * team's end (libgomp runs the team's pending tasks there, after fn has
+ * returned: a task created with no barrier or taskwait after it), are the
+ * construct's: its figures stay the thread's current ones until its next
+ * share (a worker: idle in between) or the team's end (the master,
+ * gomp__team_end). */
+static inline void gomp__linger(struct omp_thr *th, const struct omp_share *s)
+{
+	th->cur = s->fig ? s->c : NULL;
+	th->fig = s->fig;
+}
+
 static void gomp__share(void *arg)
 {
 	struct gomp_team *tm = arg;
@@ -400,6 +417,7 @@ static void gomp__share(void *arg)
 	tm->fn(tm->data);
 	t1 = hs_omp__work_end(th, &s);
 	hs_omp__work_done(th, &s);
+	gomp__linger(th, &s);
 	if (me >= 0 && (unsigned)me < tm->cap) {
 		struct gomp_arrival *a = &tm->arr[me];
 
@@ -434,6 +452,10 @@ static bool gomp__team(struct gomp_team *tm, gomp_fn fn, void *data, enum omp_ki
 	tm->done = 0;
 	tm->arr = tm->arr_stack;
 	tm->cap = 0;
+	if ((tm->master = hs_omp_thr__self())) {
+		tm->master_cur = tm->master->cur;
+		tm->master_fig = tm->master->fig;
+	}
 	if (!tm->barrier) {
 		need = n ? n : (gomp_max ? (unsigned)gomp_max() : GOMP_ARR_STACK);
 		if (need > GOMP_ARR_MAX)
@@ -483,6 +505,10 @@ static void gomp__team_end(struct gomp_team *tm)
 	}
 	if (tm->arr != tm->arr_stack)
 		free(tm->arr);
+	if (tm->master) { /* its share's figures lingered (gomp__linger) */
+		tm->master->cur = tm->master_cur;
+		tm->master->fig = tm->master_fig;
+	}
 	__atomic_fetch_add(&c->teams, 1, __ATOMIC_RELAXED);
 	while (n > m && !__atomic_compare_exchange_n(&c->team_max, &m, n, true,
 						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -782,31 +808,105 @@ HS_EXPORT unsigned GOMP_sections_next(void)
 
 /* ---- tasks ------------------------------------------------------------------ *
  *
- * A deferred task's data is copied by the runtime (arg_size bytes, aligned
- * to arg_align) and its fn called on the copy, on whichever thread runs
- * it.  The wrapper hands the runtime a block of its own, the task's fn
- * ahead of the data, and task__body as fn: the copy carries both.  Only
- * plain tasks are timed: those the runtime copies with memcpy (no cpyfn)
- * and whose flags are untied, final, mergeable, depend, priority or
- * detach; the others are counted, not timed.
+ * GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
+ * priority, detach): a deferred task's data is copied by the runtime
+ * (arg_size bytes aligned to arg_align, with memcpy or the program's
+ * cpyfn) and fn called on the copy, on whichever thread runs it; an
+ * undeferred task's fn runs at once, on data itself or on cpyfn's copy.
+ * The wrapper hands the runtime a block of its own, a header ahead of the
+ * program's data, and task__body as fn (task__cpy as cpyfn when the
+ * program has one): every copy carries the header, and task__body times
+ * the program's fn on the program's data.
+ *
+ * libgomp's task flags (GCC 12's include/gomp-constants.h; a bit a later
+ * GCC adds is not known here, so forwarded untouched), per flag:
+ *   UNTIED, FINAL, MERGEABLE  the runtime's scheduling alone (libgomp runs
+ *                a task to its end on the thread that starts it): timed
+ *   DEPEND, PRIORITY  what they need are arguments of their own: timed
+ *   DETACH       GOMP_task writes the event's handle into the first word
+ *                of data (`*(void **)data = task`) before it copies data
+ *                or runs fn on it, and the program's fn reads its event
+ *                from there: the header's first word takes that write
+ *                (task_hdr.event), and the handle goes to the program's
+ *                first word before the program sees its data (task__body,
+ *                task__cpy) and after the call (the program's own block,
+ *                as without the shim): timed
+ *   UP, GRAINSIZE, IF, NOGROUP, REDUCTION, STRICT  GOMP_taskloop's: on
+ *                GOMP_task, like any bit not known here, the call is
+ *                forwarded untouched (counted, not timed)
+ * So are data above TASK_ARG_MAX (the block is on the caller's stack) or
+ * aligned above 64, and a detach without a data word to write into.
  */
-#define TASK_FLAGS_PLAIN (1u | 2u | 4u | 8u | 16u | (1u << 13))
+#define TASK_UNTIED (1u << 0)
+#define TASK_FINAL (1u << 1)
+#define TASK_MERGEABLE (1u << 2)
+#define TASK_DEPEND (1u << 3)
+#define TASK_PRIORITY (1u << 4)
+#define TASK_DETACH (1u << 13)
+#define TASK_FLAGS_TIMED \
+	(TASK_UNTIED | TASK_FINAL | TASK_MERGEABLE | TASK_DEPEND | TASK_PRIORITY | TASK_DETACH)
 #define TASK_ARG_MAX 4096
 
 struct task_hdr {
-	gomp_fn fn;
-	size_t off;
+	void *event; /* first: where libgomp writes a detachable task's event */
+	gomp_fn fn;  /* the program's */
+	void (*cpyfn)(void *, void *); /* the program's, or NULL */
+	void *data;  /* the program's data: valid during the GOMP_task call */
+	void *self;  /* the block the runtime was handed (copies are elsewhere) */
+	size_t off;  /* the program's data (its copy) from the header */
+	bool detach;
 };
+
+/* The program's data for its fn.  A block run without a copy, when a
+ * cpyfn was to make the copy (LLVM's libomp runs an if(0) task on the
+ * data it was handed), has none behind its header: the program's own
+ * data then, as the runtime would have run it without the shim. */
+static inline char *task__data(struct task_hdr *h)
+{
+	if (h->cpyfn && (void *)h == h->self)
+		return h->data;
+	return (char *)h + h->off;
+}
 
 static void task__body(void *p)
 {
 	struct task_hdr *h = p;
-	uint64_t t0 = hs_clock__monotonic();
+	char *data = task__data(h);
 	struct omp_thr *th;
+	uint64_t t0;
 
-	h->fn((char *)p + h->off);
+	/* The event libgomp wrote into the block's first word (kept by
+	 * memcpy's copy), where the program's fn looks for it; a cpyfn's
+	 * copy has it already (task__cpy). */
+	if (h->detach && !h->cpyfn)
+		memcpy(data, &h->event, sizeof(h->event));
+	t0 = hs_clock__monotonic();
+	h->fn(data);
 	if ((th = hs_omp_thr__self()))
 		hs_omp__task_ran(th, hs_clock__monotonic() - t0);
+}
+
+/* The runtime copies the block (inside GOMP_task, while the program's
+ * data lives): the header, then the program's cpyfn from the program's
+ * own data, the event written into that first, in GOMP_task's order. */
+static void task__cpy(void *dst, void *src)
+{
+	struct task_hdr *s = src;
+
+	memcpy(dst, s, sizeof(*s));
+	if (s->detach)
+		memcpy(s->data, &s->event, sizeof(s->event));
+	s->cpyfn((char *)dst + s->off, s->data);
+}
+
+/* The call goes to the runtime as the program made it: not timed. */
+static bool task__untouched(void *data, long arg_size, long arg_align, unsigned flags)
+{
+	if ((flags & ~TASK_FLAGS_TIMED) || arg_size < 0 || arg_size > TASK_ARG_MAX ||
+	    arg_align > 64)
+		return true;
+	/* libgomp writes the event into data only when there is data */
+	return (flags & TASK_DETACH) && (!data || arg_size < (long)sizeof(void *));
 }
 
 HS_EXPORT void GOMP_task(gomp_fn fn, void *data, void (*cpyfn)(void *, void *),
@@ -814,29 +914,32 @@ HS_EXPORT void GOMP_task(gomp_fn fn, void *data, void (*cpyfn)(void *, void *),
 			 void **depend, int priority, void *detach)
 {
 	struct omp_thr *th = gomp__thr();
-	size_t align, off;
-	char *raw, *b;
+	struct task_hdr *h;
+	size_t align, off, copy;
+	char *raw;
 
-	if (!th || cpyfn || (flags & ~TASK_FLAGS_PLAIN) || arg_size < 0 ||
-	    arg_size > TASK_ARG_MAX || arg_align > 64) {
-		if (th)
-			hs_omp__task_created(th);
+	if (th)
+		hs_omp__task_created(th);
+	if (!th || task__untouched(data, arg_size, arg_align, flags)) {
 		REAL(GOMP_task)(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend,
 				priority, detach);
 		return;
 	}
-	hs_omp__task_created(th);
 	align = arg_align > (long)alignof(struct task_hdr) ? (size_t)arg_align :
 							      alignof(struct task_hdr);
 	off = (sizeof(struct task_hdr) + align - 1) & ~(align - 1);
-	raw = __builtin_alloca(off + (size_t)arg_size + align);
-	b = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
-	((struct task_hdr *)b)->fn = fn;
-	((struct task_hdr *)b)->off = off;
-	if (arg_size)
-		memcpy(b + off, data, (size_t)arg_size);
-	gomp.GOMP_task(task__body, b, NULL, (long)(off + (size_t)arg_size), (long)align,
-		       if_clause, flags, depend, priority, detach);
+	copy = cpyfn ? 0 : (size_t)arg_size; /* a cpyfn copies from data itself */
+	raw = __builtin_alloca(off + copy + align);
+	h = (struct task_hdr *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
+	*h = (struct task_hdr){ NULL, fn, cpyfn, data, h, off, (flags & TASK_DETACH) != 0 };
+	if (h->detach) /* unchanged if the runtime writes none (cancelled) */
+		memcpy(&h->event, data, sizeof(h->event));
+	if (copy)
+		memcpy((char *)h + off, data, copy);
+	gomp.GOMP_task(task__body, h, cpyfn ? task__cpy : NULL, (long)(off + (size_t)arg_size),
+		       (long)align, if_clause, flags, depend, priority, detach);
+	if (h->detach) /* where libgomp writes it without the shim */
+		memcpy(data, &h->event, sizeof(h->event));
 }
 
 /* ---- unsigned long long loops (GOMP_loop_ull_*) ------------------------------ *

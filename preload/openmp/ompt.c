@@ -17,13 +17,16 @@
  *                        barriers, taskwait and taskgroup: waits inside
  *                        the work
  *   parallel_end         every share has arrived: each one's wait is the
- *                        time until the last arrival (LLVM 14 reports a
+ *                        time until the last arrival, less the tasks its
+ *                        thread ran meanwhile (LLVM 14 reports a
  *                        worker's release from the implicit barrier only
  *                        when the next team starts, so the release is not
  *                        a time to measure to, and there is no wait region)
  *   mutex_acquire(d)/released  critical sections and locks
  *   work                 single blocks executed
  *   task_create/schedule tasks created, their time on the thread running
+ *                        (a detachable task's until its body's end), also
+ *                        in the implicit barrier after the thread's share
  *
  * A team started through the shim's own GOMP_* wrappers (a gcc program on
  * libomp) is gomp.c's: its codeptr_ra is inside the shim, and OMPT leaves
@@ -99,7 +102,13 @@ enum {
 #define PARALLEL_LEAGUE 0x40000000
 enum { WORK_SINGLE_EXECUTOR = 3 };
 enum { TASK_INITIAL = 1, TASK_IMPLICIT = 2, TASK_EXPLICIT = 4 };
-enum { TASK_COMPLETE = 1, TASK_CANCEL = 3 };
+enum {
+	TASK_COMPLETE = 1,
+	TASK_CANCEL = 3,
+	TASK_DETACH = 4,
+	TASK_EARLY_FULFILL = 5,
+	TASK_LATE_FULFILL = 6,
+};
 #define OMPT_SET_NEVER 1
 
 HS_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
@@ -114,7 +123,8 @@ HS_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
  * the team. */
 struct ompt_arrival {
 	struct omp_figs *fig;
-	uint64_t t1;
+	struct omp_thr *th;
+	uint64_t t1, task0; /* its work's end; its task time then */
 	int set; /* atomic: written */
 };
 
@@ -212,6 +222,16 @@ static void cb_parallel_begin(ompt_data_t *enc, const struct ompt_frame_t *frame
 	data__set(pd, tm);
 }
 
+/* A share's wait: from its arrival until the last one's, less the tasks
+ * its thread ran meanwhile (the barrier runs the team's pending tasks;
+ * they are done when the team ends), as gomp.c's. */
+static void arrival__waited(const struct ompt_arrival *a, uint64_t last)
+{
+	uint64_t w = last - a->t1, tasks = hs_omp__task_total(a->th) - a->task0;
+
+	hs_omp__waited(a->fig, w > tasks ? w - tasks : 0, a->t1 == last);
+}
+
 static void cb_parallel_end(ompt_data_t *pd, ompt_data_t *enc, int flags, const void *ra)
 {
 	struct ompt_team *tm = data__get(pd);
@@ -232,7 +252,7 @@ static void cb_parallel_end(ompt_data_t *pd, ompt_data_t *enc, int flags, const 
 		struct ompt_arrival *a = &tm->arr[i];
 
 		if (__atomic_load_n(&a->set, __ATOMIC_ACQUIRE) && a->fig && !tm->league)
-			hs_omp__waited(a->fig, last - a->t1, a->t1 == last);
+			arrival__waited(a, last);
 	}
 	n = __atomic_load_n(&tm->arrived, __ATOMIC_RELAXED);
 	m = __atomic_load_n(&tm->c->team_max, __ATOMIC_RELAXED);
@@ -244,6 +264,25 @@ static void cb_parallel_end(ompt_data_t *pd, ompt_data_t *enc, int flags, const 
 	team__put(tm);
 }
 
+/* The tasks a thread runs in the implicit barrier after its arrival (the
+ * team's pending tasks) are the construct's: its figures stay the
+ * thread's current ones until its implicit task ends (share__leave). */
+static inline void share__linger(struct omp_thr *th, const struct omp_share *s)
+{
+	th->cur = s->fig ? s->c : NULL;
+	th->fig = s->fig;
+}
+
+/* The thread's figures before the share, unless a share begun since has
+ * made others current (a worker's end comes late, see cb_parallel_end). */
+static inline void share__leave(struct omp_thr *th, const struct omp_share *s)
+{
+	if (th->fig != s->fig)
+		return;
+	th->cur = s->saved_cur;
+	th->fig = s->saved_fig;
+}
+
 /* The share's work ends at the implicit barrier: its arrival is the
  * team's to judge (cb_parallel_end). */
 static void share__arrive(struct omp_thr *th, struct ompt_share *sh)
@@ -253,6 +292,7 @@ static void share__arrive(struct omp_thr *th, struct ompt_share *sh)
 	unsigned i;
 
 	hs_omp__work_done(th, &sh->s);
+	share__linger(th, &sh->s);
 	last = __atomic_load_n(&tm->last_end, __ATOMIC_RELAXED);
 	while (t1 > last && !__atomic_compare_exchange_n(&tm->last_end, &last, t1, true,
 							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -260,7 +300,9 @@ static void share__arrive(struct omp_thr *th, struct ompt_share *sh)
 	i = __atomic_fetch_add(&tm->narr, 1, __ATOMIC_RELAXED);
 	if (i < tm->cap) {
 		tm->arr[i].fig = sh->s.fig;
+		tm->arr[i].th = th;
 		tm->arr[i].t1 = t1;
+		tm->arr[i].task0 = hs_omp__task_total(th);
 		__atomic_store_n(&tm->arr[i].set, 1, __ATOMIC_RELEASE);
 	}
 	sh->state = 1;
@@ -301,8 +343,11 @@ static void cb_implicit_task(int endpoint, ompt_data_t *pd, ompt_data_t *task,
 	if (!(sh = share__of(task)))
 		return;
 	data__set(task, NULL);
-	if (sh->state == 0 && (th = hs_omp_thr__self())) /* no implicit barrier seen */
-		share__arrive(th, sh);
+	if ((th = hs_omp_thr__self())) {
+		if (sh->state == 0) /* no implicit barrier seen */
+			share__arrive(th, sh);
+		share__leave(th, &sh->s);
+	}
 	team__put(sh->tm);
 	sh->magic = 0;
 	free(sh);
@@ -434,15 +479,26 @@ static inline struct ompt_task *task__of(ompt_data_t *d)
 	return t && __atomic_load_n(&t->magic, __ATOMIC_ACQUIRE) == MAGIC_TASK ? t : NULL;
 }
 
+/* A detachable task (OpenMP 5.2, omp_fulfill_event): its body's end is
+ * reported as TASK_DETACH when its event is not fulfilled yet, and the
+ * task is done running: its time ends there.  The fulfill itself is one
+ * more call with TASK_EARLY_FULFILL (before the body's end: TASK_COMPLETE
+ * follows) or TASK_LATE_FULFILL (after it), from the fulfilling thread,
+ * with no next task: no scheduling point, and the task may be running on
+ * another thread meanwhile: left alone. */
 static void cb_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
 {
-	struct ompt_task *p = task__of(prior), *n = task__of(next);
+	struct ompt_task *p, *n;
 	uint64_t now = hs_clock__monotonic();
 	struct omp_thr *th;
 
+	if (status == TASK_EARLY_FULFILL || status == TASK_LATE_FULFILL)
+		return;
+	p = task__of(prior);
+	n = task__of(next);
 	if (p) {
 		p->elapsed += now - p->start;
-		if (status == TASK_COMPLETE || status == TASK_CANCEL) {
+		if (status == TASK_COMPLETE || status == TASK_CANCEL || status == TASK_DETACH) {
 			if ((th = hs_omp_thr__self()))
 				hs_omp__task_ran(th, p->elapsed);
 			data__set(prior, NULL);

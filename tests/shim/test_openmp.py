@@ -26,7 +26,10 @@ built here with gcc -fopenmp):
 - on libgomp and on libomp (OMPT): a named critical, unsigned long long
   loops (iterations per thread), ordered sections (per thread as the
   program counts them), atomic through the runtime's lock, taskloop (its
-  wall within the program's clock reads; OMPT: its tasks), host teams."""
+  wall within the program's clock reads; OMPT: its tasks), host teams;
+- detachable tasks (tests/shim/omp_detach.c), gcc and clang: exit status
+  and output as bare, each body's event its creator's, the tasks run per
+  thread as the program counts them."""
 import csv
 import ctypes
 import json
@@ -508,6 +511,45 @@ if ok:
          [(p["task_ns"], p["tasks_run"]) for p in per.values()])
     t.eq((sum(p["singles"] for p in per.values()), sum(p["taskwaits"] for p in per.values())),
          (1, 1), "tasks: one single executed, one taskwait")
+
+# ---- detachable tasks: task detach(ev), omp_fulfill_event ---------------------------
+# libgomp writes a detachable task's event into the first word of the
+# task's data, where the program's body reads it: the shim's own data
+# around the program's must leave it there.  Fulfilled in the body
+# (early), after the body's end (late: under OMPT the task completes at
+# the fulfill, on the fulfilling thread), undeferred (if(0)), and copied
+# by gcc's copy function (a firstprivate VLA: GOMP_task's cpyfn).
+DETACH_SRC = os.path.join(HERE, "shim", "omp_detach.c")
+
+
+def detach_case(prog, tag):
+    e = {"OMP_NUM_THREADS": "4"}
+    for mode in ("early", "late", "undeferred", "vla"):
+        argv, what = [prog, mode, "8"], "%s detach, %s" % (tag, mode)
+        bare = run(argv, preload=False, env=e)
+        r = run(argv, env=e)
+        t.eq((bare.rc, bare.out), (0, "%s n=8 mismatch=0 sum=36\n" % mode),
+             "%s: bare, every body saw its own event" % what)
+        t.eq((r.rc, r.out, r.shim_lines()), (bare.rc, bare.out, []),
+             "%s: exit status and output as bare, no hpcshim: line" % what)
+        ran = {u: v[0] for u, v in stderr_rows(r, "ran").items()}
+        sh = shares(r.doc) if r.rc == 0 and len(r.docs) == 1 else {}
+        per = next(iter(sh.values()))[1] if len(sh) == 1 else {}
+        t.eq((sum(p["tasks_created"] for p in per.values()),
+              {u: p["tasks_run"] for u, p in per.items()}), (8, ran),
+             "%s: 8 tasks created, each thread's tasks run as the program counts "
+             "them" % what)
+
+
+detach = os.path.join(work, "omp_detach")
+if build(["gcc", "-std=gnu11", "-g", "-O2", "-fopenmp", DETACH_SRC, "-o", detach],
+         "omp_detach.c"):
+    detach_case(detach, "gcc:")
+if not (shutil.which("clang") and os.path.exists(LIBOMP)):
+    t.skip("clang, OMPT: detach", "no clang or no %s" % LIBOMP)
+elif build(["clang", "-std=gnu11", "-g", "-O2", "-fopenmp", DETACH_SRC, "-o",
+            detach + "_clang"], "omp_detach.c with clang -fopenmp"):
+    detach_case(detach + "_clang", "clang, OMPT:")
 
 # ---- off, no OpenMP ----------------------------------------------------------
 if ok:
