@@ -350,6 +350,9 @@ static json_object *num(double v)
 	return agg_json__dbl(v);
 }
 
+_Static_assert(AGG_PART_KINDS == PF_NCAT && AGG_PART_WALL == PF_NCAT + PF_NMPI,
+	       "jobsum.h's part cells follow profile.h's parts and MPI kinds");
+
 /* The parts of a time (profile.h) by their names, -1 none: the main
  * thread's, in a rank's entry. */
 static json_object *parts_json(const struct pf_times *x, bool cpu_known)

@@ -93,13 +93,13 @@ enum agg_omp_field {
 	AGG_OMP_NFIELDS
 };
 /* The parts of AGG_PART_MAIN and AGG_PART_ALL: profile.h's enum pf_cat
- * (compute, mpi, io, openmp_wait, off_cpu), its MPI kinds (collective,
- * point_to_point, wait, other, init_finalize), then wall and task-clock
- * time. */
-#define AGG_PART_KINDS 5  /* first MPI kind: 5 */
-#define AGG_PART_WALL 10
-#define AGG_PART_CPU 11
-#define AGG_NPARTS 12
+ * (compute, mpi, io, openmp_wait, off_cpu, measurement), its MPI kinds
+ * (collective, point_to_point, wait, other, init_finalize), then wall and
+ * task-clock time (jobdoc.c checks these against profile.h). */
+#define AGG_PART_KINDS 6  /* first MPI kind: PF_NCAT */
+#define AGG_PART_WALL 11
+#define AGG_PART_CPU 12
+#define AGG_NPARTS 13
 #define AGG_NONE UINT32_MAX /* no region (process) or no event */
 
 struct agg_cell {

@@ -54,10 +54,19 @@ static double omp_wait_of(const struct dr_doc *d, long long tid)
 	return w;
 }
 
+/* What measuring cost inside region r's part: its measurement_ns, at
+ * most the time it is taken from (0 in files without it). */
+static double region__measure(const struct dr_region *r, double part)
+{
+	double m = dr_region__measurement(r);
+
+	return m > 0 ? clamp(m, 0, part > 0 ? part : 0) : 0;
+}
+
 static void thread__times(const struct dr_doc *d, const struct dr_thread *t,
 			  struct pf_times *x, bool *wrapped)
 {
-	double cat_cpu = 0, wait_cpu = 0, rest, out;
+	double cat_cpu = 0, wait_cpu = 0, rest, out, m, meas_cpu = 0;
 	struct dr_value v;
 
 	memset(x, 0, sizeof(*x));
@@ -74,12 +83,19 @@ static void thread__times(const struct dr_doc *d, const struct dr_thread *t,
 		if (k == PF_NONE) {
 			if (!strncmp(name, OMP_BARRIER_PREFIX, strlen(OMP_BARRIER_PREFIX)))
 				wait_cpu += c;
+			/* a construct's or an annotation's readings: on the CPU */
+			if (dr_region__measurement(r) > 0)
+				meas_cpu += dr_region__measurement(r);
 			continue;
 		}
 		*wrapped = true;
 		if (ex < 0)
 			continue;
 		cat_cpu += c;
+		/* The call's readings fall inside its wall time: the shim's. */
+		m = region__measure(r, ex);
+		ex -= m;
+		x->t[PF_MEASURE] += m;
 		if (k == PF_IO_CALL) {
 			x->t[PF_IO] += ex;
 		} else {
@@ -88,18 +104,21 @@ static void thread__times(const struct dr_doc *d, const struct dr_thread *t,
 		}
 	}
 	/* The parts never exceed the wall (a record read at a flush may). */
-	if (x->t[PF_MPI] + x->t[PF_IO] > x->wall && x->t[PF_MPI] + x->t[PF_IO] > 0) {
-		double f = x->wall / (x->t[PF_MPI] + x->t[PF_IO]);
+	double taken = x->t[PF_MPI] + x->t[PF_IO] + x->t[PF_MEASURE];
+
+	if (taken > x->wall && taken > 0) {
+		double f = x->wall / taken;
 
 		x->t[PF_MPI] *= f;
 		x->t[PF_IO] *= f;
+		x->t[PF_MEASURE] *= f;
 		for (int k = 0; k < PF_NMPI; k++)
 			x->mpi[k] *= f;
+		taken = x->wall;
 	}
-	x->t[PF_OMP_WAIT] = clamp(omp_wait_of(d, dr_thread__tid(t)), 0,
-				  x->wall - x->t[PF_MPI] - x->t[PF_IO]);
+	x->t[PF_OMP_WAIT] = clamp(omp_wait_of(d, dr_thread__tid(t)), 0, x->wall - taken);
 	cat_cpu += clamp(wait_cpu, 0, x->t[PF_OMP_WAIT]);
-	rest = x->wall - x->t[PF_MPI] - x->t[PF_IO] - x->t[PF_OMP_WAIT];
+	rest = x->wall - taken - x->t[PF_OMP_WAIT];
 	if (rest < 0)
 		rest = 0;
 	if (x->cpu < 0) {
@@ -109,6 +128,11 @@ static void thread__times(const struct dr_doc *d, const struct dr_thread *t,
 	out = x->cpu - cat_cpu;
 	x->t[PF_COMPUTE] = clamp(out, 0, rest);
 	x->t[PF_OFF_CPU] = rest - x->t[PF_COMPUTE];
+	/* The readings of constructs and annotations ran on the CPU, inside
+	 * what compute holds: the shim's, not the program's. */
+	m = clamp(meas_cpu, 0, x->t[PF_COMPUTE]);
+	x->t[PF_COMPUTE] -= m;
+	x->t[PF_MEASURE] += m;
 }
 
 static void times__add(struct pf_times *a, const struct pf_times *b)

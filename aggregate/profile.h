@@ -16,7 +16,11 @@
 
 struct dr_doc;
 
-enum pf_cat { PF_COMPUTE, PF_MPI, PF_IO, PF_OMP_WAIT, PF_OFF_CPU, PF_NCAT };
+/* measurement: what the shim itself spent measuring, taken out of the
+ * part it fell in (an MPI or I/O call's readings out of that call's time,
+ * a construct's or an annotation's out of compute): the sixth part, so
+ * that the other five are the program's and still add up to the wall. */
+enum pf_cat { PF_COMPUTE, PF_MPI, PF_IO, PF_OMP_WAIT, PF_OFF_CPU, PF_MEASURE, PF_NCAT };
 /* What a function is (profile_names.c, a table of names). */
 enum pf_kind {
 	PF_NONE,

@@ -9,6 +9,7 @@
 const char *const pf_cat_name[PF_NCAT] = {
 	[PF_COMPUTE] = "compute", [PF_MPI] = "mpi", [PF_IO] = "io",
 	[PF_OMP_WAIT] = "openmp_wait", [PF_OFF_CPU] = "off_cpu",
+	[PF_MEASURE] = "measurement",
 };
 
 const char *const pf_kind_name[PF_IO_CALL + 1] = {

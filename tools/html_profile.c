@@ -22,9 +22,9 @@
 #define BARW 560.0 /* the longest bar, px */
 
 static const char *const cat_color[PF_NCAT] = { "#2e86c1", "#c0392b", "#d68910", "#8e44ad",
-						"#95a5a6" };
+						"#95a5a6", "#f1c40f" };
 static const char *const cat_label[PF_NCAT] = { "compute", "MPI", "I/O", "OpenMP wait",
-						"off CPU" };
+						"off CPU", "measuring" };
 
 static void ms(FILE *f, double ns)
 {

@@ -42,7 +42,7 @@ HPCSHIM = os.path.join(BUILD, "hpcshim")
 PROGS = os.path.join(HERE, "programs")
 NP, T_MS, K, N, BYTES, W, R = 4, 60, 20, 1000, 100000, 10, 15
 EVENTS = "task-clock,page-faults,context-switches,cpu-migrations"
-CATS = ("compute", "mpi", "io", "openmp_wait", "off_cpu")
+CATS = ("compute", "mpi", "io", "openmp_wait", "off_cpu", "measurement")
 work = tempfile.mkdtemp(prefix="hpcshim-html-profile-")
 FOREIGN = MPI_FOREIGN
 runner = Work(t, work, dict(OPENMPI_ENV, TMPDIR=work), FOREIGN, timeout=300)

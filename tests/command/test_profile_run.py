@@ -89,7 +89,7 @@ def omp_case(cc):
     t.ok(m and lo - off - ITER <= w0 <= hi + ITER,
          "%s: omp thread 0's wait %.1f ms within the program's own bracket [%s - %s off "
          "the CPU, %s] (about %d ms on an idle machine)" % (cc, w0, lo, off, hi, T * ITER))
-    t.ok(all(abs(sum(x["time_ns"][k] for k in ("compute", "mpi", "io", "openmp_wait", "off_cpu"))
+    t.ok(all(abs(sum(x["time_ns"][k] for k in ("compute", "mpi", "io", "openmp_wait", "off_cpu", "measurement"))
                  - x["wall_ns"]) <= 0.01 * x["wall_ns"] + 2 for x in th.values()),
          "%s: each thread's parts add up to its wall" % cc)
     text = " ".join(f["text"] for f in pr["findings"])
@@ -124,7 +124,7 @@ def omp_case(cc):
     want = "where the time went (1 rank, the longest %.3f ms): " % (
         job["longest_rank_wall_ns"] / 1e6) + " ".join(
         "%s %.1f%%" % (k, 100 * job["time_ns"][k] / job["wall_ns"])
-        for k in ("compute", "mpi", "io", "openmp_wait", "off_cpu"))
+        for k in ("compute", "mpi", "io", "openmp_wait", "off_cpu", "measurement"))
     t.eq(lines[:1 + len(pr["findings"])],
          [want] + ["  - " + f["text"] for f in pr["findings"]],
          "%s: hpcshim report's first lines: the job's split and the findings of "
