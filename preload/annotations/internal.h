@@ -43,6 +43,27 @@ int hs_ann__papi_end(const char *name);
 int hs_ann__papi_read(const char *name);
 int hs_ann__papi_stop(void);
 
+/* ---- annotations.c: a region boundary of the calling thread ------------ */
+
+struct ann_note;
+/* Begins region name for api, the name's note made first (outside the
+ * region) and returned; NULL when out of memory (nothing begun). */
+struct ann_note *hs_ann__begin(unsigned api, const char *name);
+
+/* ---- notes.c: per region name, the APIs that named it, its read points -- */
+
+/* The note of name: found in constant time with no lock once made;
+ * get makes it (NULL: out of memory), find does not (NULL: none). */
+struct ann_note *hs_ann__note_get(const char *name);
+struct ann_note *hs_ann__note_find(const char *name);
+void hs_ann__note_api(struct ann_note *n, unsigned api);
+void hs_ann__note_read(struct ann_note *n);
+/* Once, before any note: the table's fork handlers. */
+void hs_ann__notes_init(void);
+struct agg_process;
+/* The "annotations" section of the results, when a name came. */
+void hs_ann__notes_result(struct agg_process *p);
+
 /* ---- parse.c: what needs no process (unit-tested) ----------------------- */
 
 /* HPCSHIM_ANNOTATIONS's value: the APIs' bits (unset or empty: both;
