@@ -9,10 +9,11 @@
  * what each API defines around it kept: LIKWID's calls before
  * likwid_markerInit do nothing and return -EFAULT, a double start
  * restarts the region, a double start and a stop of a region not started
- * print LIKWID's warnings and return what LIKWID returns, likwid_markerGetRegion reports the shim's own counts of
- * the thread's region (less what likwid_markerResetRegion set aside);
- * PAPI's calls return PAPI_OK.  Neither library runs: nothing of theirs
- * is written.
+ * print LIKWID's warnings and return what LIKWID returns,
+ * likwid_markerGetRegion reports the shim's own counts of the thread's
+ * region (less what likwid_markerResetRegion set aside).  PAPI's calls
+ * (papi.c) return what PAPI 7 returns.  Neither library runs: nothing of
+ * theirs is written.
  *
  * The results note which API each region name came from, and how many
  * PAPI_hl_read points each had: the top-level "annotations" (schema.md,
@@ -283,39 +284,6 @@ void hs_ann__likwid_get(const char *tag, int *nevents, double *events, double *t
 			events[e] = (double)v[e];
 		*nevents = n;
 	}
-}
-
-/* ---- PAPI ------------------------------------------------------------ */
-
-int hs_ann__papi_begin(const char *name)
-{
-	(void)hs_ann__begin(HS_ANN_PAPI, name ? name : "(null)");
-	return 0;
-}
-
-int hs_ann__papi_end(const char *name)
-{
-	hpcshim_region_end(name);
-	return 0;
-}
-
-/* PAPI stores the counts since the region's begin as an intermediate
- * result of the region; here the read point is counted for the region
- * (its "reads" in "annotations"), the counts stay the region's. */
-int hs_ann__papi_read(const char *name)
-{
-	struct hs_thread *t = hs_self;
-	struct ann_note *n;
-
-	if (t && name && ann__open(t, name) >= 0 && (n = hs_ann__note_find(name)))
-		hs_ann__note_read(n);
-	return 0;
-}
-
-/* Regions still open stay open (closed at the thread's end, as any). */
-int hs_ann__papi_stop(void)
-{
-	return 0;
 }
 
 /* ---- the feature ------------------------------------------------------ */

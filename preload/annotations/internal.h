@@ -37,11 +37,23 @@ int hs_ann__likwid_reset(const char *tag);
 void hs_ann__likwid_get(const char *tag, int *nevents, double *events, double *time,
 			int *count);
 
-/* ---- PAPI's high-level API, under the shim (PAPI_OK, 0, always) ---------- */
+/* ---- PAPI's high-level API, under the shim (papi.c: return values as
+ * PAPI 7's) ------------------------------------------------------------- */
 int hs_ann__papi_begin(const char *name);
 int hs_ann__papi_end(const char *name);
 int hs_ann__papi_read(const char *name);
 int hs_ann__papi_stop(void);
+
+/* PAPI's return codes (papi.h, PAPI 7): no papi.h here, the shim builds
+ * without PAPI. */
+enum {
+	HS_PAPI_OK = 0,
+	HS_PAPI_EINVAL = -1,
+	HS_PAPI_ENOMEM = -2,
+	HS_PAPI_ENOEVNT = -7,
+	HS_PAPI_ENOTRUN = -9,
+	HS_PAPI_EMISC = -14,
+};
 
 /* ---- annotations.c: a region boundary of the calling thread ------------ */
 

@@ -435,6 +435,85 @@ elif w.build("marker_names", ["gcc", "-O2", "-DLIKWID_PERFMON", "-I" + INC, "-o"
     else:
         t.ok(False, "%d threads x %d shared names: a result file" % (NT, NN))
 
+# ---- PAPI misused: the shim answers as PAPI 7 does ---------------------------
+# Each case's return codes (tests/shim/papi_misuse.c), from PAPI 7.0.0's
+# src/high-level/papi_hl.c (papi.h: PAPI_OK 0, EINVAL -1, ENOMEM -2,
+# ENOEVNT -7, EMISC -14), and the real library's where it can count (an
+# event the program defines itself, libsde: no PMU needed):
+PAPI_MISUSE = {
+    # an end or a read before the thread began any region: EMISC
+    "end_first": [-14, 0, 0],
+    "read_first": [-14, 0, 0],
+    # a stop with the thread's event set not running: ENOEVNT; a begin
+    # starts it again
+    "stop_first": [-7, 0, 0, 0],
+    "stop_twice": [0, 0, 0, -7, 0, 0, 0],
+    # an end of anything but the innermost region: EINVAL, and the API is
+    # off for the process: EMISC from then on, the set stopped (ENOEVNT)
+    "end_unknown": [0, -1, -14, -14, -14, -7],
+    "end_twice": [0, 0, -1, -14],
+    "end_outer": [0, 0, -1, -14],
+    # a read of anything but the innermost region is ignored: PAPI_OK
+    "read_unknown": [0, 0, 0, 0, 0],
+    "read_outer": [0, 0, 0, 0, 0],
+    # the state is per thread: another thread's end EMISC, its stop
+    # ENOEVNT, the API still on for the first
+    "thread": [0, -14, -7, 0],
+    # 11 regions nested at most: the 12th ENOMEM, and the API is off
+    "deep": [0] * 11 + [-2, -14],
+}
+# A NULL name PAPI 7.0.0 dereferences (strlen, strcmp: SIGSEGV); the shim
+# answers PAPI_EINVAL (a begin changes nothing; an end matches nothing,
+# which turns the API off as any such end).  (the shim's codes, how many
+# the real library gives before it dies)
+PAPI_NULL = {"begin_null": ([-1, 0, 0], 0), "end_null": ([0, -1, -14], 1),
+             "read_null": ([0, 0, 0], 1)}
+
+
+def misuse_lines(out):
+    return {l.split()[0]: l.split()[1:] for l in out.splitlines() if l.strip()}
+
+
+if not HAVE_PAPI or not os.path.exists("/usr/include/sde_lib.h"):
+    t.skip("PAPI misused", "libpapi-dev (papi.h, sde_lib.h) not installed")
+elif w.build("papi_misuse", ["gcc", "-O2", "-o", "papi_misuse",
+                             os.path.join(SRC, "tests", "shim", "papi_misuse.c"),
+                             "-lpapi", "-lsde", "-lpthread"]):
+    exe = os.path.join(work, "papi_misuse")
+    rdir = os.path.join(work, "misuse.real")
+    os.mkdir(rdir)
+    fs = shim([exe])
+    real = w.run([exe], dict(w.environment(), PAPI_EVENTS="sde:::papi_misuse::work"), cwd=rdir)
+    p, _ = fs.result()
+    got = misuse_lines(p.stdout)
+    want = dict({k: [str(x) for x in v] for k, v in PAPI_MISUSE.items()},
+                **{k: [str(x) for x in v[0]] for k, v in PAPI_NULL.items()})
+    for case in want:
+        t.eq(got.get(case), want[case], "PAPI misused, %s: the shim's return codes" % case)
+    rgot = misuse_lines(real.stdout)
+    if rgot.get("stop_twice", [""])[0] != "0":
+        t.skip("PAPI misused: the real library's codes",
+               "the real PAPI does not count here (%s): the table is from its source"
+               % " ".join(rgot.get("stop_twice", ["no output"])))
+    else:
+        t.eq({k: rgot.get(k) for k in PAPI_MISUSE}, {k: want[k] for k in PAPI_MISUSE},
+             "PAPI misused: the real PAPI returns the same codes")
+        t.eq({k: rgot.get(k) for k in PAPI_NULL},
+             {k: want[k][:n] + ["signal", "11"] for k, (_, n) in PAPI_NULL.items()},
+             "PAPI misused: the real PAPI dies of a NULL name where the shim says EINVAL")
+    # One case on its own: after the failed end the API begins nothing;
+    # the region it left open is closed at the thread's end; one line says so.
+    p, outdir = w.launch([exe, "end_unknown"], shim=True, env={"HPCSHIM_EVENTS": "task-clock"})
+    docs = docs_of(outdir)
+    th = docs[0]["threads"][0] if docs else {}
+    ra = region(th, "A") if th else None
+    t.ok(bool(ra) and region(th, "C") is None and th["warnings"]["auto_closed"] == 1,
+         "PAPI misused: a begin after the API went off opens nothing; A, left open, is "
+         "closed at the thread's end", th.get("warnings"))
+    said = [l for l in p.stderr.splitlines() if l.startswith("hpcshim:")]
+    t.ok(len(said) == 1 and 'PAPI_hl_region_end("B") returns -1' in said[0],
+         "PAPI misused: one hpcshim line says the API went off", p.stderr[-600:])
+
 # ---- an MPI program with LIKWID markers, under both MPIs ----------------------
 NP = 2
 MPIS = [("Open MPI", "mpicc.openmpi", ["mpirun.openmpi", "-np", str(NP), "--oversubscribe"],
