@@ -8,12 +8,12 @@
  * (hpcshim_region_begin/end: regions named at run time, by hash), with
  * what each API defines around it kept: LIKWID's calls before
  * likwid_markerInit do nothing and return -EFAULT, a double start
- * restarts the region, a double start and a stop of a region not started
- * print LIKWID's warnings and return what LIKWID returns,
- * likwid_markerGetRegion reports the shim's own counts of the thread's
- * region (less what likwid_markerResetRegion set aside).  PAPI's calls
- * (papi.c) return what PAPI 7 returns.  Neither library runs: nothing of
- * theirs is written.
+ * restarts the region, a double start, a stop of a region not started
+ * and a reset of one not stopped print LIKWID's warnings and return what
+ * LIKWID 5.2 returns, likwid_markerGetRegion reports the shim's own
+ * counts of the thread's region (less what likwid_markerResetRegion set
+ * aside).  PAPI's calls (papi.c) return what PAPI 7 returns.  Neither
+ * library runs: nothing of theirs is written.
  *
  * The results note which API each region name came from, and how many
  * PAPI_hl_read points each had: the top-level "annotations" (schema.md,
@@ -216,10 +216,11 @@ int hs_ann__likwid_reset(const char *tag)
 		return -EFAULT;
 	if (!t || !tag)
 		return -EFAULT;
+	/* LIKWID 5.2 resets a stopped region only: one never started on
+	 * this thread is a new one to it (libperfctr.c: MARKER_STATE_NEW),
+	 * refused as a running one is. */
 	r = agg_thread__find(t->agg, tag);
-	if (!r)
-		return -ENOENT; /* LIKWID: no such region on this thread */
-	if (ann__open(t, tag) >= 0) {
+	if (!r || ann__open(t, tag) >= 0) {
 		fprintf(stderr, "ERROR: Can only reset stopped regions\n");
 		return -EFAULT;
 	}

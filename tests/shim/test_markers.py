@@ -292,7 +292,16 @@ elif w.build("likwid_mixed", ["gcc", "-O2", "-DLIKWID_PERFMON", "-I" + INC, "-o"
          "%s: ResetRegion zeroes what GetRegion returns" % what)
     t.eq((v.get("after.count"), v.get("after.event0")), ("1", "10"),
          "%s: one call after the reset: 1 call, its 10 page faults" % what)
-    t.eq(v.get("reset.unknown"), "-2", "%s: ResetRegion of an unknown region: -ENOENT" % what)
+    # LIKWID 5.2.2 (libperfctr.c; it cannot count on this machine kind to
+    # be asked): a stop of a stopped region is -EFAULT with its warning; a
+    # reset of a region not stopped, running or never started on the
+    # thread (a new entry to it), -EFAULT with "Can only reset stopped
+    # regions".
+    t.eq(v.get("stop.again"), "-14", "%s: a second stop: -EFAULT" % what)
+    t.eq((v.get("reset.running"), v.get("reset.unknown")), ("-14", "-14"),
+         "%s: ResetRegion of a running region and of one never started: -EFAULT" % what)
+    t.eq(p.stderr.count("ERROR: Can only reset stopped regions"), 2,
+         "%s: ... each with LIKWID's error line" % what)
     t.ok("done" in p.stdout.splitlines(), "%s: runs to the end" % what)
     if docs:
         d = docs[0]
@@ -326,8 +335,8 @@ elif w.build("likwid_mixed", ["gcc", "-O2", "-DLIKWID_PERFMON", "-I" + INC, "-o"
              "%s: a double start is one call, restarted at the second start as LIKWID's "
              "(1 + 1 pages, not the 2 before); the third, under in_twice, changes nothing" % what)
         t.eq(th["warnings"]["auto_closed"], 0, "%s: no region closed implicitly" % what)
-        t.eq(th["warnings"]["unmatched_end"], 1,
-             "%s: the unknown stop is the shim's unmatched END too" % what)
+        t.eq(th["warnings"]["unmatched_end"], 2,
+             "%s: the unknown stop and the second stop are the shim's unmatched ENDs too" % what)
         t.eq(api_of(d, "lk"), ["likwid"], "%s: lk noted as LIKWID's" % what)
         t.eq(api_of(d, "outer"), None, "%s: outer (HPC_BEGIN) not noted" % what)
     t.ok("Running without Marker API" in b.stderr and "Running without" not in p.stderr,
