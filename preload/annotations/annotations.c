@@ -335,7 +335,7 @@ static void ann__fork_child(void)
 static void ann__result(struct agg_process *p, bool partial)
 {
 	(void)partial; /* the notes are safe to read beside running threads */
-	hs_ann__notes_result(p);
+	hs_ann__notes_result(p, &hs_ann__on);
 }
 
 const struct hs_feature hs_annotations_feature = {

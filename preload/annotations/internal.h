@@ -73,8 +73,9 @@ void hs_ann__note_read(struct ann_note *n);
 /* Once, before any note: the table's fork handlers. */
 void hs_ann__notes_init(void);
 struct agg_process;
-/* The "annotations" section of the results, when a name came. */
-void hs_ann__notes_result(struct agg_process *p);
+/* The "annotations" section of the results, when a name came; apis: the
+ * APIs taken over (hs_ann__on: notes.c names no other part). */
+void hs_ann__notes_result(struct agg_process *p, const int *apis);
 
 /* ---- parse.c: what needs no process (unit-tested) ----------------------- */
 

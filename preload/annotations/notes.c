@@ -172,16 +172,16 @@ static struct json_object *notes__regions(void)
 	return regions;
 }
 
-/* "annotations": {"apis": [...], "regions": {...}}, after "wrap". */
+/* "annotations": {"apis": [...], "regions": {...}}, after "wrap"; arg:
+ * the APIs taken over (an int of enum hs_ann_api bits, atomic). */
 static void notes__head(struct agg_out *o, int depth, bool *first,
 			const struct agg_process *p, const void *arg)
 {
 	struct json_object *top = json_object_new_object();
 
 	(void)p;
-	(void)arg;
 	json_object_object_add(top, "apis",
-			       notes__apis((unsigned)__atomic_load_n(&hs_ann__on,
+			       notes__apis((unsigned)__atomic_load_n((const int *)arg,
 								     __ATOMIC_RELAXED)));
 	json_object_object_add(top, "regions", notes__regions());
 	agg_out__member(o, depth, first, "annotations", top);
@@ -194,8 +194,8 @@ static const struct agg_section notes_section = {
 };
 
 /* Only when a region came from one of the APIs. */
-void hs_ann__notes_result(struct agg_process *p)
+void hs_ann__notes_result(struct agg_process *p, const int *apis)
 {
 	if (__atomic_load_n(&nnotes, __ATOMIC_ACQUIRE))
-		agg_sections__add(&p->sections, &notes_section, NULL);
+		agg_sections__add(&p->sections, &notes_section, apis);
 }
