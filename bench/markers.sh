@@ -1,15 +1,21 @@
 #!/bin/sh
 # markers.sh - a LIKWID and a PAPI marker pair under the shim against an
 # HPC_BEGIN/HPC_END pair (literal and run-time name), in the same process,
-# same events (bench/marker_pair.c; preload/annotations/).
+# same events (bench/marker_pair.c; preload/annotations/); then many
+# distinct names, each new, LIKWID's and PAPI's against HPC_BEGIN's
+# run-time names (tests/shim/marker_names.c).
 #
 # Usage: make bench-markers   (or: BENCH_BUILDDIR=<build dir> sh bench/markers.sh)
 # Environment: BENCH_ROUNDS [7] processes, BENCH_REPS [5] loops per variant
 # and process, BENCH_PAIRS [20000] pairs per loop, BENCH_EVENTS
-# [task-clock,page-faults,context-switches], BENCH_CPU [last online CPU].
+# [task-clock,page-faults,context-switches], BENCH_CPU [last online CPU];
+# BENCH_NAMES [100000] names per loop, BENCH_NAME_ROUNDS [3] processes
+# (each about 10 s and 0.5 GB: 4e5 regions).
 # Prints the medians and, per process, the ratio of each marker pair to the
-# literal pair (target: <= 1.2), checks that every pair was counted.  Exits
-# non-zero only when it cannot run; a missed target is printed as MISS.
+# literal pair (target: <= 1.2), checks that every pair was counted; then
+# the thread CPU time per new name and, per process, its ratio to
+# HPC_BEGIN's (target: <= 2.0).  Exits non-zero only when it cannot run; a
+# missed target is printed as MISS.
 set -eu
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 BUILDDIR=${BENCH_BUILDDIR:-$SRCDIR}
@@ -27,6 +33,11 @@ trap 'rm -rf "$OUT"' EXIT
 PROG=$OUT/marker_pair
 ${CC:-cc} -std=gnu11 -D_GNU_SOURCE -DLIKWID_PERFMON ${CFLAGS:--O2} -I"$SRCDIR" -o "$PROG" \
 	"$SRCDIR/bench/marker_pair.c" "$SRCDIR/bench/annotated.c" "$SRCDIR/bench/bench.c" -llikwid -lpapi
+NAMES=${BENCH_NAMES:-100000}
+NAME_ROUNDS=${BENCH_NAME_ROUNDS:-3}
+NPROG=$OUT/marker_names
+${CC:-cc} -std=gnu11 -DLIKWID_PERFMON ${CFLAGS:--O2} -I"$SRCDIR/annotate" -o "$NPROG" \
+	"$SRCDIR/tests/shim/marker_names.c" -llikwid -lpapi -lpthread
 i=0
 while [ $i -lt "$ROUNDS" ]; do
 	mkdir "$OUT/r$i"
@@ -67,4 +78,43 @@ for v in ("literal", "runtime", "likwid", "papi"):
     print("%-14s %10.1f %10.1f  %-12s %s" % (v, m, mn, "%.3f x lit" % ratio, status))
 for b in bad:
     print("INVALID: " + b)
+PY
+# Many names: the hpc loops on both sides of the marker loops, one event
+# (the cost is the names', not the readings').  A process's result file
+# (4e5 regions) is removed once written.
+: >"$OUT/names"
+i=0
+while [ $i -lt "$NAME_ROUNDS" ]; do
+	mkdir "$OUT/n$i"
+	HPCSHIM_OUTPUT=$OUT/n$i HPCSHIM_EVENTS=task-clock LD_PRELOAD=$LIB \
+		"$NPROG" "$NAMES" hpc likwid papi hpc | sed "s/^/$i /" >>"$OUT/names" || :
+	rm -rf "$OUT/n$i"
+	i=$((i + 1))
+done
+${PYTHON3:-python3} - "$OUT/names" "$NAMES" "$NAME_ROUNDS" <<'PY'
+import statistics, sys
+path, names, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+TARGET = 2.0
+s = {}
+for line in open(path):
+    r, api, ns = line.split()
+    s.setdefault(int(r), {}).setdefault(api, []).append(int(ns))
+ok = [r for r in range(rounds) if len(s.get(r, {}).get("hpc", [])) == 2
+      and all(len(s[r].get(a, [])) == 1 for a in ("likwid", "papi"))]
+print("hpcshim: %d distinct region names per loop, thread CPU time per new name" % names)
+print("  event task-clock; %d processes, each: hpc likwid papi hpc" % len(ok))
+print("%-14s %12s %12s  %-12s %s" % ("api", "ns/name", "min", "ratio", ""))
+for api in ("hpc", "likwid", "papi"):
+    per = [statistics.mean(s[r][api]) / names for r in ok]
+    if not per:
+        break
+    line = "%-14s %12.0f %12.0f" % (api, statistics.median(per), min(per))
+    if api != "hpc":
+        ratio = statistics.median(s[r][api][0] / statistics.mean(s[r]["hpc"]) for r in ok)
+        line += "  %-12s %s" % ("%.3f x hpc" % ratio,
+                                ("PASS" if ratio <= TARGET else "MISS") + " (<= %.1f)" % TARGET)
+    print(line)
+for r in range(rounds):
+    if r not in ok:
+        print("INVALID: names round %d: %s" % (r, s.get(r)))
 PY

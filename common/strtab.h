@@ -2,18 +2,36 @@
  * index, found in O(1) (open addressing on FNV-1a, common/hash.h).  The
  * table copies the strings.  Allocation failures are returned, never
  * handled here: the caller decides (the tools end, the shim gives up the
- * object). */
+ * object).
+ *
+ * Lookups may run beside an intern, with no lock (the shim's marker names,
+ * preload/annotations/): interns are the caller's to serialise (a lock),
+ * lookups read only the slots, each published whole (its index before its
+ * name), and a grown table keeps the slot arrays it replaced until
+ * hs_strtab__free, since a lookup may still be reading one (together less
+ * than the current one).  A lookup beside the intern of its own string may
+ * miss it; the name[] array and n are the interning side's. */
 #ifndef HPCSHIM_COMMON_STRTAB_H
 #define HPCSHIM_COMMON_STRTAB_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+struct hs_strtab_slot {
+	const char *name; /* the table's copy, NULL: empty (atomic) */
+	size_t ix;        /* its index (atomic) */
+};
+
+struct hs_strtab_slots {
+	size_t n;                      /* a power of 2 */
+	struct hs_strtab_slots *older; /* the array this one replaced */
+	struct hs_strtab_slot s[];
+};
+
 struct hs_strtab {
 	char **name; /* [n], in order first seen */
 	size_t n, cap;
-	size_t *slot; /* index + 1, 0 = empty */
-	size_t nslot;
+	struct hs_strtab_slots *slots; /* published with release */
 };
 
 /* The index of s, added if new (*added tells which); -1 when out of

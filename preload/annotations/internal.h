@@ -37,11 +37,45 @@ int hs_ann__likwid_reset(const char *tag);
 void hs_ann__likwid_get(const char *tag, int *nevents, double *events, double *time,
 			int *count);
 
-/* ---- PAPI's high-level API, under the shim (PAPI_OK, 0, always) ---------- */
+/* ---- PAPI's high-level API, under the shim (papi.c: return values as
+ * PAPI 7's) ------------------------------------------------------------- */
 int hs_ann__papi_begin(const char *name);
 int hs_ann__papi_end(const char *name);
 int hs_ann__papi_read(const char *name);
 int hs_ann__papi_stop(void);
+
+/* PAPI's return codes (papi.h, PAPI 7): no papi.h here, the shim builds
+ * without PAPI. */
+enum {
+	HS_PAPI_OK = 0,
+	HS_PAPI_EINVAL = -1,
+	HS_PAPI_ENOMEM = -2,
+	HS_PAPI_ENOEVNT = -7,
+	HS_PAPI_ENOTRUN = -9,
+	HS_PAPI_EMISC = -14,
+};
+
+/* ---- annotations.c: a region boundary of the calling thread ------------ */
+
+struct ann_note;
+/* Begins region name for api, the name's note made first (outside the
+ * region) and returned; NULL when out of memory (nothing begun). */
+struct ann_note *hs_ann__begin(unsigned api, const char *name);
+
+/* ---- notes.c: per region name, the APIs that named it, its read points -- */
+
+/* The note of name: found in constant time with no lock once made;
+ * get makes it (NULL: out of memory), find does not (NULL: none). */
+struct ann_note *hs_ann__note_get(const char *name);
+struct ann_note *hs_ann__note_find(const char *name);
+void hs_ann__note_api(struct ann_note *n, unsigned api);
+void hs_ann__note_read(struct ann_note *n);
+/* Once, before any note: the table's fork handlers. */
+void hs_ann__notes_init(void);
+struct agg_process;
+/* The "annotations" section of the results, when a name came; apis: the
+ * APIs taken over (hs_ann__on: notes.c names no other part). */
+void hs_ann__notes_result(struct agg_process *p, const int *apis);
 
 /* ---- parse.c: what needs no process (unit-tested) ----------------------- */
 

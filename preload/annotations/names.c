@@ -68,7 +68,7 @@
  * the shim's own export gets there): LIKWID's "not initialised", PAPI's
  * PAPI_ENOTRUN. */
 #define ANN_ABSENT_LIKWID (-EFAULT)
-#define ANN_ABSENT_PAPI (-9)
+#define ANN_ABSENT_PAPI HS_PAPI_ENOTRUN
 
 static void hs_ann__nothing(void)
 {

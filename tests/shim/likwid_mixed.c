@@ -8,7 +8,8 @@
  * "lk_in" (LEAF pages), each first-touching fresh pages.  Then LIKWID's
  * contracts: a stop of a name never started, double starts,
  * likwid_markerGetRegion before and after likwid_markerResetRegion, one
- * more call after the reset.  Prints each return value and figure as
+ * more call after the reset, a second stop, a reset of a running region
+ * and of one never started.  Prints each return value and figure as
  * "key value" lines; what they must be under the shim is the test's.
  */
 #include <hpcshim.h>
@@ -82,6 +83,10 @@ int main(int argc, char **argv)
 	touch(1); /* twice is not the innermost: its first start stands */
 	likwid_markerStopRegion("in_twice");
 	printf("double.stop %d\n", likwid_markerStopRegion("twice"));
+	printf("stop.again %d\n", likwid_markerStopRegion("twice"));
+	likwid_markerStartRegion("running");
+	printf("reset.running %d\n", likwid_markerResetRegion("running"));
+	likwid_markerStopRegion("running");
 	get("before", "lk");
 	printf("reset %d\n", likwid_markerResetRegion("lk"));
 	get("reset", "lk");
