@@ -128,10 +128,8 @@ size_t convert__nest(const struct dr_thread *th, struct convert_ev **out)
 	return k;
 }
 
-int convert__write_json(struct json_object *doc, const char *out, const char *prog)
+int convert__write_text(const char *text, const char *out, const char *prog)
 {
-	const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
-								 JSON_C_TO_STRING_NOSLASHESCAPE);
 	char err[512];
 
 	if (out && agg_result__write_text(out, text, true, err, sizeof(err)) != 0) {
@@ -143,4 +141,11 @@ int convert__write_json(struct json_object *doc, const char *out, const char *pr
 		return -1;
 	}
 	return 0;
+}
+
+int convert__write_json(struct json_object *doc, const char *out, const char *prog)
+{
+	return convert__write_text(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+								       JSON_C_TO_STRING_NOSLASHESCAPE),
+				   out, prog);
 }

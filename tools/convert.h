@@ -54,6 +54,8 @@ int convert__rank(const struct results *s, size_t i);
  * into place, no link followed), or to stdout when out is NULL: 0, or -1
  * with one "prog: ..." line.  doc stays the caller's. */
 int convert__write_json(struct json_object *doc, const char *out, const char *prog);
+/* The same of a document already text (a line break added). */
+int convert__write_text(const char *text, const char *out, const char *prog);
 
 /* An owner's region tree (a thread's regions, or a job document's summary
  * regions when it keeps no threads): each region's parent as an index
