@@ -77,16 +77,25 @@ void convert_tree__exit(struct convert_tree *t);
  * parents have no cycle (docs/schema.md); a damaged file's is cut. */
 size_t convert_tree__path(const struct convert_tree *t, size_t i, size_t *out, size_t max);
 
+/* A trace record's begin and end as every format writes them: not before
+ * floor (the format's time 0: a negative time, or one before every
+ * process began, is a damaged or crafted file's), the end not before the
+ * begin.  So no format writes a negative time or duration. */
+struct dr_span;
+void convert__span_times(const struct dr_span *sp, long long floor, long long *b,
+			 long long *e);
+
 /* A thread's trace records as nested open and close events in time
  * order (ns since the epoch), two per record: what OTF2's Enter/Leave and
  * speedscope's O/C need (a close must be the innermost open region's).
- * A record's end past its enclosing record's end (equal readings) is
- * cut to it.  The array is allocated; its length is returned. */
+ * The times are convert__span_times's, with floor; a record's end past
+ * its enclosing record's end (equal readings) is cut to it.  The array
+ * is allocated; its length is returned. */
 struct convert_ev {
 	long long at;
 	size_t span; /* the record's index (dr_thread__span) */
 	int open;
 };
-size_t convert__nest(const struct dr_thread *th, struct convert_ev **out);
+size_t convert__nest(const struct dr_thread *th, long long floor, struct convert_ev **out);
 
 #endif

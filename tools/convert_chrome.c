@@ -120,6 +120,8 @@ static double us(double ns, double t0)
 /* The thread's name, its sort index and its region spans. */
 static void trace__spans(struct evs *e, const struct dr_thread *th, int pid, double t0)
 {
+	/* time 0 as a whole ns (t0 may not be one): no span's ts below 0 */
+	long long floor = (long long)ceil(t0);
 	long long tid = dr_thread__tid(th), omp = dr_thread__omp(th);
 	const char *evname = dr_thread__trace_event(th);
 	char name[256];
@@ -138,9 +140,12 @@ static void trace__spans(struct evs *e, const struct dr_thread *th, int pid, dou
 	for (size_t i = 0; i < dr_thread__nspans(th); i++) {
 		const struct dr_span *r = dr_thread__span(th, i);
 		json_object *o = json_object_new_object(), *args = json_object_new_object();
-		double b = (double)dr_span__begin(r), en = (double)dr_span__end(r);
-		double ts = us(b, t0), dur = us(en, t0) - ts;
+		long long b, en;
+		double ts, dur;
 
+		convert__span_times(r, floor, &b, &en);
+		ts = us((double)b, t0);
+		dur = us((double)en, t0) - ts;
 		json_object_object_add(o, "ph", json_object_new_string("X"));
 		json_object_object_add(o, "name", json_object_new_string(dr_span__region(r)));
 		json_object_object_add(o, "cat", json_object_new_string("region"));
