@@ -24,6 +24,7 @@ typedef int convert_stream_fn(int argc, char **argv, const char *out, const char
 struct convert_format {
 	const char *name;
 	const char *what;
+	double mem_factor;         /* its memory per byte of input (membound.h) */
 	convert_fn *write;         /* one of write and stream; neither: */
 	convert_stream_fn *stream; /* not in this build, */
 	const char *unavailable;   /* and why: the library configure did not find */
