@@ -46,6 +46,10 @@ static void load_error(char *why, size_t len)
 		snprintf(why, len, "%.*s", n, tail);
 	else if (strncmp(tail, "continue", (size_t)n) == 0)
 		snprintf(why, len, "truncated JSON: unexpected end of data");
+	/* json-c's tokener gives up with "success" when an allocation
+	 * fails (the tools' RLIMIT_DATA, tools/membound.h) */
+	else if (strncmp(tail, "success", (size_t)n) == 0 || strstr(tail, "memory"))
+		snprintf(why, len, "out of memory");
 	else
 		snprintf(why, len, "not JSON: %.*s", n, tail);
 }

@@ -16,6 +16,7 @@
 
 #include "tools/cmd.h"
 #include "tools/convert.h"
+#include "tools/membound.h"
 #include "tools/results.h"
 
 #ifdef HPCSHIM_HAVE_PPROF
@@ -31,10 +32,13 @@
 
 const struct convert_format convert_formats[] = {
 	{ "chrome", "Chrome trace event JSON (Perfetto, chrome://tracing): hpcshim trace's",
-	  convert_chrome, NULL, NULL },
-	{ "pprof", "gzipped profile.proto (go tool pprof, speedscope, Pyroscope)", PPROF_FN },
-	{ "speedscope", "speedscope's JSON: a profile per thread", convert_speedscope, NULL, NULL },
-	{ "otf2", "OTF2 archive, -o DIR: DIR/traces.otf2 (Vampir, Scalasca)", OTF2_FN },
+	  MEMBOUND_CHROME, convert_chrome, NULL, NULL },
+	{ "pprof", "gzipped profile.proto (go tool pprof, speedscope, Pyroscope)",
+	  MEMBOUND_PPROF, PPROF_FN },
+	{ "speedscope", "speedscope's JSON: a profile per thread", MEMBOUND_SPEEDSCOPE,
+	  convert_speedscope, NULL, NULL },
+	{ "otf2", "OTF2 archive, -o DIR: DIR/traces.otf2 (Vampir, Scalasca)", MEMBOUND_OTF2,
+	  OTF2_FN },
 };
 const size_t convert_nformats = sizeof(convert_formats) / sizeof(convert_formats[0]);
 
@@ -127,6 +131,10 @@ int convert_main(int argc, char **argv)
 		fprintf(stderr, "hpcshim convert: --to %s needs -o OUTPUT\n", fmt->name);
 		return 2;
 	}
+	/* the writers that read a file at a time hold one file's tree */
+	if (membound__check("hpcshim convert", fmt->mem_factor, fmt->stream != NULL,
+			    argc - optind, argv + optind) < 0)
+		return 2;
 	if (fmt->stream)
 		return fmt->stream(argc - optind, argv + optind, out, "hpcshim convert") < 0 ? 2 : 0;
 	if (results__open(&s, "hpcshim convert", argc - optind, argv + optind) < 0)

@@ -32,6 +32,7 @@
 #include "tools/cmd.h"
 #include "tools/escape.h"
 #include "tools/html.h"
+#include "tools/membound.h"
 #include "tools/rows.h"
 
 #include "tools/xalloc.h"
@@ -656,8 +657,11 @@ int html_main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (results__open(&s, "hpcshim html", argc - optind, argv + optind) < 0)
+	if (membound__check("hpcshim html", MEMBOUND_HTML, false, argc - optind, argv + optind) < 0 ||
+	    results__open(&s, "hpcshim html", argc - optind, argv + optind) < 0) {
+		dr_doc__free(dd);
 		return 2;
+	}
 	/* A named file is written whole, as merge writes its -o: through a
 	 * device or FIFO, else a new file renamed into place, never a link
 	 * followed nor a planted file truncated (aggregate/result.c). */

@@ -25,6 +25,7 @@
 #include "tools/rows.h"
 
 #include "tools/escape.h"
+#include "tools/membound.h"
 #include "tools/xalloc.h"
 
 enum format { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_MD };
@@ -628,7 +629,9 @@ int report_main(int argc, char **argv)
 		fputs(usage_line, stderr);
 		return 2;
 	}
-	if (results__open(&s, "hpcshim report", argc - optind, argv + optind) < 0)
+	if (membound__check("hpcshim report", MEMBOUND_REPORT, false, argc - optind,
+			    argv + optind) < 0 ||
+	    results__open(&s, "hpcshim report", argc - optind, argv + optind) < 0)
 		return 2;
 	nall = results__events(&s, &all);
 	nev = pick_events(all, nall, evlist, &ev);

@@ -9,6 +9,7 @@
 
 #include "tools/cmd.h"
 #include "tools/convert.h"
+#include "tools/membound.h"
 #include "tools/results.h"
 
 static const char usage_line[] = "usage: hpcshim trace [-o trace.json] FILE|DIR ...\n";
@@ -51,7 +52,9 @@ int trace_main(int argc, char **argv)
 		fputs(usage_line, stderr);
 		return 2;
 	}
-	if (results__open(&s, "hpcshim trace", argc - optind, argv + optind) < 0)
+	if (membound__check("hpcshim trace", MEMBOUND_CHROME, false, argc - optind,
+			    argv + optind) < 0 ||
+	    results__open(&s, "hpcshim trace", argc - optind, argv + optind) < 0)
 		return 2;
 	rc = convert_chrome(&s, out, "hpcshim trace") < 0 || s.nbad ? 2 : 0;
 	results__free(&s);

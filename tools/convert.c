@@ -88,10 +88,17 @@ static int nest_cmp(const void *a, const void *b)
 	return x->span < y->span ? -1 : 1;
 }
 
+void convert__span_times(const struct dr_span *sp, long long floor, long long *b,
+			 long long *e)
+{
+	*b = dr_span__begin(sp) < floor ? floor : dr_span__begin(sp);
+	*e = dr_span__end(sp) < *b ? *b : dr_span__end(sp);
+}
+
 /* The records are ordered by begin, then depth (open regions below it),
  * then the longer first; a stack of open records closes those that ended
  * by the next one's begin. */
-size_t convert__nest(const struct dr_thread *th, struct convert_ev **out)
+size_t convert__nest(const struct dr_thread *th, long long floor, struct convert_ev **out)
 {
 	size_t n = dr_thread__nspans(th), top = 0, k = 0;
 	struct nest_rec *v = xrealloc(NULL, n * sizeof(*v));
@@ -102,8 +109,7 @@ size_t convert__nest(const struct dr_thread *th, struct convert_ev **out)
 		const struct dr_span *sp = dr_thread__span(th, i);
 		struct json_object *d = dr_span__depth(sp);
 
-		v[i].b = dr_span__begin(sp);
-		v[i].e = dr_span__end(sp) < v[i].b ? v[i].b : dr_span__end(sp);
+		convert__span_times(sp, floor, &v[i].b, &v[i].e);
 		v[i].depth = d ? json_object_get_int64(d) : 0;
 		v[i].span = i;
 	}
@@ -128,10 +134,8 @@ size_t convert__nest(const struct dr_thread *th, struct convert_ev **out)
 	return k;
 }
 
-int convert__write_json(struct json_object *doc, const char *out, const char *prog)
+int convert__write_text(const char *text, const char *out, const char *prog)
 {
-	const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
-								 JSON_C_TO_STRING_NOSLASHESCAPE);
 	char err[512];
 
 	if (out && agg_result__write_text(out, text, true, err, sizeof(err)) != 0) {
@@ -143,4 +147,11 @@ int convert__write_json(struct json_object *doc, const char *out, const char *pr
 		return -1;
 	}
 	return 0;
+}
+
+int convert__write_json(struct json_object *doc, const char *out, const char *prog)
+{
+	return convert__write_text(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+								       JSON_C_TO_STRING_NOSLASHESCAPE),
+				   out, prog);
 }

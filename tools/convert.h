@@ -24,6 +24,7 @@ typedef int convert_stream_fn(int argc, char **argv, const char *out, const char
 struct convert_format {
 	const char *name;
 	const char *what;
+	double mem_factor;         /* its memory per byte of input (membound.h) */
 	convert_fn *write;         /* one of write and stream; neither: */
 	convert_stream_fn *stream; /* not in this build, */
 	const char *unavailable;   /* and why: the library configure did not find */
@@ -54,6 +55,8 @@ int convert__rank(const struct results *s, size_t i);
  * into place, no link followed), or to stdout when out is NULL: 0, or -1
  * with one "prog: ..." line.  doc stays the caller's. */
 int convert__write_json(struct json_object *doc, const char *out, const char *prog);
+/* The same of a document already text (a line break added). */
+int convert__write_text(const char *text, const char *out, const char *prog);
 
 /* An owner's region tree (a thread's regions, or a job document's summary
  * regions when it keeps no threads): each region's parent as an index
@@ -75,16 +78,25 @@ void convert_tree__exit(struct convert_tree *t);
  * parents have no cycle (docs/schema.md); a damaged file's is cut. */
 size_t convert_tree__path(const struct convert_tree *t, size_t i, size_t *out, size_t max);
 
+/* A trace record's begin and end as every format writes them: not before
+ * floor (the format's time 0: a negative time, or one before every
+ * process began, is a damaged or crafted file's), the end not before the
+ * begin.  So no format writes a negative time or duration. */
+struct dr_span;
+void convert__span_times(const struct dr_span *sp, long long floor, long long *b,
+			 long long *e);
+
 /* A thread's trace records as nested open and close events in time
  * order (ns since the epoch), two per record: what OTF2's Enter/Leave and
  * speedscope's O/C need (a close must be the innermost open region's).
- * A record's end past its enclosing record's end (equal readings) is
- * cut to it.  The array is allocated; its length is returned. */
+ * The times are convert__span_times's, with floor; a record's end past
+ * its enclosing record's end (equal readings) is cut to it.  The array
+ * is allocated; its length is returned. */
 struct convert_ev {
 	long long at;
 	size_t span; /* the record's index (dr_thread__span) */
 	int open;
 };
-size_t convert__nest(const struct dr_thread *th, struct convert_ev **out);
+size_t convert__nest(const struct dr_thread *th, long long floor, struct convert_ev **out);
 
 #endif

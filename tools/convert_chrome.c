@@ -25,21 +25,43 @@
 
 #include "tools/xalloc.h"
 
+/* An event as its JSON text in one arena, not as its json-c object
+ * (about 2 KB each: two hash tables): an interval series of a million
+ * points is two million "C" events (docs/benchmarks.md, "The tools'
+ * memory per byte of input"). */
 struct ev {
 	double ts, dur;
 	int order; /* M first; at one time, longer spans (parents) first */
-	json_object *o;
+	size_t seq, off, len; /* seq: the order made, for a stable sort */
 };
 
 struct evs {
 	struct ev *v;
-	size_t n;
+	size_t n, cap;
+	char *text; /* the events' JSON, back to back */
+	size_t used, room;
 };
 
+/* o's text into the arena; o is put. */
 static void evs__add(struct evs *e, json_object *o, double ts, double dur, int order)
 {
-	e->v = xrealloc(e->v, (e->n + 1) * sizeof(*e->v));
-	e->v[e->n++] = (struct ev){ ts, dur, order, o };
+	size_t len;
+	const char *t = json_object_to_json_string_length(
+		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+
+	if (e->n == e->cap) {
+		e->cap = e->cap ? 2 * e->cap : 1024;
+		e->v = xrealloc(e->v, e->cap * sizeof(*e->v));
+	}
+	while (e->used + len > e->room) {
+		e->room = e->room ? 2 * e->room : 1 << 16;
+		e->text = xrealloc(e->text, e->room);
+	}
+	memcpy(e->text + e->used, t, len);
+	e->v[e->n] = (struct ev){ ts, dur, order, e->n, e->used, len };
+	e->n++;
+	e->used += len;
+	json_object_put(o);
 }
 
 static int ev_cmp(const void *a, const void *b)
@@ -52,7 +74,26 @@ static int ev_cmp(const void *a, const void *b)
 		return x->ts < y->ts ? -1 : 1;
 	if (x->dur != y->dur)
 		return x->dur > y->dur ? -1 : 1;
-	return 0;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The file: the events in order, as json-c would print the document
+ * {"traceEvents": [...], "displayTimeUnit": "ns"} (plain). */
+static char *evs__document(const struct evs *e)
+{
+	static const char head[] = "{\"traceEvents\":[", tail[] = "],\"displayTimeUnit\":\"ns\"}";
+	char *doc = xrealloc(NULL, sizeof(head) + e->used + e->n + sizeof(tail));
+	size_t k = sizeof(head) - 1;
+
+	memcpy(doc, head, k);
+	for (size_t i = 0; i < e->n; i++) {
+		if (i)
+			doc[k++] = ',';
+		memcpy(doc + k, e->text + e->v[i].off, e->v[i].len);
+		k += e->v[i].len;
+	}
+	memcpy(doc + k, tail, sizeof(tail));
+	return doc;
 }
 
 static json_object *meta(const char *what, int pid, long long tid, const char *key,
@@ -79,6 +120,8 @@ static double us(double ns, double t0)
 /* The thread's name, its sort index and its region spans. */
 static void trace__spans(struct evs *e, const struct dr_thread *th, int pid, double t0)
 {
+	/* time 0 as a whole ns (t0 may not be one): no span's ts below 0 */
+	long long floor = (long long)ceil(t0);
 	long long tid = dr_thread__tid(th), omp = dr_thread__omp(th);
 	const char *evname = dr_thread__trace_event(th);
 	char name[256];
@@ -97,9 +140,12 @@ static void trace__spans(struct evs *e, const struct dr_thread *th, int pid, dou
 	for (size_t i = 0; i < dr_thread__nspans(th); i++) {
 		const struct dr_span *r = dr_thread__span(th, i);
 		json_object *o = json_object_new_object(), *args = json_object_new_object();
-		double b = (double)dr_span__begin(r), en = (double)dr_span__end(r);
-		double ts = us(b, t0), dur = us(en, t0) - ts;
+		long long b, en;
+		double ts, dur;
 
+		convert__span_times(r, floor, &b, &en);
+		ts = us((double)b, t0);
+		dur = us((double)en, t0) - ts;
 		json_object_object_add(o, "ph", json_object_new_string("X"));
 		json_object_object_add(o, "name", json_object_new_string(dr_span__region(r)));
 		json_object_object_add(o, "cat", json_object_new_string("region"));
@@ -185,10 +231,10 @@ static int trace__doc(struct evs *e, const struct result *r, double t0)
 
 int convert_chrome(const struct results *s, const char *out, const char *prog)
 {
-	struct evs e = { NULL, 0 };
-	json_object *doc, *arr;
+	struct evs e = { 0 };
 	double t0 = convert__t0(s);
 	int rc = 0, spans = 0;
+	char *doc;
 
 	for (size_t i = 0; i < s->n; i++)
 		spans += trace__doc(&e, &s->r[i], t0);
@@ -197,15 +243,11 @@ int convert_chrome(const struct results *s, const char *out, const char *prog)
 				"threads[].trace (run with hpcshim run --trace N, or HPCSHIM_TRACE=N)\n",
 			prog);
 	qsort(e.v, e.n, sizeof(*e.v), ev_cmp);
-	doc = json_object_new_object();
-	arr = json_object_new_array();
-	for (size_t i = 0; i < e.n; i++)
-		json_object_array_add(arr, e.v[i].o);
-	json_object_object_add(doc, "traceEvents", arr);
-	json_object_object_add(doc, "displayTimeUnit", json_object_new_string("ns"));
-	if (convert__write_json(doc, out, prog) != 0)
-		rc = -1;
-	json_object_put(doc);
+	doc = evs__document(&e);
+	free(e.text);
 	free(e.v);
+	if (convert__write_text(doc, out, prog) != 0)
+		rc = -1;
+	free(doc);
 	return rc;
 }

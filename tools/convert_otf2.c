@@ -165,11 +165,12 @@ static void otf2w__events(struct otf2w *w, const struct dr_thread *th, uint64_t 
 		otf2w__ok(w, OTF2_ERROR_MEM_ALLOC_FAILED, "event writer");
 		return;
 	}
-	n = convert__nest(th, &ev);
+	/* the clock is ns since the epoch, unsigned: nothing before 0 */
+	n = convert__nest(th, 0, &ev);
 	for (size_t i = 0; i < n && !w->failed; i++) {
 		const struct dr_span *s = dr_thread__span(th, ev[i].span);
 		OTF2_RegionRef r = (OTF2_RegionRef)xintern(&w->regions, dr_span__region(s), NULL);
-		uint64_t at = ev[i].at > 0 ? (uint64_t)ev[i].at : 0;
+		uint64_t at = (uint64_t)ev[i].at;
 		OTF2_MetricValue mv;
 
 		otf2w__time(w, ev[i].at);

@@ -4,8 +4,8 @@
  *
  * A thread with trace records (HPCSHIM_TRACE) is an "evented" profile:
  * each record opens its region at begin_ns and closes it at end_ns, in
- * nanoseconds from the earliest start among the results, nested as
- * convert__nest orders them (speedscope refuses a close that is not the
+ * nanoseconds from the earliest start among the results (none before
+ * it: convert__span_times), nested as convert__nest orders them (speedscope refuses a close that is not the
  * innermost open frame).  A thread without records is a
  * "sampled" profile of its region tree: a sample per region, its nesting
  * path (root first) weighted by its exclusive wall time.
@@ -41,7 +41,7 @@ static void ss_evented(json_object *p, const struct dr_thread *th, struct hs_str
 		       long long t0)
 {
 	struct convert_ev *ev;
-	size_t n = convert__nest(th, &ev);
+	size_t n = convert__nest(th, t0, &ev);
 	json_object *evs = json_object_new_array();
 
 	for (size_t i = 0; i < n; i++)

@@ -1,7 +1,8 @@
 /* bytes.c - the bytes of wrapped MPI and I/O calls, under HPCSHIM_PROFILE
  * (hs_wrap.in_mpi): MPI's send side as mpiP counts it (count x
  * MPI_Type_size of the datatype, read from the arguments at the call's
- * begin), I/O from the return value (bytes read or written).  Summed per
+ * begin), I/O from the return value (bytes read, written, sent, received
+ * or copied).  Summed per
  * function over the process's threads (one relaxed atomic add per call),
  * written as the wrap entry's "bytes". */
 #include <dlfcn.h>
@@ -35,6 +36,16 @@ static const struct bytes_rule rules[] = {
 	{ "pread", WB_RET, 0, 0 },          { "pwrite", WB_RET, 0, 0 },
 	{ "pread64", WB_RET, 0, 0 },        { "pwrite64", WB_RET, 0, 0 },
 	{ "readv", WB_RET, 0, 0 },          { "writev", WB_RET, 0, 0 },
+	{ "preadv", WB_RET, 0, 0 },         { "pwritev", WB_RET, 0, 0 },
+	{ "preadv64", WB_RET, 0, 0 },       { "pwritev64", WB_RET, 0, 0 },
+	{ "preadv2", WB_RET, 0, 0 },        { "pwritev2", WB_RET, 0, 0 },
+	{ "preadv64v2", WB_RET, 0, 0 },     { "pwritev64v2", WB_RET, 0, 0 },
+	/* a copy in the kernel: its bytes once, not as a read and a write */
+	{ "sendfile", WB_RET, 0, 0 },       { "sendfile64", WB_RET, 0, 0 },
+	{ "copy_file_range", WB_RET, 0, 0 },
+	{ "send", WB_RET, 0, 0 },           { "recv", WB_RET, 0, 0 },
+	{ "sendto", WB_RET, 0, 0 },         { "recvfrom", WB_RET, 0, 0 },
+	{ "sendmsg", WB_RET, 0, 0 },        { "recvmsg", WB_RET, 0, 0 },
 };
 
 void hs_wrap_bytes__rule(struct wrap_spec *s)
