@@ -66,7 +66,7 @@ static double region__measure(const struct dr_region *r, double part)
 static void thread__times(const struct dr_doc *d, const struct dr_thread *t,
 			  struct pf_times *x, bool *wrapped)
 {
-	double cat_cpu = 0, wait_cpu = 0, rest, out, m, meas_cpu = 0;
+	double cat_cpu = 0, wait_cpu = 0, rest, out, m;
 	struct dr_value v;
 
 	memset(x, 0, sizeof(*x));
@@ -83,9 +83,6 @@ static void thread__times(const struct dr_doc *d, const struct dr_thread *t,
 		if (k == PF_NONE) {
 			if (!strncmp(name, OMP_BARRIER_PREFIX, strlen(OMP_BARRIER_PREFIX)))
 				wait_cpu += c;
-			/* a construct's or an annotation's readings: on the CPU */
-			if (dr_region__measurement(r) > 0)
-				meas_cpu += dr_region__measurement(r);
 			continue;
 		}
 		*wrapped = true;
@@ -128,11 +125,6 @@ static void thread__times(const struct dr_doc *d, const struct dr_thread *t,
 	out = x->cpu - cat_cpu;
 	x->t[PF_COMPUTE] = clamp(out, 0, rest);
 	x->t[PF_OFF_CPU] = rest - x->t[PF_COMPUTE];
-	/* The readings of constructs and annotations ran on the CPU, inside
-	 * what compute holds: the shim's, not the program's. */
-	m = clamp(meas_cpu, 0, x->t[PF_COMPUTE]);
-	x->t[PF_COMPUTE] -= m;
-	x->t[PF_MEASURE] += m;
 }
 
 static void times__add(struct pf_times *a, const struct pf_times *b)

@@ -16,10 +16,12 @@
 
 struct dr_doc;
 
-/* measurement: what the shim itself spent measuring, taken out of the
- * part it fell in (an MPI or I/O call's readings out of that call's time,
- * a construct's or an annotation's out of compute): the sixth part, so
- * that the other five are the program's and still add up to the wall. */
+/* measurement: what the shim itself spent measuring the wrapped MPI and
+ * I/O calls, taken out of those calls' time (the readings fall inside
+ * it): the sixth part, so that the other five add up to the wall with it.
+ * (The readings of constructs and annotations stay in compute: a rank's
+ * in-job summary reads only the wrapped calls' records, and both ways
+ * must give the same parts; each region's measurement_ns says them.) */
 enum pf_cat { PF_COMPUTE, PF_MPI, PF_IO, PF_OMP_WAIT, PF_OFF_CPU, PF_MEASURE, PF_NCAT };
 /* What a function is (profile_names.c, a table of names). */
 enum pf_kind {
