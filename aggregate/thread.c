@@ -44,7 +44,6 @@ void agg_thread__delete(struct agg_thread *t)
 		n = r->next;
 		free((char *)r->name);
 		free(r->sq);
-		free(r->base);
 		free(r);
 	}
 	for (struct agg_name *nm = t->name, *p; nm; nm = p) {
@@ -162,45 +161,53 @@ void agg_region__percall_scaled(struct agg_region *r, const struct count *d)
 		agg_percall__add(&r->percall, (uint64_t)(est + 0.5));
 }
 
-int agg_region__sample(struct agg_region *r, uint32_t every)
+/* The squares, and room for the first stratum's sums after them when
+ * strata: one allocation, one pointer in the record. */
+static int region__sq(struct agg_region *r, uint32_t every, bool strata)
 {
+	size_t nsq = 2 * (size_t)r->nev + 2, nbase = strata ? 2 * (size_t)r->nev + 1 : 0;
+
 	if (every <= 1)
 		return 0;
-	r->sq = calloc(2 * (size_t)r->nev + 2, sizeof(double));
+	r->sq = calloc(1, nsq * sizeof(double) + nbase * sizeof(struct count));
 	if (!r->sq)
 		return -1;
 	__atomic_store_n(&r->every, every, __ATOMIC_RELAXED); /* a flush copies it */
 	return 0;
 }
 
+int agg_region__sample(struct agg_region *r, uint32_t every)
+{
+	return region__sq(r, every, false);
+}
+
 int agg_region__sample_after(struct agg_region *r, uint32_t every, uint32_t exact)
 {
 	if (every <= 1 || exact == 0)
-		return agg_region__sample(r, every);
-	r->base = calloc(2 * (size_t)r->nev + 1, sizeof(*r->base));
-	if (!r->base || agg_region__sample(r, every) < 0) {
-		free(r->base);
-		r->base = NULL;
+		return region__sq(r, every, false);
+	if (region__sq(r, every, true) < 0)
 		return -1;
-	}
-	r->exact_left = exact;
+	r->exact_left = (uint16_t)(exact < UINT16_MAX ? exact : UINT16_MAX);
+	r->strata = AGG_STRATA_BASE;
 	return 0;
 }
 
 void agg_region__sample_base(struct agg_region *r)
 {
+	struct count *base = (struct count *)(r->sq + 2 * r->nev + 2);
+
 	for (int i = 0; i < 2 * r->nev; i++)
-		r->base[i] = (struct count){ hs_atomic__get(&r->c[i].value),
-					     hs_atomic__get(&r->c[i].enabled),
-					     hs_atomic__get(&r->c[i].running) };
-	r->base_calls = hs_atomic__get(&r->calls);
+		base[i] = (struct count){ hs_atomic__get(&r->c[i].value),
+					  hs_atomic__get(&r->c[i].enabled),
+					  hs_atomic__get(&r->c[i].running) };
+	base[2 * r->nev].value = hs_atomic__get(&r->calls);
 	/* The first stratum's squares are not the second's. */
 	for (int i = 0; i < 2 * r->nev + 2; i++) {
 		double z = 0;
 
 		__atomic_store(&r->sq[i], &z, __ATOMIC_RELAXED);
 	}
-	__atomic_store_n(&r->based, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->strata, AGG_STRATA_BASE | AGG_STRATA_TAKEN, __ATOMIC_RELEASE);
 }
 
 static void sq__add(double *p, uint64_t v)

@@ -84,18 +84,17 @@ struct agg_region {
 	 * of the measured calls' own deltas, [0, nev) inclusive, [nev, 2 nev)
 	 * exclusive, then wall inclusive and exclusive. */
 	uint32_t every, pos, pick;
-	uint64_t unmeasured;
-	double *sq;
 	/* An automatic point's region (agg_region__sample_after): its first
 	 * exact_left calls are all measured, the rest sampled, a stratified
-	 * sample whose first stratum is exact.  base: c[] and calls as they
-	 * were when sampling began (based set, with release, once; NULL
-	 * for a region sampled from its first call); sq then holds the
-	 * second stratum's squares only. */
-	uint32_t exact_left;
-	int based;
-	uint64_t base_calls;
-	struct count *base;
+	 * sample whose first stratum is exact.  Its sums are kept after the
+	 * squares, in sq's allocation (agg_region__base), when strata has
+	 * AGG_STRATA_BASE; AGG_STRATA_TAKEN (set with release, once) when
+	 * they were taken, and sq then holds the second stratum's squares
+	 * only.  (In the padding before unmeasured: the record's layout,
+	 * and the hot path's offsets, stay as they were.) */
+	uint16_t exact_left, strata;
+	uint64_t unmeasured;
+	double *sq;
 	/* [0, nev) inclusive, [nev, 2 nev) exclusive.  Only events that
 	 * are their own lead (agg_event.lead) accumulate enabled/running:
 	 * a group member's are its leader's, filled in by the view. */
@@ -220,6 +219,22 @@ int agg_region__sample(struct agg_region *r, uint32_t every);
 /* The same after the first `exact` calls, all measured (an automatic
  * point: small regions stay exact); -1 on ENOMEM (every call measured). */
 int agg_region__sample_after(struct agg_region *r, uint32_t every, uint32_t exact);
+#define AGG_STRATA_BASE 1  /* a first stratum is kept                     */
+#define AGG_STRATA_TAKEN 2 /* its sums were taken                         */
+#define AGG_STRATA_NOSQ 4  /* a flush's copy: the squares are not its own */
+/* The first stratum's sums, [0, 2 nev), then its calls in [2 nev].value;
+ * NULL when not taken (yet). */
+static inline const struct count *agg_region__base(const struct agg_region *r)
+{
+	if (!(__atomic_load_n(&r->strata, __ATOMIC_ACQUIRE) & AGG_STRATA_TAKEN))
+		return NULL;
+	return (const struct count *)(r->sq + 2 * r->nev + 2);
+}
+/* Whether the owner must take the first stratum's sums now. */
+static inline bool agg_region__base_due(const struct agg_region *r)
+{
+	return (r->strata & (AGG_STRATA_BASE | AGG_STRATA_TAKEN)) == AGG_STRATA_BASE;
+}
 /* The owner, at the first call past the exact ones (under its sequence
  * count): the first stratum's sums are what c[] holds now. */
 void agg_region__sample_base(struct agg_region *r);

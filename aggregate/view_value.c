@@ -484,7 +484,7 @@ static uint64_t sample__est(uint64_t c, const uint64_t *b, double f, bool none2)
 /* A sampled region (sampling.md): its counts scaled by calls / measured,
  * with their sampling errors; its wall times are every call's (each call
  * is timed, measured or not), exact.  An automatic point's region whose
- * first calls were all measured (r->based) is a stratified sample: the
+ * first calls were all measured (agg_region__base) is a stratified sample: the
  * first stratum exact, the second's measured calls scaled to its calls
  * (none measured yet: the first stratum's mean stands for them, with no
  * error known).  No measured call at all: the counts are unknown
@@ -493,8 +493,9 @@ static int view__sampled(struct agg_view *v, const struct agg_thread *t,
 			 const struct agg_region *r, struct agg_region_view *rv)
 {
 	int nev = r->nev;
-	bool based = r->base && __atomic_load_n(&r->based, __ATOMIC_ACQUIRE);
-	uint64_t bc = based ? r->base_calls : 0;
+	const struct count *base = agg_region__base(r);
+	const double *sq = r->sq && !(r->strata & AGG_STRATA_NOSQ) ? r->sq : NULL;
+	uint64_t bc = base ? base[2 * nev].value : 0;
 	uint64_t m = rv->calls, C = m + hs_atomic__get(&r->unmeasured);
 	uint64_t m2 = m - bc, C2 = C - bc;
 	double f = m2 ? (double)C2 / (double)m2 : bc ? (double)C2 / (double)bc : 0;
@@ -506,14 +507,14 @@ static int view__sampled(struct agg_view *v, const struct agg_thread *t,
 	rv->sample = (struct agg_sample_view){ r->every, m, bc, se };
 	rv->calls = C;
 	for (int i = 0; i < 2 * nev; i++) {
-		const struct count *b = based ? &r->base[i] : NULL;
+		const struct count *b = base ? &base[i] : NULL;
 
 		c[i] = m ? (struct count){ sample__est(r->c[i].value, b ? &b->value : NULL, f, !m2),
 					   sample__est(r->c[i].enabled, b ? &b->enabled : NULL, f, !m2),
 					   sample__est(r->c[i].running, b ? &b->running : NULL, f, !m2) } :
 			   (struct count){ 0, 1, 0 };
 		se[i] = m2 ? sample__se(C2, m2, (double)(r->c[i].value - (b ? b->value : 0)),
-					r->sq ? &r->sq[i] : NULL) :
+					sq ? &sq[i] : NULL) :
 			     C2 ? NAN : 0;
 	}
 	se[2 * nev] = 0;
@@ -561,11 +562,13 @@ const struct agg_region *agg_view__copy(struct agg_view *v,
 	d->parent = r->parent;
 	d->nev = r->nev;
 	d->every = __atomic_load_n(&r->every, __ATOMIC_RELAXED);
-	d->base = r->base; /* its contents are set once, before based */
 	d->exact_left = 0;
 	/* A sampled region's sums of squares are not under the count: no
-	 * sampling error in a flush (NAN, docs/sampling.md). */
-	d->sq = t->records_seq ? NULL : r->sq;
+	 * sampling error in a flush (NAN, docs/sampling.md); the first
+	 * stratum's sums after them are set once, before TAKEN. */
+	d->sq = r->sq;
+	d->strata = __atomic_load_n(&r->strata, __ATOMIC_ACQUIRE) |
+		    (t->records_seq ? AGG_STRATA_NOSQ : 0);
 	bool own = t->tid == v->self;
 	uint64_t deadline = 0;
 
@@ -574,8 +577,6 @@ const struct agg_region *agg_view__copy(struct agg_view *v,
 
 		d->calls = hs_atomic__get(&r->calls);
 		d->unmeasured = hs_atomic__get(&r->unmeasured);
-		d->based = __atomic_load_n(&r->based, __ATOMIC_ACQUIRE);
-		d->base_calls = r->base_calls;
 		for (int k = 0; k < nread; k++) {
 			size_t i = some ? (size_t)v->read[k] : (size_t)k;
 

@@ -70,9 +70,12 @@ void hs_limits__from_env(struct hs_limits *l);
 #define HS_SAMPLE_MAX 64
 struct hs_sample_config {
 	uint32_t every; /* for regions not named, 1: every call */
-	bool every_set; /* every was given (N): it applies to automatic points too */
 	int n;
 	int ignored; /* names beyond HS_SAMPLE_MAX */
+	/* every was given (N): it applies to automatic points too.  In the
+	 * padding before name[]: hs_config's layout, and the offsets of the
+	 * hot path's hs_proc fields after it, stay as they were. */
+	bool every_set;
 	char *name[HS_SAMPLE_MAX];
 	uint32_t name_every[HS_SAMPLE_MAX];
 };

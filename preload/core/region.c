@@ -206,8 +206,9 @@ void hs_region__select(struct hs_thread *t)
 		  t->timed[0] == t->main_ev && !t->agg->trace;
 }
 
-/* The top frame, a sampled region's unmeasured call: the clock only. */
-static void frame__close_unmeasured(struct hs_thread *t)
+/* The top frame, a sampled region's unmeasured call: the clock only.
+ * Out of line: END's measured path stays as short as before. */
+static __attribute__((noinline)) void frame__close_unmeasured(struct hs_thread *t)
 {
 	t->wnow = hs_clock__monotonic();
 	hs_seq__write_begin(&t->agg->seq);
@@ -589,7 +590,7 @@ static bool sample__take(struct hs_thread *t, struct agg_region *r)
 		r->exact_left--;
 		return true;
 	}
-	if (unlikely(r->base && !r->based)) {
+	if (unlikely(agg_region__base_due(r))) {
 		hs_seq__write_begin(&t->agg->seq);
 		agg_region__sample_base(r);
 		hs_seq__write_end(&t->agg->seq);
@@ -639,23 +640,32 @@ frame__open(struct hs_thread *t, struct agg_region *r, uintptr_t sp, int id)
 	f->valid = thread__read_at(t, f->start, &f->wstart, false);
 }
 
-/* Opens a frame for r: measured, or (a sampled region's call not picked)
- * timed only, with the vDSO's clock and no counter reading: the cost
- * sampling saves, while every call's wall time stays exact. */
+/* A sampled region's call not picked: timed only, with the vDSO's clock
+ * and no counter reading (the cost sampling saves, while every call's
+ * wall time stays exact).  Out of line: the measured path's registers,
+ * and so its instructions after BEGIN's reading, stay as they were. */
+static __attribute__((noinline)) void frame__open_timed(struct hs_thread *t, struct agg_region *r,
+							uintptr_t sp, int id)
+{
+	struct hs_frame *f = &t->frames[t->depth++];
+
+	f->region = r;
+	f->id = id;
+	f->sp = sp;
+	t->nsp += sp != 0;
+	f->skip = true;
+	r->open++;
+	f->wchild = 0;
+	f->wstart = hs_clock__monotonic();
+}
+
+/* Opens a frame for r: measured, or timed only (a sampled region's call
+ * not picked). */
 static inline __attribute__((always_inline)) void
 frame__begin(struct hs_thread *t, struct agg_region *r, uintptr_t sp, int id)
 {
 	if (unlikely(r->every > 1) && !sample__take(t, r)) {
-		struct hs_frame *f = &t->frames[t->depth++];
-
-		f->region = r;
-		f->id = id;
-		f->sp = sp;
-		t->nsp += sp != 0;
-		f->skip = true;
-		r->open++;
-		f->wchild = 0;
-		f->wstart = hs_clock__monotonic();
+		frame__open_timed(t, r, sp, id);
 		return;
 	}
 	frame__open(t, r, sp, id);
