@@ -17,11 +17,20 @@ def annot(*steps, env=EV, **kw):
     return run([ANNOT] + [str(s) for s in steps], env=env, **kw)
 
 
-r = annot("sites", 1000, 3000, "recurse", 3, 100, "active")
+# A page already touched may fault again when memory compaction moved it
+# (hpctest.exact_faults): a run whose regions count one or two faults more
+# than their touches is taken again, up to 3 runs; a shim that miscounts
+# fails all three.
+for _ in range(3):
+    r = annot("sites", 1000, 3000, "recurse", 3, 100, "active")
+    m = main_thread(r.doc) if r.docs else None
+    o, i = (region(m, "s_outer"), region(m, "s_inner")) if m else (None, None)
+    extra = (o["inclusive"]["page-faults"] - 4000, i["inclusive"]["page-faults"] - 3000) \
+        if o and i else (None, None)
+    if extra == (0, 0) or None in extra or not all(0 <= x <= 2 for x in extra):
+        break
 t.eq(r.rc, 0, "sites: exit code")
 t.ok("active 1" in r.out, "HPC_ACTIVE() is 1 under the shim")
-m = main_thread(r.doc)
-o, i = region(m, "s_outer"), region(m, "s_inner")
 t.eq((o["inclusive"]["page-faults"], o["exclusive"]["page-faults"]), (4000, 1000),
      "literal nesting: outer inclusive 4000, exclusive 1000")
 t.eq((i["inclusive"]["page-faults"], i["exclusive"]["page-faults"]), (3000, 3000),
