@@ -541,18 +541,23 @@ def detach_case(prog, tag):
              "them" % what)
 
 
-# Under ThreadSanitizer (tools/sanitize.sh tsan) the program's own
-# hand-off (a task's done flag, release/acquire, then omp_fulfill_event,
-# whose free of the task's block TSan sees from the program's frame) must
-# be visible to it: gcc's program is built instrumented there.  clang's
-# would bring clang's own TSan runtime beside gcc's: not run under TSan.
+# Not under ThreadSanitizer (tools/sanitize.sh tsan): a detached task's
+# block is freed by libgomp inside omp_fulfill_event, after the task's
+# body ended, and TSan, which sees that free from the program's frame
+# (libgomp's frames lost), not the program's own release/acquire (the
+# program is not instrumented), reports a race with the shim's read of
+# the block before the body ran.  Built instrumented, the program's races
+# with libgomp's invisible barriers are reported instead (tools/tsan.supp).
+# ASan runs them.
 TSAN = os.environ.get("HPCSHIM_TEST_SANITIZER") == "tsan"
 detach = os.path.join(work, "omp_detach")
-if build(["gcc", "-std=gnu11", "-g", "-O2", "-fopenmp"] + (["-fsanitize=thread"] if TSAN else []) +
-         [DETACH_SRC, "-o", detach], "omp_detach.c"):
+if TSAN:
+    t.skip("gcc: detach", "under TSan: libgomp's free at the fulfill seen without its ordering")
+elif build(["gcc", "-std=gnu11", "-g", "-O2", "-fopenmp", DETACH_SRC, "-o", detach],
+           "omp_detach.c"):
     detach_case(detach, "gcc:")
 if TSAN:
-    t.skip("clang, OMPT: detach", "under TSan: clang's program would bring its own TSan runtime")
+    t.skip("clang, OMPT: detach", "under TSan: as gcc's")
 elif not (shutil.which("clang") and os.path.exists(LIBOMP)):
     t.skip("clang, OMPT: detach", "no clang or no %s" % LIBOMP)
 elif build(["clang", "-std=gnu11", "-g", "-O2", "-fopenmp", DETACH_SRC, "-o",
