@@ -42,13 +42,8 @@ for mpi in openmpi mpich; do
 			profile) set -- env LD_PRELOAD="$LIB" HPCSHIM_PROFILE=1 ;;
 			profile-all) set -- env LD_PRELOAD="$LIB" HPCSHIM_PROFILE=1 HPCSHIM_AUTO_SAMPLE=all ;;
 			esac
-			if [ "$mpi" = openmpi ]; then
-				(cd "$d" && HPCSHIM_OUTPUT=$d "$run" -np 2 "$@" "$OUT/mpicall-$mpi" \
-					"$RT" "$NT" "$P") >"$d/out" 2>"$d/err" || true
-			else
-				(cd "$d" && HPCSHIM_OUTPUT=$d "$run" -np 2 "$@" "$OUT/mpicall-$mpi" \
-					"$RT" "$NT" "$P") >"$d/out" 2>"$d/err" || true
-			fi
+			(cd "$d" && HPCSHIM_OUTPUT=$d "$run" -np 2 "$@" "$OUT/mpicall-$mpi" \
+				"$RT" "$NT" "$P") >"$d/out" 2>"$d/err" || true
 		done
 		i=$((i + 1))
 	done
@@ -73,7 +68,7 @@ for mpi in ("openmpi", "mpich"):
                 vals[v].append(x)
         ok = [i for i in range(rounds) if all(vals[v][i] is not None for v in V)]
         if not ok:
-            if any(os.path.exists(os.path.join(out, "%s.bare.0" % mpi)) for _ in [0]):
+            if os.path.exists(os.path.join(out, "%s.bare.0" % mpi)):
                 print("%-8s %-9s did not run" % (mpi, what))
             continue
         med = {v: statistics.median(vals[v][i] for i in ok) for v in V}
